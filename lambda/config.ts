@@ -1,0 +1,226 @@
+import { parseStatusPath } from './core/status.ts';
+
+/** Where the API key comes from. The key itself is never part of the config object. */
+export type ApiKeySource =
+  | { readonly kind: 'env'; readonly variable: 'SHIELDWATCH_API_KEY' }
+  | { readonly kind: 'secret'; readonly secretId: string };
+
+/** Settings needed to read and write the history table. */
+export interface StoreConfig {
+  /** DynamoDB table name. @default 'shieldwatch' */
+  readonly table: string;
+  /** Snapshot time-to-live in days. @default 90 */
+  readonly retentionDays: number;
+}
+
+/** The validated configuration of one monitor, shared by the Lambda and the CLI. */
+export interface MonitorConfig extends StoreConfig {
+  /** Base URL of the protection API without a trailing slash. */
+  readonly apiUrl: string;
+  readonly apiKey: ApiKeySource;
+  /** Network ids to poll, in the configured order, without duplicates. */
+  readonly networks: readonly string[];
+  /** Dot path to the status in the filter-status body; unset means the documented fallbacks. */
+  readonly statusPath?: string;
+  /** SNS topic for alerts; unset means alerts go to the log / terminal only. */
+  readonly topicArn?: string;
+  /** Most API requests in flight at once. @default 8 */
+  readonly concurrency: number;
+  /** One request attempt's time-out in ms. @default 5000 */
+  readonly timeoutMs: number;
+  /** Largest response body read, in bytes. @default 1048576 */
+  readonly maxBodyBytes: number;
+  /** Extra attempts for transport errors, 5xx and 429 within the cycle's deadline. @default 2 */
+  readonly retries: number;
+  /** Cycles in a row before an incident alert (unreachable, unreadable status). @default 3 */
+  readonly alertAfter: number;
+  /** Cycles in a row a new status must be seen before it is a change. @default 1 */
+  readonly confirmations: number;
+  /** Numeric fields per network emitted as CloudWatch metrics by the Lambda. @default 5 */
+  readonly figureMetrics: number;
+  /** Longest a CLI cycle may take, in ms (the Lambda uses its remaining time). @default 30000 */
+  readonly cycleTimeoutMs: number;
+  /** Name shown in alert subjects. @default 'shieldwatch' */
+  readonly monitorName: string;
+}
+
+/** Every problem of a configuration, each naming its variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
+
+/** True for hosts that never leave this machine: `localhost`, 127.0.0.0/8 and ::1. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return LOOPBACK_HOSTS.has(host) || /^127(\.\d{1,3}){3}$/.test(host) || host.endsWith('.localhost');
+}
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(
+  env: Env,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+  problems: string[],
+): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw.slice(0, 40)}")`);
+    return fallback;
+  }
+  return Number(raw);
+}
+
+/** Reads only the store settings: enough for commands that read history. Throws {@link ConfigError}. */
+export function loadStoreConfig(env: Env = process.env): StoreConfig {
+  const problems: string[] = [];
+  const store = storeSettings(env, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return store;
+}
+
+function storeSettings(env: Env, problems: string[]): StoreConfig {
+  const table = read(env, 'SHIELDWATCH_TABLE') ?? 'shieldwatch';
+  if (!/^[A-Za-z0-9_.-]{3,255}$/.test(table)) {
+    problems.push('SHIELDWATCH_TABLE must be 3 to 255 characters of A-Z, a-z, 0-9, "_", "-" or "."');
+  }
+  const retentionDays = integer(env, 'SHIELDWATCH_RETENTION_DAYS', 90, 1, 3650, problems);
+  return { table, retentionDays };
+}
+
+function apiUrlSetting(env: Env, problems: string[]): string {
+  const raw = read(env, 'SHIELDWATCH_API_URL');
+  if (raw === undefined) {
+    problems.push('SHIELDWATCH_API_URL is required (the base URL of the protection API, https://...)');
+    return '';
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    problems.push('SHIELDWATCH_API_URL is not a valid URL');
+    return '';
+  }
+  if (url.username !== '' || url.password !== '') {
+    problems.push('SHIELDWATCH_API_URL must not contain credentials (use SHIELDWATCH_API_KEY)');
+  }
+  if (url.search !== '' || url.hash !== '') {
+    problems.push('SHIELDWATCH_API_URL must not have a query or fragment');
+  }
+  if (url.protocol === 'http:') {
+    if (!isLoopbackHost(url.hostname)) {
+      problems.push('SHIELDWATCH_API_URL must use https:// (http:// is allowed only for localhost / 127.0.0.1 / ::1)');
+    }
+  } else if (url.protocol !== 'https:') {
+    problems.push(`SHIELDWATCH_API_URL must use https:// (got ${url.protocol}//)`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+function apiKeySetting(env: Env, problems: string[]): ApiKeySource {
+  const key = env['SHIELDWATCH_API_KEY'];
+  const secretId = read(env, 'SHIELDWATCH_API_KEY_SECRET');
+  const hasKey = key !== undefined && key.trim() !== '';
+  if (hasKey && secretId !== undefined) {
+    problems.push('SHIELDWATCH_API_KEY and SHIELDWATCH_API_KEY_SECRET are both set: set only one');
+  } else if (!hasKey && secretId === undefined) {
+    problems.push(
+      'one of SHIELDWATCH_API_KEY (the key) or SHIELDWATCH_API_KEY_SECRET (a Secrets Manager name or ARN) is required',
+    );
+  }
+  // The key goes into an HTTP header: refuse what would break or split it, without echoing it.
+  if (hasKey && !/^[\x21-\x7E]+$/.test(key.trim())) {
+    problems.push('SHIELDWATCH_API_KEY must be printable ASCII without spaces (value not shown)');
+  }
+  if (secretId !== undefined && !/^[A-Za-z0-9/_+=.@:-]{1,2048}$/.test(secretId)) {
+    problems.push('SHIELDWATCH_API_KEY_SECRET must be a secret name or ARN (letters, digits and /_+=.@-:)');
+  }
+  return secretId !== undefined && !hasKey
+    ? { kind: 'secret', secretId }
+    : { kind: 'env', variable: 'SHIELDWATCH_API_KEY' };
+}
+
+function networkSetting(env: Env, problems: string[]): string[] {
+  const raw = env['SHIELDWATCH_NETWORKS'] ?? '';
+  const ids = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id !== ''),
+    ),
+  ];
+  const bad = ids.filter((id) => /[\x00-\x1F\x7F]/.test(id) || id.length > 512);
+  if (bad.length > 0) {
+    problems.push(
+      `SHIELDWATCH_NETWORKS has ${bad.length} id(s) with control characters or over 512 characters`,
+    );
+  }
+  return ids;
+}
+
+function topicSetting(env: Env, problems: string[]): string | undefined {
+  const topicArn = read(env, 'SHIELDWATCH_TOPIC_ARN');
+  if (topicArn !== undefined && !/^arn:[a-z-]+:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]{1,256}$/.test(topicArn)) {
+    problems.push('SHIELDWATCH_TOPIC_ARN must be an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)');
+  }
+  return topicArn;
+}
+
+/**
+ * Reads and validates the whole monitor configuration from the environment.
+ * Every problem is collected and thrown at once as a {@link ConfigError}; nothing is requested before.
+ */
+export function loadConfig(env: Env = process.env): MonitorConfig {
+  const problems: string[] = [];
+  const apiUrl = apiUrlSetting(env, problems);
+  const apiKey = apiKeySetting(env, problems);
+  const networks = networkSetting(env, problems);
+  const statusPath = read(env, 'SHIELDWATCH_STATUS_PATH');
+  if (statusPath !== undefined) {
+    const parsed = parseStatusPath(statusPath);
+    if (!parsed.ok) problems.push(`SHIELDWATCH_STATUS_PATH: ${parsed.error}`);
+  }
+  const topicArn = topicSetting(env, problems);
+  const store = storeSettings(env, problems);
+  const concurrency = integer(env, 'SHIELDWATCH_CONCURRENCY', 8, 1, 256, problems);
+  const timeoutMs = integer(env, 'SHIELDWATCH_TIMEOUT_MS', 5000, 100, 10_000, problems);
+  const maxBodyBytes = integer(env, 'SHIELDWATCH_MAX_BODY_BYTES', 1_048_576, 1024, 16_777_216, problems);
+  const retries = integer(env, 'SHIELDWATCH_RETRIES', 2, 0, 5, problems);
+  const alertAfter = integer(env, 'SHIELDWATCH_ALERT_AFTER', 3, 1, 1000, problems);
+  const confirmations = integer(env, 'SHIELDWATCH_CONFIRMATIONS', 1, 1, 100, problems);
+  const figureMetrics = integer(env, 'SHIELDWATCH_FIGURE_METRICS', 5, 0, 50, problems);
+  const cycleTimeoutMs = integer(env, 'SHIELDWATCH_CYCLE_TIMEOUT_MS', 30_000, 1000, 900_000, problems);
+  const monitorName = read(env, 'SHIELDWATCH_NAME') ?? 'shieldwatch';
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    apiUrl,
+    apiKey,
+    networks,
+    ...(statusPath === undefined ? {} : { statusPath: statusPath.trim() }),
+    ...(topicArn === undefined ? {} : { topicArn }),
+    ...store,
+    concurrency,
+    timeoutMs,
+    maxBodyBytes,
+    retries,
+    alertAfter,
+    confirmations,
+    figureMetrics,
+    cycleTimeoutMs,
+    monitorName,
+  };
+}

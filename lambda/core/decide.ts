@@ -1,0 +1,260 @@
+import type { AlertEvent, AlertRecord, FailureKind } from './types.ts';
+
+/** The problems with the monitor's own view of the API that raise an incident alert. */
+export type IncidentKind = 'auth' | 'unreachable' | 'unreadable';
+
+/** How one incident stands after the last applied cycle. */
+export interface IncidentState {
+  /** Cycles in a row that showed the problem. */
+  readonly count: number;
+  /** True once its alert was raised, until its recovery alert. */
+  readonly open: boolean;
+  /** First cycle of the current run, ISO-8601. */
+  readonly since?: string;
+  /** Last error text seen for it. */
+  readonly lastError?: string;
+}
+
+/** A new status seen fewer times in a row than the confirmations asked for. */
+export interface Candidate {
+  readonly status: string;
+  readonly count: number;
+  readonly firstAt: string;
+}
+
+/** What the monitor knows between cycles. Persisted as one item; alerts to send live beside it. */
+export interface MonitorState {
+  /** The last confirmed filter status, exact. Absent until the first readable observation. */
+  readonly status?: string;
+  /** When `status` was first seen. */
+  readonly statusSince?: string;
+  /** Observation time of the newest cycle applied; older cycles are stale and change nothing. */
+  readonly lastObservationAt?: string;
+  readonly candidate?: Candidate;
+  readonly incidents: Readonly<Record<IncidentKind, IncidentState>>;
+  /** Sequence number the next alert gets. */
+  readonly nextSeq: number;
+}
+
+/** The outcome of one request of a cycle. */
+export interface RequestOutcome {
+  readonly ok: boolean;
+  readonly errorKind?: FailureKind;
+  readonly error?: string;
+  readonly httpStatus?: number;
+}
+
+/** The filter status as one cycle saw it. */
+export type FilterObservation =
+  | { readonly ok: true; readonly status: string }
+  | {
+      readonly ok: false;
+      readonly errorKind?: FailureKind;
+      readonly error: string;
+      readonly httpStatus?: number;
+    };
+
+/** What one cycle saw, reduced to what decisions need. */
+export interface CycleObservation {
+  /** Observation time of the cycle (its filter request), ISO-8601. */
+  readonly at: string;
+  /** Absent when this cycle did not poll the filter. */
+  readonly filter?: FilterObservation;
+  /** Every request of the cycle, the filter's included. */
+  readonly outcomes: readonly RequestOutcome[];
+}
+
+/** Tunables of the decisions. */
+export interface DecideSettings {
+  /** Cycles in a row before an unreachable / unreadable incident alert. */
+  readonly alertAfter: number;
+  /** Cycles in a row a new status must be seen before it is a change. */
+  readonly confirmations: number;
+}
+
+/** The result of applying one cycle to the state. */
+export interface Decision {
+  readonly state: MonitorState;
+  /** New alerts for the outbox, in order, with their sequence numbers. */
+  readonly alerts: readonly AlertRecord[];
+  /** True when the cycle was older than one already applied: the state is unchanged. */
+  readonly stale: boolean;
+}
+
+const CLOSED: IncidentState = { count: 0, open: false };
+
+/** The state before any cycle. */
+export const INITIAL_STATE: MonitorState = {
+  incidents: { auth: CLOSED, unreachable: CLOSED, unreadable: CLOSED },
+  nextSeq: 1,
+};
+
+type NewAlert = Omit<AlertRecord, 'seq'>;
+
+const RECOVERY_EVENTS: ReadonlySet<AlertEvent> = new Set(['api.auth_restored', 'api.recovered', 'filter.status_readable']);
+
+const UNREACHABLE_KINDS: ReadonlySet<FailureKind | undefined> = new Set(['transport', 'server', 'rate_limited']);
+
+function isUnreadableAnswer(filter: FilterObservation | undefined): boolean {
+  return (
+    filter !== undefined &&
+    !filter.ok &&
+    filter.errorKind === 'contract' &&
+    filter.httpStatus !== undefined &&
+    filter.httpStatus >= 200 &&
+    filter.httpStatus < 300
+  );
+}
+
+interface IncidentStep {
+  readonly state: IncidentState;
+  readonly alert?: NewAlert;
+}
+
+/**
+ * Advances one incident by one cycle. `hit` means the cycle showed the problem, `clear` that it showed
+ * its absence; neither (for example a cycle whose every request timed out, for the key) leaves it be.
+ */
+function stepIncident(
+  incident: IncidentState,
+  hit: { error: string } | undefined,
+  clear: boolean,
+  at: string,
+  threshold: number,
+  events: readonly [raised: AlertEvent, resolved: AlertEvent],
+): IncidentStep {
+  if (hit !== undefined) {
+    const count = incident.count + 1;
+    const since = incident.count === 0 ? at : (incident.since ?? at);
+    const next: IncidentState = { count, open: incident.open || count >= threshold, since, lastError: hit.error };
+    if (!incident.open && next.open) {
+      return { state: next, alert: { event: events[0], at, cycles: count, detail: hit.error } };
+    }
+    return { state: next };
+  }
+  if (!clear) return { state: incident };
+  if (incident.open) {
+    return {
+      state: CLOSED,
+      alert: {
+        event: events[1],
+        at,
+        cycles: incident.count,
+        ...(incident.since === undefined ? {} : { previousSince: incident.since }),
+        ...(incident.lastError === undefined ? {} : { detail: incident.lastError }),
+      },
+    };
+  }
+  return { state: incident.count === 0 ? incident : CLOSED };
+}
+
+function stepStatus(
+  prev: MonitorState,
+  filter: FilterObservation | undefined,
+  at: string,
+  confirmations: number,
+): { fields: Pick<MonitorState, 'status' | 'statusSince' | 'candidate'>; alert?: NewAlert } {
+  const kept = { status: prev.status, statusSince: prev.statusSince, candidate: prev.candidate };
+  // Unreadable observations are never a change, and neither count towards nor break a confirmation run.
+  if (filter === undefined || !filter.ok) return { fields: kept };
+  const seen = filter.status;
+  if (prev.status === undefined) return { fields: { status: seen, statusSince: at, candidate: undefined } };
+  if (seen === prev.status) return { fields: { ...kept, candidate: undefined } };
+  const candidate: Candidate =
+    prev.candidate?.status === seen
+      ? { ...prev.candidate, count: prev.candidate.count + 1 }
+      : { status: seen, count: 1, firstAt: at };
+  if (candidate.count < confirmations) return { fields: { ...kept, candidate } };
+  return {
+    fields: { status: seen, statusSince: candidate.firstAt, candidate: undefined },
+    alert: {
+      event: 'filter.status_changed',
+      at: candidate.firstAt,
+      from: prev.status,
+      to: seen,
+      ...(prev.statusSince === undefined ? {} : { previousSince: prev.statusSince }),
+      cycles: candidate.count,
+    },
+  };
+}
+
+/**
+ * Applies one cycle's observation to the monitor state: status baseline and changes (with confirmations),
+ * and the incidents about the monitor's own view of the API. Pure: same input, same output.
+ *
+ * - The first readable status is the baseline: no alert.
+ * - An unreadable status is never a change.
+ * - A rejected key (401/403) alerts at once and never counts as unreachable.
+ * - Unreachable (every request failed by transport, 5xx or 429) and unreadable (a 2xx answer without a
+ *   readable status) alert after `alertAfter` cycles in a row; each alerts once and once on recovery.
+ * - A cycle not newer than the last applied one is stale and changes nothing.
+ */
+export function decide(
+  previous: MonitorState | undefined,
+  observation: CycleObservation,
+  settings: DecideSettings,
+): Decision {
+  const prev = previous ?? INITIAL_STATE;
+  const at = observation.at;
+  if (prev.lastObservationAt !== undefined && at <= prev.lastObservationAt) {
+    return { state: prev, alerts: [], stale: true };
+  }
+  const outcomes = observation.outcomes;
+  const authFailure = outcomes.find((o) => o.errorKind === 'auth');
+  const answeredWithoutAuthFailure = outcomes.some(
+    (o) => o.ok || (o.httpStatus !== undefined && o.errorKind !== 'auth' && o.errorKind !== 'rate_limited'),
+  );
+  const unreachable =
+    outcomes.length > 0 && authFailure === undefined && outcomes.every((o) => UNREACHABLE_KINDS.has(o.errorKind));
+  const unreachableError = outcomes.find((o) => o.error !== undefined)?.error ?? 'every request failed';
+  const filter = observation.filter;
+
+  const auth = stepIncident(
+    prev.incidents.auth,
+    authFailure === undefined ? undefined : { error: authFailure.error ?? 'the API key was rejected' },
+    answeredWithoutAuthFailure && authFailure === undefined,
+    at,
+    1,
+    ['api.auth_failed', 'api.auth_restored'],
+  );
+  const reach = stepIncident(
+    prev.incidents.unreachable,
+    unreachable ? { error: unreachableError } : undefined,
+    !unreachable && outcomes.length > 0,
+    at,
+    settings.alertAfter,
+    ['api.unreachable', 'api.recovered'],
+  );
+  const unreadableHit = isUnreadableAnswer(filter) && filter !== undefined && !filter.ok ? { error: filter.error } : undefined;
+  const readable = stepIncident(
+    prev.incidents.unreadable,
+    unreadableHit,
+    filter?.ok === true,
+    at,
+    settings.alertAfter,
+    ['filter.status_unreadable', 'filter.status_readable'],
+  );
+  const status = stepStatus(prev, filter, at, settings.confirmations);
+
+  const fresh: NewAlert[] = [];
+  // Recoveries first, so a reader sees "reachable again" before what the recovered API then says.
+  for (const step of [reach, auth, readable]) {
+    if (step.alert !== undefined && RECOVERY_EVENTS.has(step.alert.event)) fresh.push(step.alert);
+  }
+  for (const step of [auth, reach, readable]) {
+    if (step.alert !== undefined && !RECOVERY_EVENTS.has(step.alert.event)) fresh.push(step.alert);
+  }
+  if (status.alert !== undefined) fresh.push(status.alert);
+
+  let nextSeq = prev.nextSeq;
+  const alerts = fresh.map((alert): AlertRecord => ({ ...alert, seq: nextSeq++ }));
+  const state: MonitorState = {
+    ...(status.fields.status === undefined ? {} : { status: status.fields.status }),
+    ...(status.fields.statusSince === undefined ? {} : { statusSince: status.fields.statusSince }),
+    ...(status.fields.candidate === undefined ? {} : { candidate: status.fields.candidate }),
+    lastObservationAt: at,
+    incidents: { auth: auth.state, unreachable: reach.state, unreadable: readable.state },
+    nextSeq,
+  };
+  return { state, alerts, stale: false };
+}

@@ -1,0 +1,121 @@
+/**
+ * Domain types shared by the pure core, the adapters and the entry points.
+ * Nothing here reads the clock, the environment or the network.
+ */
+
+/** Why an observation failed. Recorded on every failed snapshot and counted in metrics. */
+export type FailureKind =
+  /** 401 or 403: the key was rejected. */
+  | 'auth'
+  /** 429. */
+  | 'rate_limited'
+  /** 5xx. */
+  | 'server'
+  /** Any other non-2xx answer (other 4xx, 1xx, 3xx redirects, which are never followed). */
+  | 'client'
+  /** Time-out, refused, reset, DNS, TLS, or the cycle's deadline. */
+  | 'transport'
+  /** A 2xx answer we cannot use: not JSON, too large, or the status path does not resolve to a scalar. */
+  | 'contract';
+
+/** One answer of the protection API, as the client saw it. The client never throws. */
+export interface ApiResponse {
+  /** True when the answer was 2xx and its body parsed as JSON. */
+  readonly ok: boolean;
+  /** HTTP status code, when an answer arrived. */
+  readonly httpStatus?: number;
+  /** Time from sending the request (after a concurrency slot was free) to the last byte, in ms; retries included. */
+  readonly latencyMs: number;
+  /** The parsed body, when it was JSON. */
+  readonly json?: unknown;
+  /** The body text as received (UTF-8, BOM removed), when it was read within the size cap. */
+  readonly text?: string;
+  /** Size of the body in bytes, when known (read, or announced by Content-Length). */
+  readonly bodyBytes?: number;
+  /** What went wrong, for people; never contains the key. */
+  readonly error?: string;
+  /** What went wrong, for machines. */
+  readonly errorKind?: FailureKind;
+  /** Number of attempts made (1 when no retry happened). */
+  readonly attempts: number;
+}
+
+/** What a snapshot observed. */
+export type Target = { readonly kind: 'filter' } | { readonly kind: 'network'; readonly networkId: string };
+
+/** One stored observation: the filter status or one network's real-time stats, success or failure. */
+export interface Snapshot {
+  readonly target: Target;
+  /** Observation time, ISO-8601 UTC with milliseconds. */
+  readonly at: string;
+  /** Identifies the cycle that made it (several cycles may run at the same millisecond). */
+  readonly cycleId: string;
+  readonly ok: boolean;
+  /** Filter snapshots only: the status read from the body, exact. */
+  readonly status?: string;
+  /** Filter snapshots only: the dot path the status came from. */
+  readonly statusPath?: string;
+  /** The body as received, when it was JSON and small enough to store. */
+  readonly bodyText?: string;
+  readonly bodyBytes?: number;
+  readonly httpStatus?: number;
+  readonly latencyMs?: number;
+  readonly error?: string;
+  readonly errorKind?: FailureKind;
+}
+
+/** Names of the alerts shieldwatch sends (the SNS `event` message attribute). */
+export type AlertEvent =
+  | 'filter.status_changed'
+  | 'api.auth_failed'
+  | 'api.auth_restored'
+  | 'api.unreachable'
+  | 'api.recovered'
+  | 'filter.status_unreadable'
+  | 'filter.status_readable'
+  | 'monitor.test';
+
+/**
+ * An alert waiting in the outbox (or being sent). Holds data only: the text is rendered when it is sent,
+ * so it stays small in the state item.
+ */
+export interface AlertRecord {
+  /** Position in the outbox; alerts are sent in this order. */
+  readonly seq: number;
+  readonly event: AlertEvent;
+  /** When the change was seen (the observation time), ISO-8601. */
+  readonly at: string;
+  /** Previous status (status changes) — exact. */
+  readonly from?: string;
+  /** New status (status changes) — exact. */
+  readonly to?: string;
+  /** When the previous status was first seen, ISO-8601 (status changes). */
+  readonly previousSince?: string;
+  /** Cycles in a row behind the decision (incidents), or confirmations (status changes). */
+  readonly cycles?: number;
+  /** A short human explanation (incidents: the last error). */
+  readonly detail?: string;
+}
+
+/** Numeric figures found in one network's latest real-time body, for alert text and metrics. */
+export interface NetworkFigures {
+  readonly networkId: string;
+  /** When these figures were observed, ISO-8601. */
+  readonly at: string;
+  /** Dot path of each numeric leaf and its value, in body order, capped. */
+  readonly figures: ReadonlyArray<readonly [path: string, value: number]>;
+  /** Set when the latest observation failed. */
+  readonly error?: string;
+}
+
+/** A rendered SNS message: one text per protocol plus the message attributes. */
+export interface RenderedAlert {
+  /** ASCII, at most 99 characters. */
+  readonly subject: string;
+  /** At most 160 characters. */
+  readonly sms: string;
+  readonly email: string;
+  readonly default: string;
+  /** String message attributes: always `event`; `from` and `to` for status changes. */
+  readonly attributes: Readonly<Record<string, string>>;
+}

@@ -1,0 +1,42 @@
+import type { FailureKind } from './core/types.ts';
+
+/** CloudWatch namespace of every metric the poller emits (Powertools Metrics, EMF). */
+export const METRIC_NAMESPACE = 'Shieldwatch';
+
+/** Powertools service name, the `service` dimension of every metric. */
+export const SERVICE_NAME = 'shieldwatch';
+
+/** Metric names. Units: counts unless the name ends in `Latency` (milliseconds). */
+export const MetricName = {
+  /** One per cycle that stored its snapshots. A missing data point means the monitor is not running. */
+  CyclesCompleted: 'CyclesCompleted',
+  /** Observations of a cycle that failed, all kinds together. */
+  ApiFailures: 'ApiFailures',
+  /** Filter status transitions detected. */
+  StatusChanges: 'StatusChanges',
+  /** SNS publishes that succeeded. */
+  AlertsPublished: 'AlertsPublished',
+  /** SNS publishes that failed (the alert stays in the outbox). */
+  AlertPublishFailures: 'AlertPublishFailures',
+  /** Latency of the filter-status request. */
+  FilterLatency: 'FilterLatency',
+  /** Latency of each network request (all networks together). */
+  NetworkLatency: 'NetworkLatency',
+  /** Whole-cycle duration. */
+  CycleDuration: 'CycleDuration',
+  /**
+   * A numeric field of a network's real-time body, with dimensions `NetworkId` and `Field` (dot path).
+   * Capped at `SHIELDWATCH_FIGURE_METRICS` fields per network.
+   */
+  NetworkFigure: 'NetworkFigure',
+} as const;
+
+/** One metric per failure kind, e.g. `ApiFailuresAuth`, so alarms and the dashboard need no dimension. */
+export const failureMetricName: Readonly<Record<FailureKind, string>> = {
+  auth: 'ApiFailuresAuth',
+  rate_limited: 'ApiFailuresRateLimited',
+  server: 'ApiFailuresServer',
+  client: 'ApiFailuresClient',
+  transport: 'ApiFailuresTransport',
+  contract: 'ApiFailuresContract',
+};

@@ -1,0 +1,104 @@
+import type { MonitorState } from './core/decide.ts';
+import type { AlertEvent, AlertRecord, ApiResponse, RenderedAlert, Snapshot, Target } from './core/types.ts';
+
+/** Per-request limits handed down by the cycle. */
+export interface RequestContext {
+  readonly signal?: AbortSignal;
+  /** Epoch ms; no attempt or back-off goes past it. */
+  readonly deadlineMs?: number;
+}
+
+/** The protection API, as the cycle needs it. Implementations never throw: failures are responses. */
+export interface ProtectionApi {
+  getUser(ctx?: RequestContext): Promise<ApiResponse>;
+  getFilterStatus(ctx?: RequestContext): Promise<ApiResponse>;
+  getNetworkRealtime(networkId: string, ctx?: RequestContext): Promise<ApiResponse>;
+}
+
+/** Resolves the API key; cached by implementations across warm invocations. */
+export interface ApiKeyProvider {
+  get(): Promise<string>;
+  /** Forget a cached key (after the API rejected it), so the next `get` reads it again. */
+  invalidate(): void;
+}
+
+/** Time window and size of a history query. */
+export interface HistoryQuery {
+  /** Inclusive lower bound, ISO-8601. */
+  readonly since?: string;
+  /** Inclusive upper bound, ISO-8601. */
+  readonly until?: string;
+  /** Keep only the most recent N (still returned oldest first). */
+  readonly limit?: number;
+  /** Called after each page read, for progress feedback. */
+  readonly onPage?: (itemsSoFar: number) => void;
+}
+
+/** A stored alert event (status transition or incident), as `events` lists it. */
+export interface StoredEvent {
+  readonly at: string;
+  readonly event: AlertEvent;
+  readonly from?: string;
+  readonly to?: string;
+  readonly seq: number;
+  readonly detail?: string;
+}
+
+/** Where observations are kept. */
+export interface SnapshotStore {
+  /** Stores every snapshot, expiring at `expiresAt` (epoch seconds). Throws when the store cannot be written. */
+  putSnapshots(snapshots: readonly Snapshot[], expiresAt: number): Promise<void>;
+  /** Snapshots of one target, oldest first. */
+  querySnapshots(target: Target, query: HistoryQuery): Promise<Snapshot[]>;
+  /** Alert events, oldest first. */
+  queryEvents(query: HistoryQuery): Promise<StoredEvent[]>;
+}
+
+/** An alert in the outbox together with its delivery bookkeeping. */
+export interface OutboxEntry extends AlertRecord {
+  /** Cycle that holds the right to send it, until `claimUntil` (epoch ms). */
+  readonly claimedBy?: string;
+  readonly claimUntil?: number;
+  /** Failed publish attempts so far. */
+  readonly failures?: number;
+  readonly lastError?: string;
+}
+
+/** The monitor state with its optimistic-locking version and its outbox. */
+export interface VersionedState {
+  readonly state: MonitorState;
+  /** 0 when nothing is stored yet. */
+  readonly version: number;
+  /** Alerts not yet published, in sequence order. */
+  readonly outbox: readonly OutboxEntry[];
+}
+
+/**
+ * The monitor state and its outbox, changed only by conditional writes so that duplicate or concurrent
+ * cycles cannot both apply a decision or both send an alert.
+ */
+export interface StateStore {
+  /** Strongly consistent read. */
+  load(): Promise<VersionedState>;
+  /**
+   * Writes the new state and appends the new alerts to the outbox in one conditional write.
+   * Returns false when another cycle changed the state since `expectedVersion` was read.
+   */
+  commit(next: MonitorState, expectedVersion: number, alerts: readonly AlertRecord[]): Promise<boolean>;
+  /** Takes the right to send an alert until `untilMs`; false when another live claim holds it or it is gone. */
+  claim(seq: number, claimant: string, nowMs: number, untilMs: number): Promise<boolean>;
+  /** Records the alert as an event (idempotent); called before publishing, so history never misses one. */
+  recordEvent(alert: AlertRecord): Promise<void>;
+  /** Removes a published alert from the outbox (only while `claimant` holds it). */
+  complete(seq: number, claimant: string): Promise<void>;
+  /** Gives the claim back after a failed publish, noting the error; the next cycle retries. */
+  release(seq: number, claimant: string, error: string): Promise<void>;
+}
+
+/** Sends a rendered alert. */
+export interface AlertPublisher {
+  /** Where alerts go, for summaries (`sns:<arn>`, `log`). */
+  readonly target: string;
+  /** Resolves with the message id; rejects when the alert was not accepted. */
+  publish(alert: RenderedAlert): Promise<string>;
+}

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoStore, MAX_STORED_BODY_BYTES } from '../../lambda/adapters/dynamo-store.ts';
+import { INITIAL_STATE, type MonitorState } from '../../lambda/core/decide.ts';
+import type { AlertRecord, Snapshot } from '../../lambda/core/types.ts';
+import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
+
+const change = (seq: number, from: string, to: string): AlertRecord => ({
+  seq,
+  event: 'filter.status_changed',
+  at: `2026-11-22T10:00:0${seq}.000Z`,
+  from,
+  to,
+});
+
+describe('DynamoStore on dynalite', () => {
+  let dynamo: LocalDynamo;
+  let store: DynamoStore;
+
+  beforeAll(async () => {
+    dynamo = await startDynamo();
+    store = new DynamoStore(dynamo.client, dynamo.table);
+  });
+  afterAll(async () => dynamo.close());
+
+  it('writes snapshots in batches of 25 and reads them back oldest first, with since/until/limit', async () => {
+    // Prepare
+    const snapshots: Snapshot[] = Array.from({ length: 60 }, (_, i) => ({
+      target: { kind: 'network', networkId: 'net/1' },
+      at: new Date(Date.UTC(2026, 10, 22, 10, 0, i)).toISOString(),
+      cycleId: `c${i}`,
+      ok: true,
+      bodyText: JSON.stringify({ pps: i }),
+      httpStatus: 200,
+      latencyMs: 5,
+    }));
+    dynamo.operations.length = 0;
+
+    // Act
+    await store.putSnapshots(snapshots, 1_900_000_000);
+    const all = await store.querySnapshots({ kind: 'network', networkId: 'net/1' }, {});
+    const window = await store.querySnapshots(
+      { kind: 'network', networkId: 'net/1' },
+      { since: '2026-11-22T10:00:10.000Z', until: '2026-11-22T10:00:19.000Z' },
+    );
+    const latest = await store.querySnapshots({ kind: 'network', networkId: 'net/1' }, { limit: 5 });
+
+    // Assess
+    expect(dynamo.operations.filter((op) => op === 'BatchWriteItem')).toHaveLength(3);
+    expect(all).toHaveLength(60);
+    expect(all[0]).toMatchObject({ ok: true, bodyText: '{"pps":0}', httpStatus: 200, target: { networkId: 'net/1' } });
+    expect(window.map((s) => s.cycleId)).toEqual(Array.from({ length: 10 }, (_, i) => `c${i + 10}`));
+    expect(latest.map((s) => s.cycleId)).toEqual(['c55', 'c56', 'c57', 'c58', 'c59']);
+    expect(await store.querySnapshots({ kind: 'network', networkId: 'net' }, {})).toEqual([]);
+  });
+
+  it('leaves out a body too large for an item and says so', async () => {
+    // Prepare
+    const big = JSON.stringify({ blob: 'x'.repeat(MAX_STORED_BODY_BYTES + 10) });
+
+    // Act
+    await store.putSnapshots(
+      [{ target: { kind: 'network', networkId: 'big' }, at: '2026-11-22T10:00:00.000Z', cycleId: 'c', ok: true, bodyText: big }],
+      1_900_000_000,
+    );
+    const [stored] = await store.querySnapshots({ kind: 'network', networkId: 'big' }, {});
+
+    // Assess
+    expect(stored?.bodyText).toBeUndefined();
+    expect(stored?.bodyBytes).toBe(big.length);
+    expect(stored?.error).toMatch(/too large to store/);
+  });
+
+  it('commits state conditionally, claims each outbox alert once, and records events idempotently', async () => {
+    // Prepare
+    const fresh = await store.load();
+    const s1: MonitorState = { ...INITIAL_STATE, status: '', statusSince: '2026-11-22T10:00:00.000Z', nextSeq: 3 };
+
+    // Act
+    const first = await store.commit(s1, fresh.version, [change(1, 'a', 'b'), change(2, 'b', '')]);
+    const duplicate = await store.commit(s1, fresh.version, [change(1, 'a', 'b')]);
+    const loaded = await store.load();
+    const claimA = await store.claim(1, 'cycle-a', 1000, 61_000);
+    const claimB = await store.claim(1, 'cycle-b', 2000, 62_000);
+    const takeover = await store.claim(1, 'cycle-b', 61_001, 121_001);
+    await store.release(1, 'cycle-b', 'SNS down');
+    const afterRelease = await store.load();
+    const claimC = await store.claim(1, 'cycle-c', 70_000, 130_000);
+    await store.recordEvent(change(1, 'a', 'b'));
+    await store.recordEvent(change(1, 'a', 'b'));
+    await store.complete(1, 'cycle-c');
+    const afterComplete = await store.load();
+    const events = await store.queryEvents({});
+
+    // Assess
+    expect(first).toBe(true);
+    expect(duplicate).toBe(false);
+    expect(loaded.version).toBe(1);
+    expect(loaded.state.status).toBe('');
+    expect(loaded.outbox.map((e) => e.seq)).toEqual([1, 2]);
+    expect([claimA, claimB, takeover, claimC]).toEqual([true, false, true, true]);
+    expect(afterRelease.outbox[0]).toMatchObject({ seq: 1, failures: 1, lastError: 'SNS down' });
+    expect(afterRelease.outbox[0]?.claimedBy).toBeUndefined();
+    expect(afterComplete.outbox.map((e) => e.seq)).toEqual([2]);
+    expect(events).toEqual([{ at: '2026-11-22T10:00:01.000Z', event: 'filter.status_changed', from: 'a', to: 'b', seq: 1 }]);
+  });
+
+  it('appends to the outbox on a versioned update and refuses a stale version', async () => {
+    // Prepare
+    const current = await store.load();
+
+    // Act
+    const ok = await store.commit(current.state, current.version, [change(3, '', 'c')]);
+    const stale = await store.commit(current.state, current.version, [change(4, 'c', 'd')]);
+    const after = await store.load();
+
+    // Assess
+    expect(ok).toBe(true);
+    expect(stale).toBe(false);
+    expect(after.version).toBe(current.version + 1);
+    expect(after.outbox.map((e) => e.seq)).toEqual([2, 3]);
+  });
+});
