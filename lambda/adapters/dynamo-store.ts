@@ -248,7 +248,8 @@ export class DynamoStore implements SnapshotStore, StateStore {
         );
         return true;
       }
-      const names: Record<string, string> = { '#state': 'state', '#outbox': 'outbox' };
+      const names: Record<string, string> = { '#state': 'state' };
+      if (alerts.length > 0) names['#outbox'] = 'outbox';
       const values: Record<string, unknown> = { ':next': next, ':version': expectedVersion + 1, ':expected': expectedVersion };
       const sets = ['#state = :next', 'version = :version'];
       alerts.forEach((alert, i) => {

@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// Runs the TypeScript CLI straight from the source tree, so `npx shieldwatch` works right after `npm ci`.
+// The AWS SDK's Node 20 notice is for developers of the SDK's users, not for operators reading our output.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const { register } = await import('tsx/esm/api');
+register();
+const { main } = await import('../cli/main.ts');
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,77 @@
+import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
+import { loadStoreConfig } from '../../lambda/config.ts';
+import { displayStatus } from '../../lambda/core/status.ts';
+import type { StoredEvent } from '../../lambda/ports.ts';
+import { clip, parseFormat, printable, renderCsv, renderTable, UsageError } from '../format.ts';
+import { type CliIo, type Command, println } from '../io.ts';
+import { openStore } from '../store.ts';
+import { timeWindow } from './history.ts';
+
+/** One event as `events --format json` prints it (CONTRACT §8). */
+export function toEventEntry(event: StoredEvent): { at: string; event: string; from?: string; to?: string; detail?: string } {
+  return {
+    at: event.at,
+    event: event.event,
+    ...(event.from === undefined ? {} : { from: event.from }),
+    ...(event.to === undefined ? {} : { to: event.to }),
+    ...(event.detail === undefined ? {} : { detail: event.detail }),
+  };
+}
+
+export const eventsCommand: Command = {
+  name: 'events',
+  summary: 'print status transitions and other alert events, oldest first',
+  help: [
+    'Usage: shieldwatch events [--since 24h|7d|ISO] [--until ...] [--limit N] [--event NAME]',
+    '                          [--format table|json|csv]',
+    '',
+    'Prints the alert events kept in the store, oldest first: filter status transitions',
+    '(filter.status_changed) and the incidents about the monitor\'s view of the API (api.auth_failed,',
+    'api.unreachable, filter.status_unreadable and their recoveries). Events never expire.',
+    '',
+    'Options:',
+    '  --since WHEN      from WHEN: a duration back from now (90s, 30m, 24h, 7d, 2w) or an ISO date',
+    '  --until WHEN      up to WHEN (same forms)',
+    '  --limit N         only the most recent N (still printed oldest first)',
+    '  --event NAME      only events of this name, e.g. filter.status_changed',
+    '  --format FORMAT   table (default), json (an array of {at, event, from?, to?, detail?}) or csv',
+    '  -h, --help        show this help',
+  ].join('\n'),
+  options: {
+    since: { type: 'string' },
+    until: { type: 'string' },
+    limit: { type: 'string' },
+    event: { type: 'string' },
+    format: { type: 'string' },
+  },
+  async run(values, io: CliIo) {
+    const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);
+    const query = timeWindow(values, io.now());
+    const only = typeof values['event'] === 'string' ? values['event'] : undefined;
+    if (only !== undefined && !/^[a-z]+\.[a-z_]+$/.test(only)) throw new UsageError(`--event: not an event name: "${only}"`);
+    const config = loadStoreConfig(io.env);
+    const store = await openStore(io.env, config.table);
+    try {
+      const all = await new DynamoStore(store.client, config.table).queryEvents(only === undefined ? query : { ...query, limit: undefined });
+      const picked = only === undefined ? all : all.filter((e) => e.event === only).slice(-(query.limit ?? Number.MAX_SAFE_INTEGER));
+      const entries = picked.map(toEventEntry);
+      if (format === 'json') println(io.stdout, JSON.stringify(entries, null, 2));
+      else if (format === 'csv') {
+        println(io.stdout, renderCsv(['at', 'event', 'from', 'to', 'detail'], entries.map((e) => [e.at, e.event, e.from, e.to, e.detail])));
+      } else if (entries.length === 0) println(io.stdout, 'no events in that window');
+      else {
+        const show = (s: string | undefined) => (s === undefined ? '' : clip(printable(JSON.stringify(displayStatus(s))), 40));
+        println(
+          io.stdout,
+          renderTable(
+            ['at', 'event', 'from', 'to', 'detail'],
+            entries.map((e) => [e.at, e.event, show(e.from), show(e.to), clip(printable(e.detail ?? ''), 60)]),
+          ),
+        );
+      }
+      return 0;
+    } finally {
+      store.client.destroy();
+    }
+  },
+};

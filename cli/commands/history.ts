@@ -1,0 +1,158 @@
+import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
+import { loadStoreConfig } from '../../lambda/config.ts';
+import { extractFigures } from '../../lambda/core/figures.ts';
+import { displayStatus } from '../../lambda/core/status.ts';
+import type { Snapshot, Target } from '../../lambda/core/types.ts';
+import type { HistoryQuery } from '../../lambda/ports.ts';
+import {
+  clip,
+  type Format,
+  palette,
+  parseCount,
+  parseFormat,
+  parseTimeArg,
+  printable,
+  renderCsv,
+  renderTable,
+  UsageError,
+  useColour,
+} from '../format.ts';
+import { type CliIo, type Command, println } from '../io.ts';
+import { openStore } from '../store.ts';
+
+/** One snapshot as `history --format json` prints it (CONTRACT §8). */
+export interface HistoryEntry {
+  at: string;
+  ok: boolean;
+  status?: string;
+  data?: unknown;
+  error?: string;
+  httpStatus?: number;
+  latencyMs?: number;
+}
+
+/** The public shape of a stored snapshot: `data` is the body as received, absent when not stored. */
+export function toHistoryEntry(snapshot: Snapshot): HistoryEntry {
+  let data: unknown;
+  if (snapshot.bodyText !== undefined) {
+    try {
+      data = JSON.parse(snapshot.bodyText);
+    } catch {
+      data = undefined;
+    }
+  }
+  return {
+    at: snapshot.at,
+    ok: snapshot.ok,
+    ...(snapshot.status === undefined ? {} : { status: snapshot.status }),
+    ...(data === undefined ? {} : { data }),
+    ...(snapshot.error === undefined ? {} : { error: snapshot.error }),
+    ...(snapshot.httpStatus === undefined ? {} : { httpStatus: snapshot.httpStatus }),
+    ...(snapshot.latencyMs === undefined ? {} : { latencyMs: snapshot.latencyMs }),
+  };
+}
+
+/** Reads `--since`, `--until` and `--limit` into a query. */
+export function timeWindow(values: Readonly<Record<string, unknown>>, nowMs: number): HistoryQuery {
+  const since = typeof values['since'] === 'string' ? parseTimeArg('--since', values['since'], nowMs) : undefined;
+  const until = typeof values['until'] === 'string' ? parseTimeArg('--until', values['until'], nowMs) : undefined;
+  const limit = typeof values['limit'] === 'string' ? parseCount('--limit', values['limit']) : undefined;
+  if (since !== undefined && until !== undefined && since > until) {
+    throw new UsageError(`--since (${since}) is after --until (${until})`);
+  }
+  return {
+    ...(since === undefined ? {} : { since }),
+    ...(until === undefined ? {} : { until }),
+    ...(limit === undefined ? {} : { limit }),
+  };
+}
+
+function summaryOfData(entry: HistoryEntry): string {
+  if (entry.data === undefined) return '';
+  const figures = extractFigures(entry.data, 4);
+  if (figures.length > 0) return figures.map(([path, value]) => `${path}=${value}`).join(' ');
+  return JSON.stringify(entry.data) ?? '';
+}
+
+function render(entries: readonly HistoryEntry[], format: Format, io: CliIo, isFilter: boolean): string {
+  if (format === 'json') return JSON.stringify(entries, null, 2);
+  if (format === 'csv') {
+    return renderCsv(
+      ['at', 'ok', 'status', 'httpStatus', 'latencyMs', 'error', 'data'],
+      entries.map((e) => [
+        e.at,
+        e.ok,
+        e.status,
+        e.httpStatus,
+        e.latencyMs,
+        e.error,
+        e.data === undefined ? undefined : JSON.stringify(e.data),
+      ]),
+    );
+  }
+  const colour = palette(useColour(io.stdout, io.env));
+  const rows = entries.map((e) => [
+    e.at,
+    e.ok ? colour.green('ok') : colour.red('FAIL'),
+    ...(isFilter ? [e.status === undefined ? '-' : clip(printable(JSON.stringify(displayStatus(e.status))), 40)] : []),
+    e.httpStatus === undefined ? '-' : String(e.httpStatus),
+    e.latencyMs === undefined ? '-' : String(e.latencyMs),
+    clip(printable(e.ok ? summaryOfData(e) : (e.error ?? '')), 90),
+  ]);
+  const headers = ['at', 'ok', ...(isFilter ? ['status'] : []), 'http', 'ms', isFilter ? 'detail' : 'figures / error'];
+  return entries.length === 0 ? 'no snapshots in that window' : renderTable(headers, rows);
+}
+
+export const historyCommand: Command = {
+  name: 'history',
+  summary: 'print stored snapshots of the filter or of one network',
+  help: [
+    'Usage: shieldwatch history (--filter | --network ID) [--since 24h|7d|ISO] [--until ...] [--limit N]',
+    '                          [--format table|json|csv]',
+    '',
+    'Prints the stored snapshots of the filter status or of one network, oldest first.',
+    '',
+    'Options:',
+    '  --filter          the filter-status snapshots',
+    '  --network ID      the snapshots of network ID',
+    '  --since WHEN      from WHEN: a duration back from now (90s, 30m, 24h, 7d, 2w) or an ISO date',
+    '  --until WHEN      up to WHEN (same forms)',
+    '  --limit N         only the most recent N (still printed oldest first)',
+    '  --format FORMAT   table (default), json (an array of {at, ok, status?, data?, error?, httpStatus?,',
+    '                    latencyMs?}) or csv',
+    '  -h, --help        show this help',
+    '',
+    'Needs only the store settings (SHIELDWATCH_TABLE, AWS settings or the embedded store).',
+  ].join('\n'),
+  options: {
+    filter: { type: 'boolean' },
+    network: { type: 'string' },
+    since: { type: 'string' },
+    until: { type: 'string' },
+    limit: { type: 'string' },
+    format: { type: 'string' },
+  },
+  async run(values, io) {
+    const isFilter = values['filter'] === true;
+    const network = typeof values['network'] === 'string' ? values['network'] : undefined;
+    if (isFilter === (network !== undefined)) throw new UsageError('give exactly one of --filter or --network ID');
+    if (network !== undefined && network.trim() === '') throw new UsageError('--network needs a network id');
+    const target: Target = isFilter ? { kind: 'filter' } : { kind: 'network', networkId: network!.trim() };
+    const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);
+    const query = timeWindow(values, io.now());
+    const config = loadStoreConfig(io.env);
+    const store = await openStore(io.env, config.table);
+    try {
+      const showProgress = io.stderr.isTTY === true;
+      const snapshots = await new DynamoStore(store.client, config.table).querySnapshots(target, {
+        ...query,
+        ...(showProgress ? { onPage: (n: number) => io.stderr.write(`\rread ${n} snapshots...`) } : {}),
+      });
+      if (showProgress) io.stderr.write('\r\u001b[K');
+      println(io.stdout, render(snapshots.map(toHistoryEntry), format, io, isFilter));
+      return 0;
+    } finally {
+      store.client.destroy();
+    }
+  },
+};

@@ -1,0 +1,119 @@
+import { createSecretsClient, createSnsClient } from '../../lambda/adapters/aws-clients.ts';
+import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
+import { displayStatus } from '../../lambda/core/status.ts';
+import type { RenderedAlert, Snapshot } from '../../lambda/core/types.ts';
+import { loadConfig, type MonitorConfig } from '../../lambda/config.ts';
+import { type CycleLog, type CycleResult, runCycle } from '../../lambda/cycle.ts';
+import { buildMonitor } from '../../lambda/runtime.ts';
+import { clip, palette, printable, renderTable, useColour } from '../format.ts';
+import { type CliIo, type Command, println } from '../io.ts';
+import { openStore } from '../store.ts';
+
+/** A log for the terminal: warnings and errors on stderr, details only with --verbose. */
+export function terminalLog(io: CliIo, verbose: boolean): CycleLog {
+  const line = (level: string, message: string, extra: Record<string, unknown>[]) => {
+    const fields = extra.length === 0 ? '' : ` ${JSON.stringify(Object.assign({}, ...extra))}`;
+    println(io.stderr, `${level} ${message}${fields}`);
+  };
+  return {
+    info: (message, ...extra) => {
+      if (verbose) line('info', message, extra);
+    },
+    warn: (message, ...extra) => line('warn', message, extra),
+    error: (message, ...extra) => line('error', message, extra),
+  };
+}
+
+/** Prints an alert that has no topic to go to. */
+export function printAlert(io: CliIo, alert: RenderedAlert): void {
+  const colour = palette(useColour(io.stdout, io.env));
+  println(io.stdout, colour.bold(colour.yellow(`ALERT ${alert.attributes['event'] ?? ''}: ${alert.subject}`)));
+  println(io.stdout, `  ${printable(alert.sms)}`);
+}
+
+function describeSnapshot(snapshot: Snapshot): string {
+  if (!snapshot.ok) return `${snapshot.errorKind ?? 'error'}: ${snapshot.error ?? ''}`;
+  if (snapshot.status !== undefined) return `status ${JSON.stringify(displayStatus(snapshot.status))} (${snapshot.statusPath ?? ''})`;
+  return 'ok';
+}
+
+/** The short summary `poll` (and `run`) print after a cycle. */
+export function summarize(result: CycleResult, io: CliIo, publisherTarget: string): string {
+  const colour = palette(useColour(io.stdout, io.env));
+  const rows = [
+    ...(result.filter === undefined ? [] : [result.filter]),
+    ...result.networks,
+  ].map((s) => [
+    s.target.kind === 'filter' ? 'filter' : clip(printable(s.target.networkId), 40),
+    s.ok ? colour.green('ok') : colour.red('FAIL'),
+    s.httpStatus === undefined ? '-' : String(s.httpStatus),
+    s.latencyMs === undefined ? '-' : `${s.latencyMs} ms`,
+    clip(printable(describeSnapshot(s)), 100),
+  ]);
+  const alerts = [
+    `${result.queued.length} new`,
+    `${result.delivered.length} sent to ${publisherTarget}`,
+    ...(result.failed.length > 0 ? [colour.red(`${result.failed.length} failed (${clip(result.failed[0]?.error ?? '', 80)})`)] : []),
+    `${result.pending} waiting`,
+  ].join(', ');
+  return [
+    `cycle ${result.cycleId} at ${result.startedAt} took ${result.durationMs} ms${result.stale ? ' (older than a cycle already applied: no decision)' : ''}`,
+    renderTable(['target', 'result', 'http', 'latency', 'detail'], rows),
+    `filter status: ${result.status === undefined ? '(not known yet)' : JSON.stringify(displayStatus(result.status))}`,
+    `alerts: ${alerts}`,
+  ].join('\n');
+}
+
+/** Builds the monitor for the CLI: the store (embedded or configured), SNS or the terminal for alerts. */
+export async function openMonitor(io: CliIo, config: MonitorConfig, verbose: boolean) {
+  const store = await openStore(io.env, config.table);
+  const monitor = buildMonitor({
+    config,
+    env: io.env,
+    dynamo: store.client,
+    ...(config.topicArn === undefined ? {} : { sns: createSnsClient(io.env) }),
+    ...(config.apiKey.kind === 'secret' ? { secrets: createSecretsClient(io.env) } : {}),
+    log: terminalLog(io, verbose),
+    fallbackPublisher: new LogAlertPublisher((alert) => printAlert(io, alert)),
+    now: io.now,
+  });
+  return {
+    monitor,
+    store,
+    close: async () => {
+      await monitor.close();
+      store.client.destroy();
+    },
+  };
+}
+
+export const pollCommand: Command = {
+  name: 'poll',
+  summary: 'run one poll cycle: poll, store, detect, alert; print a short summary',
+  help: [
+    'Usage: shieldwatch poll [--verbose]',
+    '',
+    'Runs one cycle: requests the filter status and each network in SHIELDWATCH_NETWORKS, stores one',
+    'snapshot per observation, detects a filter status change and sends its alert (SNS when',
+    'SHIELDWATCH_TOPIC_ARN is set, otherwise printed here), then prints a short summary.',
+    '',
+    'Options:',
+    '  --verbose   also print the cycle\'s log lines (stderr)',
+    '  -h, --help  show this help',
+    '',
+    'Exit codes: 0 the cycle ran (API failures are recorded, not fatal); 1 the store could not be',
+    'written or the key could not be read; 2 bad configuration (every problem is listed).',
+  ].join('\n'),
+  options: { verbose: { type: 'boolean' } },
+  async run(values, io) {
+    const config = loadConfig(io.env);
+    const { monitor, close } = await openMonitor(io, config, values['verbose'] === true);
+    try {
+      const result = await runCycle(monitor.deps, monitor.settings, io.now() + config.cycleTimeoutMs);
+      println(io.stdout, summarize(result, io, monitor.deps.publisher.target));
+      return 0;
+    } finally {
+      await close();
+    }
+  },
+};

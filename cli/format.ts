@@ -1,0 +1,97 @@
+/** Output helpers of the CLI: time arguments, aligned tables, CSV, colour. */
+
+const UNITS_MS: Readonly<Record<string, number>> = {
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
+
+/**
+ * Parses a `--since` / `--until` value: a duration counted back from `nowMs` (`90s`, `30m`, `24h`, `7d`,
+ * `2w`) or an ISO-8601 date or date-time. Returns an ISO-8601 UTC string, or throws with a clear message.
+ */
+export function parseTimeArg(option: string, value: string, nowMs: number): string {
+  const relative = /^(\d+)\s*([smhdw])$/i.exec(value.trim());
+  if (relative !== null) {
+    return new Date(nowMs - Number(relative[1]) * UNITS_MS[relative[2]!.toLowerCase()]!).toISOString();
+  }
+  if (/^\d{4}-\d{2}-\d{2}/.test(value.trim())) {
+    const ms = Date.parse(value.trim());
+    if (!Number.isNaN(ms)) return new Date(ms).toISOString();
+  }
+  throw new UsageError(`${option} must be a duration like 90s, 30m, 24h, 7d, 2w or an ISO date (got "${value}")`);
+}
+
+/** Parses a positive whole number option. */
+export function parseCount(option: string, value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 1_000_000) {
+    throw new UsageError(`${option} must be a whole number from 1 to 1000000 (got "${value}")`);
+  }
+  return Number(value);
+}
+
+/** A mistake in the command line: exit 2 with the message and a hint to `--help`. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** Output formats of `history` and `events`. */
+export type Format = 'table' | 'json' | 'csv';
+
+export function parseFormat(value: string | undefined): Format {
+  const format = value ?? 'table';
+  if (format !== 'table' && format !== 'json' && format !== 'csv') {
+    throw new UsageError(`--format must be table, json or csv (got "${format}")`);
+  }
+  return format;
+}
+
+/** Whether to colour output: only on a terminal, and never with NO_COLOR set. */
+export function useColour(stream: { isTTY?: boolean }, env: Readonly<Record<string, string | undefined>>): boolean {
+  return stream.isTTY === true && (env['NO_COLOR'] ?? '') === '' && env['TERM'] !== 'dumb';
+}
+
+/** ANSI colours that become no-ops when colour is off. */
+export function palette(enabled: boolean) {
+  const wrap = (code: number) => (text: string) => (enabled ? `\u001b[${code}m${text}\u001b[0m` : text);
+  return { red: wrap(31), green: wrap(32), yellow: wrap(33), dim: wrap(2), bold: wrap(1) };
+}
+
+/** Display width of text, ignoring ANSI colour codes. */
+function width(text: string): number {
+  return [...text.replace(/\u001b\[[0-9;]*m/g, '')].length;
+}
+
+/** Replaces control characters so that hostile values cannot move the cursor or break lines. */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '\uFFFD');
+}
+
+/** An aligned text table: a header row, then rows; cells are made printable. */
+export function renderTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = headers.map((h, i) => Math.max(width(h), ...rows.map((r) => width(r[i] ?? ''))));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell + ' '.repeat(widths[i]! - width(cell))))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/** RFC 4180 CSV with a header row. */
+export function renderCsv(headers: readonly string[], rows: readonly (readonly (string | number | boolean | undefined)[])[]): string {
+  const cell = (value: string | number | boolean | undefined) => {
+    if (value === undefined) return '';
+    const text = String(value);
+    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  };
+  return [headers, ...rows].map((row) => row.map(cell).join(',')).join('\n');
+}
+
+/** Cuts text to `max` characters with an ellipsis. */
+export function clip(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}

@@ -1,0 +1,246 @@
+#!/usr/bin/env node
+// The embedded DynamoDB server behind the `shieldwatch` CLI when no AWS configuration is present.
+//
+// dynalite keeps its data in LevelDB, which only one process can open at a time, yet several CLI
+// processes must share the store (`shieldwatch run` in one terminal, `shieldwatch history` in
+// another). So one detached process of this script owns the LevelDB and serves it on
+// 127.0.0.1; every CLI process talks to it over HTTP (see embedded-store.ts, which starts it).
+//
+// Plain JavaScript on purpose: it starts with plain `node`, no TypeScript loader, so a CLI command
+// that needs it waits as little as possible.
+//
+// Usage: node store-server.mjs --dir <dir> [--idle-ms <ms>]
+//   (or env SHIELDWATCH_STORE_DIR / SHIELDWATCH_STORE_IDLE_MS; arguments win over the environment)
+//
+// Files under <dir>:
+//   data/       the LevelDB store; its LOCK file is the mutex between would-be servers
+//   store.json  { pid, port, endpoint, startedAt }, written once listening (temp file + rename)
+//   store.log   errors only, kept small
+//
+// Exit codes: 0 normal stop (idle, SIGTERM, SIGINT, SIGHUP); 1 error (see store.log);
+// 2 bad arguments; 3 the store is already owned by another live process (lost a start race).
+
+import {
+  appendFileSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+/** Default idle time before the server exits by itself: 10 minutes. */
+const DEFAULT_IDLE_MS = 10 * 60 * 1000;
+/** Exit code that tells the starter "another server owns this store": not an error. */
+const EXIT_LOCKED = 3;
+/** store.log is trimmed to its tail when it grows past this, so it stays small. */
+const LOG_MAX_BYTES = 64 * 1024;
+const LOG_KEEP_BYTES = 16 * 1024;
+/** Response header naming the serving pid, so a client can tell our server from whatever else got the port. */
+const PID_HEADER = 'x-shieldwatch-store-pid';
+/** How long a stop may wait for open requests and the LevelDB close before the process just exits. */
+const STOP_GRACE_MS = 5000;
+
+const require = createRequire(import.meta.url);
+
+let logPath;
+
+/** Appends one line to store.log; never throws, since logging must not take the server down. */
+function logError(message, err) {
+  if (!logPath) return;
+  try {
+    try {
+      if (statSync(logPath).size > LOG_MAX_BYTES) {
+        const text = readFileSync(logPath, 'utf8');
+        writeFileSync(logPath, text.slice(-LOG_KEEP_BYTES).replace(/^[^\n]*\n/, ''));
+      }
+    } catch {
+      // no log yet
+    }
+    const detail = err ? `: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}` : '';
+    appendFileSync(logPath, `${new Date().toISOString()} [pid ${process.pid}] ${message}${detail}\n`);
+  } catch {
+    // nowhere left to report to
+  }
+}
+
+function parseConfig() {
+  const { values } = parseArgs({
+    options: { dir: { type: 'string' }, 'idle-ms': { type: 'string' } },
+    strict: true,
+  });
+  const dir = values.dir ?? process.env.SHIELDWATCH_STORE_DIR;
+  if (!dir) throw new Error('missing --dir (or SHIELDWATCH_STORE_DIR)');
+  const idleText = values['idle-ms'] ?? process.env.SHIELDWATCH_STORE_IDLE_MS;
+  const idleMs = idleText === undefined || idleText === '' ? DEFAULT_IDLE_MS : Number(idleText);
+  // setTimeout cannot wait longer than 2^31-1 ms; a larger value would fire at once.
+  if (!Number.isInteger(idleMs) || idleMs <= 0 || idleMs > 2 ** 31 - 1) {
+    throw new Error(
+      `invalid idle time ${JSON.stringify(idleText)}: expected a positive integer of milliseconds`,
+    );
+  }
+  return { dir: path.resolve(dir), idleMs };
+}
+
+/** True when the error (or its cause chain) is LevelDB refusing to open because another process holds the lock. */
+function isLockError(err) {
+  for (let e = err; e; e = e.cause) {
+    if (e.code === 'LEVEL_LOCKED') return true;
+    if (
+      typeof e.message === 'string' &&
+      /\block\b/i.test(e.message) &&
+      /(held|unavailable|temporarily)/i.test(e.message)
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Reads store.json, or undefined when it is missing or unreadable. */
+function readStoreFile(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+async function main() {
+  let config;
+  try {
+    config = parseConfig();
+  } catch (err) {
+    // No reliable dir means no log file: stderr is all there is (usually ignored by the starter).
+    process.stderr.write(`store-server: ${err.message}\n`);
+    process.exit(2);
+  }
+  const { dir, idleMs } = config;
+  const storeFile = path.join(dir, 'store.json');
+  logPath = path.join(dir, 'store.log');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+
+  // dynalite does not expose its LevelDB, and it opens it lazily: a lock failure would only show up
+  // as a crash on the first request, after store.json already advertised us. Wrapping its (CommonJS,
+  // shared-cache) db factory gives us the store so we can open it first and fail before listening.
+  const dbModule = require('dynalite/db');
+  const originalCreate = dbModule.create;
+  let store;
+  dbModule.create = (options) => {
+    store = originalCreate(options);
+    return store;
+  };
+  const dynalite = require('dynalite');
+  const server = dynalite({
+    path: path.join(dir, 'data'),
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+  });
+  dbModule.create = originalCreate;
+  if (!store?.db || typeof store.db.open !== 'function') {
+    throw new Error('unsupported dynalite version: cannot reach its LevelDB store');
+  }
+  try {
+    // A non-passive open retries after the lazy open failed, so its rejection carries the real cause.
+    await store.db.open();
+  } catch (err) {
+    // LevelDB's lock is an OS file lock, released when its holder dies: if it is held, a live
+    // process owns the store, normally a concurrent starter that won. Say nothing; the starter
+    // finds the winner through store.json.
+    if (isLockError(err)) process.exit(EXIT_LOCKED);
+    throw err;
+  }
+
+  let lastActivity = Date.now();
+  let inFlight = 0;
+  // Runs before dynalite's own handler, so the header is set before dynalite writes the response.
+  server.prependListener('request', (_req, res) => {
+    lastActivity = Date.now();
+    inFlight++;
+    res.setHeader(PID_HEADER, String(process.pid));
+    res.once('close', () => {
+      inFlight--;
+      lastActivity = Date.now();
+    });
+  });
+
+  let stopping = false;
+  const stop = (code) => {
+    if (stopping) return;
+    stopping = true;
+    // Withdraw the advertisement first so no new client picks a server that is going away, but only
+    // if it is still ours: a successor may already have replaced it.
+    if (readStoreFile(storeFile)?.pid === process.pid) {
+      try {
+        unlinkSync(storeFile);
+      } catch {
+        // already gone
+      }
+    }
+    // Bounded: a client holding a request open must not keep the process (and the lock) forever.
+    setTimeout(() => process.exit(code), STOP_GRACE_MS).unref();
+    // dynalite's close() also closes the LevelDB, which flushes it and releases the lock.
+    server.close((err) => {
+      if (err) logError('error while closing the store', err);
+      process.exit(code);
+    });
+    server.closeIdleConnections();
+  };
+
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => stop(0));
+  process.on('uncaughtException', (err) => {
+    // dynalite rethrows request stream errors; a client that disconnects mid-request must not
+    // take the store down for everyone else.
+    if (err?.code === 'ECONNRESET' || err?.message === 'aborted') return;
+    logError('uncaught exception', err);
+    stop(1);
+  });
+  process.on('unhandledRejection', (err) => {
+    logError('unhandled rejection', err);
+    stop(1);
+  });
+
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    // Loopback only: the store has no authentication, so it must not be reachable from the network.
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (err) => logError('server error', err));
+  const { port } = server.address();
+
+  const info = {
+    pid: process.pid,
+    port,
+    endpoint: `http://127.0.0.1:${port}`,
+    startedAt: new Date().toISOString(),
+  };
+  // Temp file + rename: readers see either the old file or the complete new one, never half of it.
+  const tmpFile = `${storeFile}.${process.pid}.tmp`;
+  writeFileSync(tmpFile, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+  renameSync(tmpFile, storeFile);
+
+  // Checked on a timer rather than reset per request, so a busy server does not churn timers.
+  const checkIdle = () => {
+    if (stopping) return;
+    const idleFor = Date.now() - lastActivity;
+    if (inFlight === 0 && idleFor >= idleMs) {
+      stop(0);
+      return;
+    }
+    setTimeout(checkIdle, inFlight > 0 ? Math.min(idleMs, 1000) : idleMs - idleFor);
+  };
+  setTimeout(checkIdle, idleMs);
+}
+
+main().catch((err) => {
+  logError('store server failed', err);
+  process.exit(1);
+});

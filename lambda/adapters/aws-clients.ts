@@ -1,0 +1,72 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { isLoopbackHost } from '../config.ts';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The standard endpoint variable of each service the monitor uses (honoured by the SDK itself). */
+const ENDPOINT_VARIABLES = {
+  dynamodb: 'AWS_ENDPOINT_URL_DYNAMODB',
+  sns: 'AWS_ENDPOINT_URL_SNS',
+  secretsmanager: 'AWS_ENDPOINT_URL_SECRETS_MANAGER',
+} as const;
+
+/** A service the monitor talks to. */
+export type Service = keyof typeof ENDPOINT_VARIABLES;
+
+/** The endpoint the SDK will use for a service, when one is configured in the environment. */
+export function configuredEndpoint(env: Env, service: Service): string | undefined {
+  return env[ENDPOINT_VARIABLES[service]] ?? env['AWS_ENDPOINT_URL'];
+}
+
+function isLoopbackUrl(url: string | undefined): boolean {
+  if (url === undefined) return false;
+  try {
+    return isLoopbackHost(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Client settings on top of the SDK's own resolution (which already honours AWS_REGION, AWS_PROFILE and
+ * AWS_ENDPOINT_URL_*): `AWS_DEFAULT_REGION` as a region too, and, for an endpoint on this machine with no
+ * credentials configured, a region and placeholder credentials so local stores and fakes work out of the box.
+ */
+export function clientDefaults(env: Env, service: Service): { region?: string; credentials?: { accessKeyId: string; secretAccessKey: string } } {
+  const local = isLoopbackUrl(configuredEndpoint(env, service));
+  const region = env['AWS_REGION'] ?? env['AWS_DEFAULT_REGION'] ?? (local ? 'us-east-1' : undefined);
+  const hasCredentials =
+    env['AWS_ACCESS_KEY_ID'] !== undefined || env['AWS_PROFILE'] !== undefined || env['AWS_WEB_IDENTITY_TOKEN_FILE'] !== undefined;
+  return {
+    ...(region === undefined ? {} : { region }),
+    ...(local && !hasCredentials ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+  };
+}
+
+/** The DynamoDB client, built once per process. */
+export function createDynamoClient(env: Env, endpoint?: string): DynamoDBClient {
+  return new DynamoDBClient({
+    ...clientDefaults(endpoint === undefined ? env : { ...env, AWS_ENDPOINT_URL_DYNAMODB: endpoint }, 'dynamodb'),
+    ...(endpoint === undefined ? {} : { endpoint }),
+    requestHandler: { connectionTimeout: 3000, requestTimeout: 10_000 },
+  });
+}
+
+/** The SNS client, with time-outs so a hanging publish cannot outlive the cycle's claim on the alert. */
+export function createSnsClient(env: Env): SNSClient {
+  return new SNSClient({
+    ...clientDefaults(env, 'sns'),
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 3000, requestTimeout: 10_000 },
+  });
+}
+
+/** The Secrets Manager client. */
+export function createSecretsClient(env: Env): SecretsManagerClient {
+  return new SecretsManagerClient({
+    ...clientDefaults(env, 'secretsmanager'),
+    requestHandler: { connectionTimeout: 3000, requestTimeout: 10_000 },
+  });
+}

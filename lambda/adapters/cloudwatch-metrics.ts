@@ -1,0 +1,43 @@
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { FailureKind, Target } from '../core/types.ts';
+import type { CycleMetrics } from '../cycle.ts';
+import { failureMetricName, MetricName } from '../metric-names.ts';
+
+/** Cycle metrics as CloudWatch EMF through Powertools Metrics (flushed by its middleware). */
+export class PowertoolsCycleMetrics implements CycleMetrics {
+  constructor(private readonly metrics: Metrics) {}
+
+  cycleCompleted(durationMs: number): void {
+    this.metrics.addMetric(MetricName.CyclesCompleted, MetricUnit.Count, 1);
+    this.metrics.addMetric(MetricName.CycleDuration, MetricUnit.Milliseconds, durationMs);
+  }
+
+  apiFailure(kind: FailureKind): void {
+    this.metrics.addMetric(MetricName.ApiFailures, MetricUnit.Count, 1);
+    this.metrics.addMetric(failureMetricName[kind], MetricUnit.Count, 1);
+  }
+
+  latency(target: Target, ms: number): void {
+    const name = target.kind === 'filter' ? MetricName.FilterLatency : MetricName.NetworkLatency;
+    this.metrics.addMetric(name, MetricUnit.Milliseconds, ms);
+  }
+
+  figures(networkId: string, figures: ReadonlyArray<readonly [string, number]>): void {
+    for (const [field, value] of figures) {
+      // A dimension value must be 1-1024 characters; the metric is skipped rather than the cycle failed.
+      if (networkId.length === 0 || networkId.length > 1024 || field.length > 1024) continue;
+      const single = this.metrics.singleMetric();
+      single.addDimension('NetworkId', networkId);
+      single.addDimension('Field', field);
+      single.addMetric(MetricName.NetworkFigure, MetricUnit.NoUnit, value);
+    }
+  }
+
+  statusChanged(): void {
+    this.metrics.addMetric(MetricName.StatusChanges, MetricUnit.Count, 1);
+  }
+
+  alertPublished(ok: boolean): void {
+    this.metrics.addMetric(ok ? MetricName.AlertsPublished : MetricName.AlertPublishFailures, MetricUnit.Count, 1);
+  }
+}

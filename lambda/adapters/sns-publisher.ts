@@ -1,0 +1,44 @@
+import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { RenderedAlert } from '../core/types.ts';
+import type { AlertPublisher } from '../ports.ts';
+
+/** Publishes alerts to an SNS topic with one message per protocol (`MessageStructure: json`). */
+export class SnsAlertPublisher implements AlertPublisher {
+  readonly target: string;
+
+  constructor(
+    private readonly client: SNSClient,
+    private readonly topicArn: string,
+  ) {
+    this.target = `sns:${topicArn}`;
+  }
+
+  async publish(alert: RenderedAlert): Promise<string> {
+    const out = await this.client.send(
+      new PublishCommand({
+        TopicArn: this.topicArn,
+        Subject: alert.subject,
+        MessageStructure: 'json',
+        Message: JSON.stringify({ default: alert.default, email: alert.email, sms: alert.sms }),
+        MessageAttributes: Object.fromEntries(
+          Object.entries(alert.attributes).map(([name, value]) => [name, { DataType: 'String', StringValue: value }]),
+        ),
+      }),
+    );
+    return out.MessageId ?? 'unknown';
+  }
+}
+
+/** Where alerts go when no topic is configured: a line for people, through the given writer. */
+export class LogAlertPublisher implements AlertPublisher {
+  readonly target = 'log';
+  private counter = 0;
+
+  constructor(private readonly write: (alert: RenderedAlert) => void) {}
+
+  async publish(alert: RenderedAlert): Promise<string> {
+    this.write(alert);
+    this.counter++;
+    return `log-${this.counter}`;
+  }
+}

@@ -1,0 +1,353 @@
+import { renderAlert } from './core/alert-text.ts';
+import { type DecideSettings, decide } from './core/decide.ts';
+import { extractFigures } from './core/figures.ts';
+import { toCycleObservation, toSnapshot } from './core/observation.ts';
+import type { AlertRecord, ApiResponse, FailureKind, NetworkFigures, Snapshot, Target } from './core/types.ts';
+import type {
+  AlertPublisher,
+  ApiKeyProvider,
+  OutboxEntry,
+  ProtectionApi,
+  SnapshotStore,
+  StateStore,
+  VersionedState,
+} from './ports.ts';
+
+/** Structured log lines; Powertools Logger fits as it is. */
+export interface CycleLog {
+  info(message: string, ...extra: Record<string, unknown>[]): void;
+  warn(message: string, ...extra: Record<string, unknown>[]): void;
+  error(message: string, ...extra: Record<string, unknown>[]): void;
+}
+
+/** Metrics of a cycle; the Lambda sends them as CloudWatch EMF, the CLI ignores them. */
+export interface CycleMetrics {
+  cycleCompleted(durationMs: number): void;
+  apiFailure(kind: FailureKind): void;
+  latency(target: Target, ms: number): void;
+  figures(networkId: string, figures: ReadonlyArray<readonly [string, number]>): void;
+  statusChanged(): void;
+  alertPublished(ok: boolean): void;
+}
+
+/** Everything a cycle talks to, handed in so that tests can use real local servers or mocks. */
+export interface CycleDeps {
+  readonly api: ProtectionApi;
+  readonly snapshots: SnapshotStore;
+  readonly state: StateStore;
+  readonly publisher: AlertPublisher;
+  /** Told to read the key again when the API rejected it. */
+  readonly keys?: ApiKeyProvider;
+  readonly log: CycleLog;
+  readonly metrics?: CycleMetrics;
+  /** Epoch ms. */
+  readonly now: () => number;
+  /** A unique id for the cycle. */
+  readonly newId: () => string;
+}
+
+/** What a cycle polls and how it decides. */
+export interface CycleSettings extends DecideSettings {
+  readonly networks: readonly string[];
+  /** False for shards that poll networks only. */
+  readonly pollFilter: boolean;
+  readonly statusPath?: string;
+  readonly retentionDays: number;
+  readonly monitorName: string;
+  /** Numeric fields per network handed to metrics. */
+  readonly figureMetrics?: number;
+}
+
+/** A published or failed alert of this cycle. */
+export interface DeliveryOutcome {
+  readonly seq: number;
+  readonly event: AlertRecord['event'];
+  readonly messageId?: string;
+  readonly error?: string;
+}
+
+/** What one cycle did. */
+export interface CycleResult {
+  readonly cycleId: string;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly filter?: Snapshot;
+  readonly networks: readonly Snapshot[];
+  /** Alerts this cycle added to the outbox. */
+  readonly queued: readonly AlertRecord[];
+  readonly delivered: readonly DeliveryOutcome[];
+  readonly failed: readonly DeliveryOutcome[];
+  /** Alerts still waiting in the outbox after this cycle. */
+  readonly pending: number;
+  /** True when a newer cycle had already been applied: this one changed no state. */
+  readonly stale: boolean;
+  /** The confirmed filter status after this cycle. */
+  readonly status?: string;
+}
+
+/** Thrown when the store cannot be written: the cycle has not run. */
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+}
+
+/** Thrown when the API key cannot be resolved (the secret is missing, empty or unreadable). */
+export class KeyError extends Error {
+  override readonly name = 'KeyError';
+}
+
+/** How long a cycle may hold an alert while publishing it, in ms. */
+export const CLAIM_MS = 60_000;
+const COMMIT_ATTEMPTS = 8;
+const MAX_STORED_FIGURES = 20;
+
+/** Time kept for the store and SNS after the API requests, from the cycle's budget. */
+function storeReserveMs(budgetMs: number): number {
+  return Math.min(5000, Math.max(300, Math.floor(budgetMs * 0.25)));
+}
+
+interface Observed {
+  readonly snapshot: Snapshot;
+  readonly response: ApiResponse;
+}
+
+/**
+ * One poll cycle: request the filter status and every network concurrently (the client bounds the
+ * concurrency), store one snapshot per observation, apply the observation to the state with a conditional
+ * write, and send what waits in the outbox, in order, each alert once.
+ *
+ * Throws {@link StoreError} when the store cannot be written or read: the cycle has then not run.
+ */
+export async function runCycle(deps: CycleDeps, settings: CycleSettings, deadlineMs: number): Promise<CycleResult> {
+  const cycleId = deps.newId();
+  const startMs = deps.now();
+  const startedAt = new Date(startMs).toISOString();
+  const requestDeadline = deadlineMs - storeReserveMs(deadlineMs - startMs);
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new Error('cycle deadline reached')), Math.max(0, requestDeadline - startMs));
+  const ctx = { signal: abort.signal, deadlineMs: requestDeadline };
+
+  // Step 1: the key. Without it no request can be made, so the cycle has not run.
+  if (deps.keys !== undefined) {
+    try {
+      await deps.keys.get();
+    } catch (error) {
+      clearTimeout(timer);
+      throw new KeyError(`cannot resolve the API key: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  // The state read runs alongside the requests; a failure surfaces when it is awaited.
+  const loading = deps.state.load().then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+
+  const observe = async (target: Target): Promise<Observed> => {
+    const at = new Date(deps.now()).toISOString();
+    const response =
+      target.kind === 'filter'
+        ? await deps.api.getFilterStatus(ctx)
+        : await deps.api.getNetworkRealtime(target.networkId, ctx);
+    const snapshot = toSnapshot(response, {
+      target,
+      at,
+      cycleId,
+      ...(settings.statusPath === undefined ? {} : { statusPath: settings.statusPath }),
+    });
+    return { snapshot, response };
+  };
+
+  let filterObserved: Observed | undefined;
+  let networkObserved: Observed[];
+  try {
+    [filterObserved, networkObserved] = await Promise.all([
+      settings.pollFilter ? observe({ kind: 'filter' }) : Promise.resolve(undefined),
+      Promise.all(settings.networks.map((networkId) => observe({ kind: 'network', networkId }))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+
+  const filter = filterObserved?.snapshot;
+  const networks = networkObserved.map((o) => o.snapshot);
+  const all = filter === undefined ? networks : [filter, ...networks];
+  recordMetrics(deps, all, networkObserved, settings.figureMetrics ?? 0);
+  if (all.some((s) => s.errorKind === 'auth')) deps.keys?.invalidate();
+
+  const expiresAt = Math.floor(startMs / 1000) + settings.retentionDays * 86_400;
+  const observation = toCycleObservation(filter?.at ?? startedAt, filter, networks);
+  const [, decided] = await Promise.all([
+    deps.snapshots.putSnapshots(all, expiresAt).catch((error: unknown) => {
+      throw new StoreError(`cannot store snapshots: ${describe(error)}`, { cause: error });
+    }),
+    (async () => {
+      const loaded = await loading;
+      if ('error' in loaded) throw new StoreError(`cannot read the monitor state: ${describe(loaded.error)}`);
+      return applyObservation(deps, settings, observation, loaded.value);
+    })(),
+  ]);
+
+  for (const alert of decided.queued) {
+    if (alert.event === 'filter.status_changed') deps.metrics?.statusChanged();
+    deps.log.info('alert queued', { cycleId, seq: alert.seq, event: alert.event, from: alert.from, to: alert.to });
+  }
+
+  const figures: NetworkFigures[] = networkObserved.map(({ snapshot, response }) => ({
+    networkId: snapshot.target.kind === 'network' ? snapshot.target.networkId : '',
+    at: snapshot.at,
+    figures: response.ok ? extractFigures(response.json, MAX_STORED_FIGURES) : [],
+    ...(snapshot.ok ? {} : { error: snapshot.error ?? 'failed' }),
+  }));
+  const delivery = await drainOutbox(deps, settings, cycleId, decided.loaded, decided.queued, figures, deadlineMs);
+
+  const durationMs = deps.now() - startMs;
+  deps.metrics?.cycleCompleted(durationMs);
+  return {
+    cycleId,
+    startedAt,
+    durationMs,
+    ...(filter === undefined ? {} : { filter }),
+    networks,
+    queued: decided.queued,
+    delivered: delivery.delivered,
+    failed: delivery.failed,
+    pending: delivery.pending,
+    stale: decided.stale,
+    ...(decided.status === undefined ? {} : { status: decided.status }),
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+function recordMetrics(deps: CycleDeps, all: readonly Snapshot[], networks: readonly Observed[], maxFigures: number) {
+  const metrics = deps.metrics;
+  if (metrics === undefined) return;
+  for (const snapshot of all) {
+    if (snapshot.latencyMs !== undefined) metrics.latency(snapshot.target, snapshot.latencyMs);
+    if (snapshot.errorKind !== undefined) metrics.apiFailure(snapshot.errorKind);
+  }
+  if (maxFigures <= 0) return;
+  for (const { snapshot, response } of networks) {
+    if (response.ok && snapshot.target.kind === 'network') {
+      metrics.figures(snapshot.target.networkId, extractFigures(response.json, maxFigures));
+    }
+  }
+}
+
+interface Applied {
+  readonly queued: readonly AlertRecord[];
+  readonly stale: boolean;
+  readonly status?: string;
+  /** The state as this cycle last read or wrote it (its outbox, before this cycle's alerts). */
+  readonly loaded: VersionedState;
+}
+
+/**
+ * Applies the observation with optimistic locking: when another cycle wrote first, read again and decide
+ * again on the newer state, so a duplicate or concurrent cycle never applies the same transition twice.
+ */
+async function applyObservation(
+  deps: CycleDeps,
+  settings: CycleSettings,
+  observation: ReturnType<typeof toCycleObservation>,
+  first: VersionedState,
+): Promise<Applied> {
+  let loaded = first;
+  for (let attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
+    const decision = decide(loaded.version === 0 ? undefined : loaded.state, observation, settings);
+    if (decision.stale) return { queued: [], stale: true, status: loaded.state.status, loaded } as Applied;
+    let committed: boolean;
+    try {
+      committed = await deps.state.commit(decision.state, loaded.version, decision.alerts);
+    } catch (error) {
+      throw new StoreError(`cannot write the monitor state: ${describe(error)}`, { cause: error });
+    }
+    if (committed) {
+      return { queued: decision.alerts, stale: false, status: decision.state.status, loaded } as Applied;
+    }
+    try {
+      loaded = await deps.state.load();
+    } catch (error) {
+      throw new StoreError(`cannot read the monitor state: ${describe(error)}`, { cause: error });
+    }
+  }
+  throw new StoreError(`the monitor state kept changing under this cycle (${COMMIT_ATTEMPTS} attempts)`);
+}
+
+/**
+ * Sends the outbox in sequence order. Each alert is claimed with a conditional write first, so concurrent
+ * cycles never both send it; it is recorded as an event before publishing, so history never misses one;
+ * and it leaves the outbox only after SNS accepted it, so a failed publish is retried by a later cycle.
+ * Sending stops at the first alert that cannot be sent now, to keep the order.
+ */
+async function drainOutbox(
+  deps: CycleDeps,
+  settings: CycleSettings,
+  cycleId: string,
+  loaded: VersionedState,
+  queued: readonly AlertRecord[],
+  networks: readonly NetworkFigures[],
+  deadlineMs: number,
+): Promise<{ delivered: DeliveryOutcome[]; failed: DeliveryOutcome[]; pending: number }> {
+  const delivered: DeliveryOutcome[] = [];
+  const failed: DeliveryOutcome[] = [];
+  let entries: OutboxEntry[] = mergeOutbox(loaded.outbox, queued);
+  let reloaded = false;
+  for (let i = 0; i < entries.length; ) {
+    const entry = entries[i]!;
+    const now = deps.now();
+    if (now >= deadlineMs) break;
+    let claimed: boolean;
+    try {
+      claimed = await deps.state.claim(entry.seq, cycleId, now, now + CLAIM_MS);
+    } catch (error) {
+      deps.log.error('cannot claim alert', { cycleId, seq: entry.seq, error: describe(error) });
+      break;
+    }
+    if (!claimed) {
+      // Sent or held by another cycle since this cycle read the outbox: read it once more and go on.
+      if (reloaded) break;
+      reloaded = true;
+      try {
+        entries = mergeOutbox((await deps.state.load()).outbox, []);
+      } catch {
+        break;
+      }
+      i = 0;
+      if (entries[0]?.claimUntil !== undefined && entries[0].claimUntil > deps.now()) break;
+      continue;
+    }
+    try {
+      await deps.state.recordEvent(entry);
+      const rendered = renderAlert(entry, { networks, monitorName: settings.monitorName });
+      const messageId = await deps.publisher.publish(rendered);
+      delivered.push({ seq: entry.seq, event: entry.event, messageId });
+      deps.metrics?.alertPublished(true);
+      deps.log.info('alert published', { cycleId, seq: entry.seq, event: entry.event, messageId, target: deps.publisher.target });
+    } catch (error) {
+      const message = describe(error);
+      failed.push({ seq: entry.seq, event: entry.event, error: message });
+      deps.metrics?.alertPublished(false);
+      deps.log.error('alert not published; it stays in the outbox', { cycleId, seq: entry.seq, event: entry.event, error: message });
+      await deps.state.release(entry.seq, cycleId, message).catch(() => undefined);
+      break;
+    }
+    try {
+      await deps.state.complete(entry.seq, cycleId);
+    } catch (error) {
+      deps.log.error('alert published but not removed from the outbox', { cycleId, seq: entry.seq, error: describe(error) });
+      break;
+    }
+    i++;
+  }
+  const done = new Set(delivered.map((d) => d.seq));
+  return { delivered, failed, pending: entries.filter((e) => !done.has(e.seq)).length };
+}
+
+function mergeOutbox(outbox: readonly OutboxEntry[], queued: readonly AlertRecord[]): OutboxEntry[] {
+  const bySeq = new Map<number, OutboxEntry>();
+  for (const entry of [...outbox, ...queued]) if (!bySeq.has(entry.seq)) bySeq.set(entry.seq, entry);
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+}

@@ -1,0 +1,67 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import { createDynamoClient, createSecretsClient, createSnsClient } from './adapters/aws-clients.ts';
+import { PowertoolsCycleMetrics } from './adapters/cloudwatch-metrics.ts';
+import { LogAlertPublisher } from './adapters/sns-publisher.ts';
+import { loadConfig } from './config.ts';
+import { runCycle } from './cycle.ts';
+import { METRIC_NAMESPACE, SERVICE_NAME } from './metric-names.ts';
+import { buildMonitor, type Monitor } from './runtime.ts';
+
+/** Time kept back from the Lambda's remaining time, so the cycle ends and its logs flush before the kill. */
+export const DEADLINE_MARGIN_MS = 3000;
+
+const logger = new Logger({ serviceName: SERVICE_NAME });
+const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: SERVICE_NAME });
+let monitor: Monitor | undefined;
+
+function coldStart(): Monitor {
+  const env = process.env;
+  const config = loadConfig(env);
+  return buildMonitor({
+    config,
+    env,
+    dynamo: createDynamoClient(env),
+    ...(config.topicArn === undefined ? {} : { sns: createSnsClient(env) }),
+    ...(config.apiKey.kind === 'secret' ? { secrets: createSecretsClient(env) } : {}),
+    log: logger,
+    metrics: new PowertoolsCycleMetrics(metrics),
+    fallbackPublisher: new LogAlertPublisher((alert) => logger.warn('alert (no topic configured)', { alert })),
+  });
+}
+
+/** The scheduled event; a shard's schedule may carry its slice of the networks. */
+export type PollEvent = Partial<ScheduledEvent> & { readonly networks?: readonly string[]; readonly pollFilter?: boolean };
+
+async function poll(event: PollEvent, context: Context) {
+  monitor ??= coldStart();
+  const settings = {
+    ...monitor.settings,
+    ...(Array.isArray(event.networks) ? { networks: event.networks.filter((n) => typeof n === 'string') } : {}),
+    ...(typeof event.pollFilter === 'boolean' ? { pollFilter: event.pollFilter } : {}),
+  };
+  const deadline = Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
+  const result = await runCycle(monitor.deps, settings, deadline);
+  const summary = {
+    cycleId: result.cycleId,
+    status: result.status,
+    filterOk: result.filter?.ok,
+    networksOk: result.networks.filter((n) => n.ok).length,
+    networksFailed: result.networks.filter((n) => !n.ok).length,
+    alertsQueued: result.queued.length,
+    alertsPublished: result.delivered.length,
+    alertsPending: result.pending,
+    durationMs: result.durationMs,
+  };
+  logger.info('cycle completed', summary);
+  return summary;
+}
+
+/** Lambda entry: one poll cycle per scheduled event. A store failure throws, so the platform retries. */
+export const handler = middy(poll)
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics, { captureColdStartMetric: true, throwOnEmptyMetrics: false }));

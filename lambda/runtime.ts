@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import { createApiKeyProvider } from './adapters/api-key.ts';
+import { DynamoStore } from './adapters/dynamo-store.ts';
+import { ProtectionApiClient } from './adapters/protection-api.ts';
+import { SnsAlertPublisher } from './adapters/sns-publisher.ts';
+import type { MonitorConfig } from './config.ts';
+import type { CycleDeps, CycleLog, CycleMetrics, CycleSettings } from './cycle.ts';
+import type { AlertPublisher, ApiKeyProvider } from './ports.ts';
+
+/** The adapters of one monitor process, built once (per Lambda cold start, per CLI run). */
+export interface Monitor {
+  readonly deps: CycleDeps;
+  readonly settings: CycleSettings;
+  readonly store: DynamoStore;
+  readonly api: ProtectionApiClient;
+  readonly keys: ApiKeyProvider;
+  /** Closes the API connections. */
+  close(): Promise<void>;
+}
+
+/** What the entry point hands in: clients it built, and where alerts and logs go. */
+export interface MonitorParts {
+  readonly config: MonitorConfig;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly dynamo: DynamoDBClient;
+  readonly log: CycleLog;
+  /** Needed when `config.topicArn` is set, unless `publisher` is given. */
+  readonly sns?: SNSClient;
+  /** Needed when the key is in Secrets Manager. */
+  readonly secrets?: SecretsManagerClient;
+  /** Where alerts go when no topic is configured. */
+  readonly fallbackPublisher: AlertPublisher;
+  readonly metrics?: CycleMetrics;
+  readonly now?: () => number;
+}
+
+/** Wires the adapters for a configuration: the one composition root of the Lambda and the CLI. */
+export function buildMonitor(parts: MonitorParts): Monitor {
+  const { config } = parts;
+  const keys = createApiKeyProvider(config.apiKey, parts.env, parts.secrets);
+  const api = new ProtectionApiClient({
+    baseUrl: config.apiUrl,
+    apiKey: () => keys.get(),
+    timeoutMs: config.timeoutMs,
+    maxBodyBytes: config.maxBodyBytes,
+    concurrency: config.concurrency,
+    retries: config.retries,
+  });
+  const store = new DynamoStore(parts.dynamo, config.table);
+  if (config.topicArn !== undefined && parts.sns === undefined) {
+    throw new Error('an SNS client is needed when SHIELDWATCH_TOPIC_ARN is set');
+  }
+  const publisher =
+    config.topicArn !== undefined && parts.sns !== undefined
+      ? new SnsAlertPublisher(parts.sns, config.topicArn)
+      : parts.fallbackPublisher;
+  const deps: CycleDeps = {
+    api,
+    snapshots: store,
+    state: store,
+    publisher,
+    keys,
+    log: parts.log,
+    ...(parts.metrics === undefined ? {} : { metrics: parts.metrics }),
+    now: parts.now ?? Date.now,
+    newId: randomUUID,
+  };
+  const settings: CycleSettings = {
+    networks: config.networks,
+    pollFilter: true,
+    ...(config.statusPath === undefined ? {} : { statusPath: config.statusPath }),
+    retentionDays: config.retentionDays,
+    alertAfter: config.alertAfter,
+    confirmations: config.confirmations,
+    monitorName: config.monitorName,
+    figureMetrics: config.figureMetrics,
+  };
+  return { deps, settings, store, api, keys, close: () => api.close() };
+}
