@@ -3,6 +3,7 @@ import type { AlertEvent, AlertRecord, ApiResponse, RenderedAlert, Snapshot, Tar
 
 /** Per-request limits handed down by the cycle. */
 export interface RequestContext {
+  /** Aborts the request (and any wait for a slot or a retry). */
   readonly signal?: AbortSignal;
   /** Epoch ms; no attempt or back-off goes past it. */
   readonly deadlineMs?: number;

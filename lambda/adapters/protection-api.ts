@@ -1,0 +1,656 @@
+/**
+ * The protection API client: three GET endpoints, on one keep-alive undici pool.
+ *
+ * Every method resolves to an {@link ApiResponse}; nothing here throws or rejects. The API is undocumented
+ * beyond its paths, so every answer is treated as untrusted: bodies are size-capped while they stream,
+ * redirects are never followed (the key must not travel to another origin), and the key is scrubbed from
+ * everything handed back.
+ */
+import { type Dispatcher, Pool } from 'undici';
+import packageJson from '../../package.json' with { type: 'json' };
+import type { ApiResponse, FailureKind } from '../core/types.ts';
+import type { ProtectionApi, RequestContext } from '../ports.ts';
+
+export type { RequestContext } from '../ports.ts';
+
+/** How to reach the API and how hard to try. */
+export interface ProtectionApiOptions {
+  /** Base URL; may carry a path prefix, with or without a trailing slash. Query and fragment are ignored. */
+  readonly baseUrl: string;
+  /** Resolved once per call (attempts of one call share the key); the caller caches it. */
+  readonly apiKey: () => Promise<string>;
+  /** One attempt's time-out, covering connect, headers and body. */
+  readonly timeoutMs: number;
+  /** A larger body is refused without being read whole. */
+  readonly maxBodyBytes: number;
+  /** Most requests in flight at once; also the pool's connection count. */
+  readonly concurrency: number;
+  /**
+   * Extra attempts after a transport failure, a 5xx or a 429.
+   * @default 2
+   */
+  readonly retries?: number;
+  /**
+   * Base of the exponential backoff (full jitter).
+   * @default 200
+   */
+  readonly retryBaseDelayMs?: number;
+  /**
+   * Longest wait between attempts, also the cap on `Retry-After`.
+   * @default 5000
+   */
+  readonly retryMaxDelayMs?: number;
+  /**
+   * User-Agent header.
+   * @default `shieldwatch/<package version>`
+   */
+  readonly userAgent?: string;
+}
+
+/** Counters for benchmarks and tests. */
+export interface ProtectionApiStats {
+  /** Attempts sent to the dispatcher (retries included). */
+  requests: number;
+  /** Most requests that held a concurrency slot at the same time. */
+  maxInFlight: number;
+  /** TCP connections the dispatcher opened (its `connect` events). */
+  connections: number;
+}
+
+/** Default User-Agent: names the monitor so the API's operators can tell who is polling. */
+export const DEFAULT_USER_AGENT = `shieldwatch/${packageJson.version}`;
+
+/** How much of a non-2xx body is kept for the error excerpt. */
+const EXCERPT_READ_BYTES = 4 * 1024;
+/** Longest excerpt of a non-2xx body quoted in an error. */
+const EXCERPT_CHARS = 200;
+/**
+ * A non-2xx body up to this size is drained so the connection can be reused; a larger one is cut off,
+ * which costs the connection but never the memory.
+ */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+/** Shorter keys are not scrubbed from bodies: replacing them could corrupt ordinary data. */
+const MIN_SCRUB_KEY_LENGTH = 8;
+const REDACTED = '[REDACTED]';
+
+/**
+ * The path of one network's real-time endpoint: the id is always exactly one path segment.
+ *
+ * `encodeURIComponent` leaves `.` alone, so an id made only of dots is encoded as `%2E` per dot: a
+ * server or proxy that removes dot segments would otherwise turn `..` into a step up the path.
+ * @throws RangeError for an empty id, which would name a different path (`/api/networks//realtime`).
+ */
+export function networkPath(networkId: string): string {
+  if (networkId.length === 0) throw new RangeError('network id is empty');
+  const segment = /^\.+$/.test(networkId) ? '%2E'.repeat(networkId.length) : encodeURIComponent(networkId);
+  return '/api/networks/' + segment + '/realtime';
+}
+
+type SlotOutcome = 'acquired' | 'deadline' | 'aborted';
+
+interface Waiter {
+  settled: boolean;
+  readonly resolve: (outcome: SlotOutcome) => void;
+}
+
+/** FIFO semaphore whose waiters give up at a deadline or on abort, so nothing waits past the cycle. */
+class Slots {
+  #free: number;
+  readonly #queue: Waiter[] = [];
+  #head = 0;
+
+  constructor(size: number) {
+    this.#free = size;
+  }
+
+  acquire(
+    deadlineMs: number | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<SlotOutcome> | SlotOutcome {
+    if (signal?.aborted) return 'aborted';
+    if (deadlineMs !== undefined && Date.now() >= deadlineMs) return 'deadline';
+    if (this.#free > 0 && this.#head === this.#queue.length) {
+      this.#free--;
+      return 'acquired';
+    }
+    return new Promise<SlotOutcome>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (outcome: SlotOutcome): void => {
+        if (waiter.settled) return;
+        waiter.settled = true;
+        if (timer !== undefined) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(outcome);
+      };
+      const onAbort = (): void => settle('aborted');
+      const waiter: Waiter = { settled: false, resolve: settle };
+      if (deadlineMs !== undefined) timer = setTimeout(settle, deadlineMs - Date.now(), 'deadline');
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#queue.push(waiter);
+    });
+  }
+
+  release(): void {
+    while (this.#head < this.#queue.length) {
+      const waiter = this.#queue[this.#head]!;
+      this.#head++;
+      this.#compact();
+      if (!waiter.settled) {
+        // The slot passes straight to the waiter, so #free stays as it is.
+        waiter.resolve('acquired');
+        return;
+      }
+    }
+    this.#free++;
+  }
+
+  #compact(): void {
+    if (this.#head === this.#queue.length) {
+      this.#queue.length = 0;
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+      this.#queue.splice(0, this.#head);
+      this.#head = 0;
+    }
+  }
+}
+
+/** Why an attempt's signal fired; set just before aborting so the error can say which limit was hit. */
+type AbortCause = 'timeout' | 'deadline' | 'signal';
+
+interface AttemptResult {
+  readonly response: Omit<ApiResponse, 'latencyMs' | 'attempts'>;
+  /** Server-requested wait before the next attempt, in ms (429/503 `Retry-After`). */
+  readonly retryAfterMs?: number;
+}
+
+const RETRYABLE: ReadonlySet<FailureKind> = new Set<FailureKind>(['transport', 'server', 'rate_limited']);
+
+/**
+ * Client of the protection API. One instance per process (it owns the connection pool); safe to share
+ * between concurrent cycles.
+ */
+export class ProtectionApiClient implements ProtectionApi {
+  /** Counters for benchmarks and tests; updated in place. */
+  readonly stats: ProtectionApiStats = { requests: 0, maxInFlight: 0, connections: 0 };
+
+  readonly #origin: string;
+  readonly #prefix: string;
+  readonly #apiKey: () => Promise<string>;
+  readonly #timeoutMs: number;
+  readonly #maxBodyBytes: number;
+  readonly #retries: number;
+  readonly #retryBaseDelayMs: number;
+  readonly #retryMaxDelayMs: number;
+  readonly #userAgent: string;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #slots: Slots;
+  readonly #onConnect = (): void => {
+    this.stats.connections++;
+  };
+  #inFlight = 0;
+  #headersFor: { key: string; headers: Record<string, string> } | undefined;
+
+  /**
+   * @param dispatcher for tests; by default one undici `Pool` for the base origin with `concurrency`
+   *   keep-alive connections. A dispatcher passed in is not closed by {@link close}.
+   * @throws TypeError when `baseUrl` is not a URL (the config loader checks it first).
+   */
+  constructor(options: ProtectionApiOptions, dispatcher?: Dispatcher) {
+    const base = new URL(options.baseUrl);
+    this.#origin = base.origin;
+    this.#prefix = base.pathname.replace(/\/+$/, '');
+    this.#apiKey = options.apiKey;
+    this.#timeoutMs = options.timeoutMs;
+    this.#maxBodyBytes = options.maxBodyBytes;
+    this.#retries = options.retries ?? 2;
+    this.#retryBaseDelayMs = options.retryBaseDelayMs ?? 200;
+    this.#retryMaxDelayMs = options.retryMaxDelayMs ?? 5000;
+    this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+    const concurrency = Math.max(1, Math.floor(options.concurrency) || 1);
+    this.#slots = new Slots(concurrency);
+    this.#ownsDispatcher = dispatcher === undefined;
+    this.#dispatcher =
+      dispatcher ??
+      new Pool(this.#origin, {
+        connections: concurrency,
+        // Our own per-attempt timer is the real limit; these only back it up.
+        connectTimeout: options.timeoutMs + 1000,
+        headersTimeout: options.timeoutMs + 1000,
+        bodyTimeout: options.timeoutMs + 1000,
+      });
+    this.#dispatcher.on('connect', this.#onConnect);
+  }
+
+  /** `GET {base}/api/user`: the owner of the key. */
+  getUser(ctx?: RequestContext): Promise<ApiResponse> {
+    return this.#get('/api/user', ctx);
+  }
+
+  /** `GET {base}/api/filter/status`. */
+  getFilterStatus(ctx?: RequestContext): Promise<ApiResponse> {
+    return this.#get('/api/filter/status', ctx);
+  }
+
+  /** `GET {base}/api/networks/{id}/realtime`; an empty id is refused without sending anything. */
+  getNetworkRealtime(networkId: string, ctx?: RequestContext): Promise<ApiResponse> {
+    if (networkId.length === 0) {
+      return Promise.resolve({
+        ok: false,
+        errorKind: 'client',
+        error: 'network id is empty',
+        latencyMs: 0,
+        attempts: 0,
+      });
+    }
+    return this.#get(networkPath(networkId), ctx);
+  }
+
+  /** Closes the pool built by the constructor (waiting for requests in flight); a dispatcher passed in is left open. */
+  async close(): Promise<void> {
+    this.#dispatcher.off('connect', this.#onConnect);
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  async #get(apiPath: string, ctx: RequestContext = {}): Promise<ApiResponse> {
+    const { signal, deadlineMs } = ctx;
+    let key: string;
+    try {
+      key = await this.#apiKey();
+    } catch (err) {
+      // No key means no request; the caller resolves (and caches) it first, so this is rare.
+      return failure('transport', `could not resolve the API key: ${describeError(err)}`, 0, 0);
+    }
+    const scrub = (text: string): string => scrubKey(text, key);
+    const path = this.#prefix + apiPath;
+    let attempts = 0;
+    let startedAt: number | undefined;
+    let last: AttemptResult | undefined;
+
+    for (;;) {
+      const outcome = await this.#slots.acquire(deadlineMs, signal);
+      if (outcome !== 'acquired') {
+        const latencyMs = startedAt === undefined ? 0 : Date.now() - startedAt;
+        if (last !== undefined) return { ...last.response, latencyMs, attempts };
+        const error =
+          outcome === 'deadline'
+            ? 'deadline reached before the request was sent'
+            : 'aborted before the request was sent';
+        return failure('transport', error, latencyMs, attempts);
+      }
+      this.#inFlight++;
+      if (this.#inFlight > this.stats.maxInFlight) this.stats.maxInFlight = this.#inFlight;
+      startedAt ??= Date.now();
+      attempts++;
+      try {
+        last = await this.#attempt(path, key, scrub, signal, deadlineMs);
+      } finally {
+        this.#inFlight--;
+        this.#slots.release();
+      }
+
+      const kind = last.response.errorKind;
+      if (kind === undefined || !RETRYABLE.has(kind) || attempts > this.#retries) break;
+      const delayMs = this.#backoff(attempts - 1, last.retryAfterMs);
+      if (signal?.aborted || (deadlineMs !== undefined && Date.now() + delayMs >= deadlineMs)) break;
+      if (!(await sleep(delayMs, signal))) break;
+    }
+    return { ...last.response, latencyMs: Date.now() - startedAt, attempts };
+  }
+
+  /** Full jitter from an exponential ceiling; a server's `Retry-After` wins but is capped too. */
+  #backoff(retryIndex: number, retryAfterMs: number | undefined): number {
+    if (retryAfterMs !== undefined) return Math.min(retryAfterMs, this.#retryMaxDelayMs);
+    const ceiling = Math.min(this.#retryMaxDelayMs, this.#retryBaseDelayMs * 2 ** retryIndex);
+    return Math.random() * ceiling;
+  }
+
+  #headers(key: string): Record<string, string> {
+    if (this.#headersFor?.key !== key) {
+      this.#headersFor = {
+        key,
+        headers: {
+          authorization: `Bearer ${key}`,
+          accept: 'application/json',
+          'user-agent': this.#userAgent,
+        },
+      };
+    }
+    return this.#headersFor.headers;
+  }
+
+  async #attempt(
+    path: string,
+    key: string,
+    scrub: (text: string) => string,
+    outer: AbortSignal | undefined,
+    deadlineMs: number | undefined,
+  ): Promise<AttemptResult> {
+    let limitMs = this.#timeoutMs;
+    let limitCause: AbortCause = 'timeout';
+    if (deadlineMs !== undefined && deadlineMs - Date.now() < limitMs) {
+      limitMs = Math.max(0, deadlineMs - Date.now());
+      limitCause = 'deadline';
+    }
+    if (outer?.aborted) return { response: transportFailure('aborted') };
+    if (limitMs <= 0) return { response: transportFailure('deadline reached before the request was sent') };
+
+    const controller = new AbortController();
+    let cause: AbortCause | undefined;
+    const timer = setTimeout(() => {
+      cause = limitCause;
+      controller.abort();
+    }, limitMs);
+    const signal = outer === undefined ? controller.signal : AbortSignal.any([controller.signal, outer]);
+    const startedAt = Date.now();
+    const abortMessage = (): string => {
+      if (cause === 'timeout') return `timed out after ${this.#timeoutMs} ms`;
+      if (cause === 'deadline') return `deadline reached after ${Date.now() - startedAt} ms`;
+      return 'aborted';
+    };
+
+    let data: Dispatcher.ResponseData;
+    try {
+      this.stats.requests++;
+      data = await this.#dispatcher.request({
+        origin: this.#origin,
+        path,
+        method: 'GET',
+        headers: this.#headers(key),
+        signal,
+      });
+    } catch (err) {
+      clearTimeout(timer);
+      if (outer?.aborted && cause === undefined) cause = 'signal';
+      return { response: transportFailure(cause !== undefined ? abortMessage() : scrub(describeError(err))) };
+    }
+
+    try {
+      return await this.#readAnswer(data, scrub, key);
+    } catch (err) {
+      if (outer?.aborted && cause === undefined) cause = 'signal';
+      const what = cause !== undefined ? abortMessage() : scrub(describeError(err));
+      return {
+        response: { ...transportFailure(`${what} while reading the body`), httpStatus: data.statusCode },
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #readAnswer(
+    data: Dispatcher.ResponseData,
+    scrub: (text: string) => string,
+    key: string,
+  ): Promise<AttemptResult> {
+    const { statusCode: status, headers, body } = data;
+    const announced = contentLength(headers['content-length']);
+
+    if (status >= 200 && status < 300) {
+      if (announced !== undefined && announced > this.#maxBodyBytes) {
+        body.destroy();
+        return contractFailure(status, `body larger than ${this.#maxBodyBytes} bytes`, announced);
+      }
+      const read = await readCapped(body, this.#maxBodyBytes);
+      if (read === undefined) {
+        return contractFailure(status, `body larger than ${this.#maxBodyBytes} bytes`, announced);
+      }
+      let text = read.toString('utf8');
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (key.length >= MIN_SCRUB_KEY_LENGTH && text.includes(key)) text = text.replaceAll(key, REDACTED);
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        const type = scrub(sanitise(String(headers['content-type'] ?? 'none')));
+        const what = text.trim().length === 0 ? 'body is empty' : 'body is not JSON';
+        return contractFailure(status, `${what} (content-type: ${type})`, read.length, text);
+      }
+      return { response: { ok: true, httpStatus: status, json, text, bodyBytes: read.length } };
+    }
+
+    if (status >= 300 && status < 400) {
+      // The body of a redirect may repeat the target with its query: it is drained, never quoted.
+      await drain(body, announced);
+      const target = redirectOrigin(headers['location'], this.#origin);
+      const to = target === undefined ? 'no usable Location' : `to ${scrub(target)}`;
+      return withBytes(httpFailure('client', status, `redirect (${status}) not followed (${to})`), announced);
+    }
+
+    const { excerpt, bytesRead } = await readExcerpt(body, announced);
+    const quoted = excerpt.length > 0 ? `: ${scrub(excerpt)}` : '';
+    const bodyBytes = announced ?? bytesRead;
+    if (status === 401 || status === 403) {
+      return withBytes(httpFailure('auth', status, `key rejected (HTTP ${status})${quoted}`), bodyBytes);
+    }
+    const retryAfterMs =
+      status === 429 || status === 503 ? parseRetryAfter(headers['retry-after']) : undefined;
+    const waitNote = retryAfterMs === undefined ? '' : `, Retry-After ${Math.round(retryAfterMs / 1000)} s`;
+    if (status === 429) {
+      return withBytes(
+        httpFailure('rate_limited', status, `rate limited (HTTP 429${waitNote})${quoted}`),
+        bodyBytes,
+        retryAfterMs,
+      );
+    }
+    if (status >= 500 && status < 600) {
+      return withBytes(
+        httpFailure('server', status, `server error (HTTP ${status}${waitNote})${quoted}`),
+        bodyBytes,
+        retryAfterMs,
+      );
+    }
+    return withBytes(httpFailure('client', status, `unexpected answer (HTTP ${status})${quoted}`), bodyBytes);
+  }
+}
+
+function failure(errorKind: FailureKind, error: string, latencyMs: number, attempts: number): ApiResponse {
+  return { ok: false, errorKind, error, latencyMs, attempts };
+}
+
+function transportFailure(error: string): AttemptResult['response'] {
+  return { ok: false, errorKind: 'transport', error };
+}
+
+function httpFailure(errorKind: FailureKind, httpStatus: number, error: string): AttemptResult['response'] {
+  return { ok: false, errorKind, error, httpStatus };
+}
+
+/** Adds what is known of the body size (and a server's requested wait) to a non-2xx failure. */
+function withBytes(
+  response: AttemptResult['response'],
+  bodyBytes: number | undefined,
+  retryAfterMs?: number,
+): AttemptResult {
+  return {
+    response: bodyBytes === undefined ? response : { ...response, bodyBytes },
+    ...(retryAfterMs !== undefined && { retryAfterMs }),
+  };
+}
+
+function contractFailure(
+  httpStatus: number,
+  error: string,
+  bodyBytes: number | undefined,
+  text?: string,
+): AttemptResult {
+  const response: AttemptResult['response'] = { ok: false, errorKind: 'contract', error, httpStatus };
+  return {
+    response: {
+      ...response,
+      ...(bodyBytes !== undefined && { bodyBytes }),
+      ...(text !== undefined && { text }),
+    },
+  };
+}
+
+/** Reads the whole body if it fits in `max` bytes; otherwise stops (destroying the stream) and returns undefined. */
+async function readCapped(body: AsyncIterable<Buffer>, max: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.length;
+    // Leaving the loop destroys the stream, so the rest of an oversized body is never read.
+    if (total > max) return undefined;
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+}
+
+/**
+ * Keeps the first few KB of an error body for the message; drains a small rest, cuts off a large one.
+ * `bytesRead` is set only when the whole body was read.
+ */
+async function readExcerpt(
+  body: Dispatcher.ResponseData['body'],
+  announced: number | undefined,
+): Promise<{ excerpt: string; bytesRead?: number }> {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let total = 0;
+  let complete = false;
+  try {
+    if (announced !== undefined && announced > DRAIN_LIMIT_BYTES) {
+      for await (const chunk of body) {
+        kept.push(chunk);
+        keptBytes += chunk.length;
+        if (keptBytes >= EXCERPT_READ_BYTES) break;
+      }
+    } else {
+      for await (const chunk of body) {
+        total += chunk.length;
+        if (keptBytes < EXCERPT_READ_BYTES) {
+          kept.push(chunk);
+          keptBytes += chunk.length;
+        }
+        if (total > DRAIN_LIMIT_BYTES) break;
+      }
+      complete = total <= DRAIN_LIMIT_BYTES;
+    }
+  } catch {
+    // The status already says what happened; a broken error body only loses the excerpt.
+    complete = false;
+  }
+  const excerpt = sanitise(Buffer.concat(kept, keptBytes).subarray(0, EXCERPT_READ_BYTES).toString('utf8'));
+  return complete ? { excerpt, bytesRead: total } : { excerpt };
+}
+
+/** Discards a small body so the connection stays usable; a large or unannounced-and-long one is cut off. */
+async function drain(body: Dispatcher.ResponseData['body'], announced: number | undefined): Promise<void> {
+  if (announced !== undefined && announced > DRAIN_LIMIT_BYTES) {
+    body.destroy();
+    return;
+  }
+  try {
+    await body.dump({ limit: DRAIN_LIMIT_BYTES });
+  } catch {
+    // Nothing to report: the answer is already decided by its status.
+  }
+}
+
+/** One line of printable ASCII, at most {@link EXCERPT_CHARS} characters. */
+function sanitise(text: string): string {
+  const flat = text
+    .replace(/[^\x20-\x7e]+/g, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim();
+  return flat.length > EXCERPT_CHARS ? flat.slice(0, EXCERPT_CHARS - 3) + '...' : flat;
+}
+
+function scrubKey(text: string, key: string): string {
+  return key.length > 0 && text.includes(key) ? text.replaceAll(key, REDACTED) : text;
+}
+
+function contentLength(value: string | string[] | undefined): number | undefined {
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) return undefined;
+  return Number(value);
+}
+
+/** The origin a redirect points to, never its path or query (which may carry tokens). */
+function redirectOrigin(location: string | string[] | undefined, base: string): string | undefined {
+  if (typeof location !== 'string') return undefined;
+  try {
+    const origin = new URL(location, base).origin;
+    return origin === 'null' ? undefined : sanitise(origin);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `Retry-After` as delta-seconds or an HTTP-date, in ms from now; undefined when absent or unreadable. */
+function parseRetryAfter(value: string | string[] | undefined): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/** Resolves true after `ms`, or false at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL_)/;
+
+/** A short, stable description of a transport error; undici and node messages may echo request details. */
+function describeError(err: unknown): string {
+  const code = errorCode(err);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+      return 'connection reset';
+    case 'UND_ERR_SOCKET':
+      return 'connection closed by the server';
+    case 'ENOTFOUND':
+    case 'EAI_NONAME':
+      return 'DNS lookup failed (host not found)';
+    case 'EAI_AGAIN':
+      return 'DNS lookup failed (temporary failure)';
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'connect timed out';
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return 'timed out waiting for the headers';
+    case 'UND_ERR_BODY_TIMEOUT':
+      return 'timed out waiting for the body';
+    case 'EHOSTUNREACH':
+      return 'host unreachable';
+    case 'ENETUNREACH':
+      return 'network unreachable';
+    case 'EPIPE':
+      return 'connection closed while sending';
+    case 'UND_ERR_CLOSED':
+    case 'UND_ERR_DESTROYED':
+      return 'client closed';
+    default:
+      break;
+  }
+  if (code !== undefined && TLS_CODE.test(code)) return `TLS error (${code})`;
+  const message = err instanceof Error ? err.message : String(err);
+  return sanitise(code === undefined ? message : `${code}: ${message}`) || 'unknown error';
+}
+
+/** The most specific error code, looking through `cause` (undici wraps socket errors). */
+function errorCode(err: unknown): string | undefined {
+  let current: unknown = err;
+  let found: string | undefined;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && (found === undefined || found === 'UND_ERR_SOCKET')) found = code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return found;
+}

@@ -1,0 +1,712 @@
+/**
+ * The protection API client against a real loopback HTTP server (test/fixtures/fake-api.ts).
+ * Time-outs and delays are short so the file runs in a few seconds.
+ */
+import { EventEmitter } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Dispatcher } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  DEFAULT_USER_AGENT,
+  networkPath,
+  ProtectionApiClient,
+  type ProtectionApiOptions,
+} from '../../lambda/adapters/protection-api.ts';
+import type { ApiResponse } from '../../lambda/core/types.ts';
+import { type FakeApi, type Reply, startFakeApi } from '../fixtures/fake-api.ts';
+
+/** Distinctive, so a leak anywhere in a result is found by a plain substring search. */
+const KEY = 'sk-live-DISTINCTIVE-9f8e7d6c5b4a';
+const CHUNK = 64 * 1024;
+
+const cleanups: Array<() => Promise<void>> = [];
+
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+});
+
+async function fakeApi(options: Parameters<typeof startFakeApi>[0] = {}): Promise<FakeApi> {
+  const api = await startFakeApi({ key: KEY, ...options });
+  cleanups.push(() => api.close());
+  return api;
+}
+
+function client(baseUrl: string, options: Partial<ProtectionApiOptions> = {}, dispatcher?: Dispatcher) {
+  const created = new ProtectionApiClient(
+    {
+      baseUrl,
+      apiKey: async () => KEY,
+      timeoutMs: 1000,
+      maxBodyBytes: 1024 * 1024,
+      concurrency: 4,
+      retries: 0,
+      retryBaseDelayMs: 10,
+      retryMaxDelayMs: 100,
+      ...options,
+    },
+    dispatcher,
+  );
+  cleanups.push(() => created.close());
+  return created;
+}
+
+/** A plain loopback server that only counts what it receives (a redirect target, a free port). */
+async function countingServer(): Promise<{ url: string; hits: () => number; close: () => Promise<void> }> {
+  let hits = 0;
+  const server = http.createServer((_req, res) => {
+    hits++;
+    res.end('{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return { url: `http://127.0.0.1:${port}`, hits: () => hits, close };
+}
+
+/** Answers from a list, one reply per request; the last one repeats. */
+function sequence(...replies: Reply[]): () => Reply {
+  let index = 0;
+  return () => replies[Math.min(index++, replies.length - 1)]!;
+}
+
+async function timed<T>(run: () => Promise<T>): Promise<{ result: T; elapsedMs: number }> {
+  const started = performance.now();
+  const result = await run();
+  return { result, elapsedMs: performance.now() - started };
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('request shape', () => {
+  it('sends GET with the bearer key, Accept JSON, a User-Agent and no body on every endpoint', async () => {
+    // Prepare
+    const api = await fakeApi();
+    const sut = client(api.url);
+
+    // Act
+    const results = [await sut.getUser(), await sut.getFilterStatus(), await sut.getNetworkRealtime('net-1')];
+
+    // Assess
+    expect(results.map((r) => r.ok)).toEqual([true, true, true]);
+    expect(api.requests.map((r) => r.url)).toEqual([
+      '/api/user',
+      '/api/filter/status',
+      '/api/networks/net-1/realtime',
+    ]);
+    for (const request of api.requests) {
+      expect(request.method).toBe('GET');
+      expect(request.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(request.headers.accept).toBe('application/json');
+      expect(request.headers['user-agent']).toBe(DEFAULT_USER_AGENT);
+      expect(request.headers['content-length']).toBeUndefined();
+      expect(request.headers['transfer-encoding']).toBeUndefined();
+    }
+    expect(DEFAULT_USER_AGENT).toMatch(/^shieldwatch\/\d+\.\d+\.\d+/);
+  });
+
+  it('uses the userAgent option', async () => {
+    const api = await fakeApi();
+
+    await client(api.url, { userAgent: 'probe/9' }).getFilterStatus();
+
+    expect(api.requests[0]?.headers['user-agent']).toBe('probe/9');
+  });
+
+  it.each(['/v1', '/v1/'])('keeps the base URL path prefix (%s)', async (suffix) => {
+    const api = await fakeApi({ basePath: '/v1' });
+    const base = api.url.replace(/\/v1$/, '') + suffix;
+
+    const result = await client(base).getNetworkRealtime('n');
+
+    expect(result.ok).toBe(true);
+    expect(api.requests.map((r) => r.url)).toEqual(['/v1/api/networks/n/realtime']);
+  });
+
+  it.each([
+    ['a/b', '/api/networks/a%2Fb/realtime'],
+    ['a?b=1', '/api/networks/a%3Fb%3D1/realtime'],
+    ['a#frag', '/api/networks/a%23frag/realtime'],
+    ['100%', '/api/networks/100%25/realtime'],
+    ['my network', '/api/networks/my%20network/realtime'],
+    ['réseau-東京-🛡', `/api/networks/${encodeURIComponent('réseau-東京-🛡')}/realtime`],
+    ['.', '/api/networks/%2E/realtime'],
+    ['..', '/api/networks/%2E%2E/realtime'],
+    ['...', '/api/networks/%2E%2E%2E/realtime'],
+    ['../../api/user', '/api/networks/..%2F..%2Fapi%2Fuser/realtime'],
+    ['.hidden', '/api/networks/.hidden/realtime'],
+  ])('sends network id %j as one path segment', async (networkId, rawUrl) => {
+    // Prepare
+    const api = await fakeApi();
+    const seen: string[] = [];
+    api.network = (id) => {
+      seen.push(id);
+      return { body: { id } };
+    };
+
+    // Act
+    const result = await client(api.url).getNetworkRealtime(networkId);
+
+    // Assess
+    expect(networkPath(networkId)).toBe(rawUrl);
+    expect(api.requests.map((r) => r.url)).toEqual([rawUrl]);
+    expect(seen).toEqual([networkId]);
+    expect(result.json).toEqual({ id: networkId });
+  });
+
+  it('refuses an empty network id without sending anything', async () => {
+    const api = await fakeApi();
+
+    const result = await client(api.url).getNetworkRealtime('');
+
+    expect(result).toMatchObject({ ok: false, errorKind: 'client', attempts: 0 });
+    expect(result.error).toMatch(/empty/);
+    expect(() => networkPath('')).toThrow(RangeError);
+    expect(api.requests).toHaveLength(0);
+  });
+});
+
+describe('answers', () => {
+  it('returns the parsed body, its text, status, size, latency and attempts on success', async () => {
+    const api = await fakeApi({ filter: () => ({ body: { status: 'active', n: 1 } }) });
+
+    const result = await client(api.url).getFilterStatus();
+
+    expect(result).toMatchObject({
+      ok: true,
+      httpStatus: 200,
+      json: { status: 'active', n: 1 },
+      text: '{"status":"active","n":1}',
+      bodyBytes: 25,
+      attempts: 1,
+    });
+    expect(result.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(result.error).toBeUndefined();
+    expect(result.errorKind).toBeUndefined();
+  });
+
+  it('strips a UTF-8 byte order mark before parsing', async () => {
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"status":"on"}')]);
+    const api = await fakeApi({ filter: () => ({ body }) });
+
+    const result = await client(api.url).getFilterStatus();
+
+    expect(result).toMatchObject({
+      ok: true,
+      json: { status: 'on' },
+      text: '{"status":"on"}',
+      bodyBytes: 18,
+    });
+  });
+
+  it('reports a 2xx body that is not JSON as contract, naming the content-type', async () => {
+    const api = await fakeApi({
+      filter: () => ({ body: '<html>maintenance</html>', headers: { 'content-type': 'text/html' } }),
+    });
+
+    const result = await client(api.url).getFilterStatus();
+
+    expect(result).toMatchObject({
+      ok: false,
+      errorKind: 'contract',
+      httpStatus: 200,
+      text: '<html>maintenance</html>',
+    });
+    expect(result.error).toBe('body is not JSON (content-type: text/html)');
+    expect(result.json).toBeUndefined();
+  });
+
+  it('reports an empty 2xx body as contract', async () => {
+    const api = await fakeApi({ filter: () => ({ status: 204 }) });
+
+    const result = await client(api.url).getFilterStatus();
+
+    expect(result).toMatchObject({ ok: false, errorKind: 'contract', httpStatus: 204 });
+    expect(result.error).toMatch(/^body is empty/);
+  });
+
+  it.each([
+    [401, 'auth', /^key rejected \(HTTP 401\)/],
+    [403, 'auth', /^key rejected \(HTTP 403\)/],
+    [429, 'rate_limited', /^rate limited \(HTTP 429\)/],
+    [500, 'server', /^server error \(HTTP 500\)/],
+    [503, 'server', /^server error \(HTTP 503\)/],
+    [400, 'client', /^unexpected answer \(HTTP 400\)/],
+    [404, 'client', /^unexpected answer \(HTTP 404\)/],
+    [418, 'client', /^unexpected answer \(HTTP 418\)/],
+  ] as const)('maps HTTP %i to %s', async (status, kind, message) => {
+    const api = await fakeApi({ filter: () => ({ status, body: { error: 'nope' } }) });
+
+    const result = await client(api.url).getFilterStatus();
+
+    expect(result).toMatchObject({ ok: false, errorKind: kind, httpStatus: status, attempts: 1 });
+    expect(result.error).toMatch(message);
+    expect(result.error).toContain('{"error":"nope"}');
+    expect(result.json).toBeUndefined();
+  });
+
+  it('reports a wrong key as auth (the fake checks the bearer token)', async () => {
+    const api = await fakeApi();
+
+    const result = await client(api.url, { apiKey: async () => 'wrong-key' }).getFilterStatus();
+
+    expect(result).toMatchObject({ ok: false, errorKind: 'auth', httpStatus: 401 });
+  });
+
+  it('quotes a non-2xx body as one short line of ASCII', async () => {
+    const body = 'Ärger\r\n\tline two \u0000 東京 ' + 'x'.repeat(5000);
+    const api = await fakeApi({
+      filter: () => ({ status: 502, body, headers: { 'content-type': 'text/plain' } }),
+    });
+
+    const result = await client(api.url).getFilterStatus();
+
+    const excerpt = result.error!.replace(/^server error \(HTTP 502\): /, '');
+    expect(excerpt.startsWith('rger line two ')).toBe(true);
+    expect(excerpt.length).toBeLessThanOrEqual(200);
+    expect(excerpt).toMatch(/^[\x20-\x7e]+$/);
+  });
+
+  it('does not follow a redirect: the target gets nothing, the error names only its origin', async () => {
+    // Prepare
+    const target = await countingServer();
+    cleanups.push(target.close);
+    const api = await fakeApi({
+      filter: () => ({ status: 302, headers: { location: `${target.url}/api/filter/status?token=abc123` } }),
+    });
+
+    // Act
+    const result = await client(api.url).getFilterStatus();
+    await delay(50);
+
+    // Assess
+    expect(result).toMatchObject({ ok: false, errorKind: 'client', httpStatus: 302, attempts: 1 });
+    expect(result.error).toBe(`redirect (302) not followed (to ${target.url})`);
+    expect(result.error).not.toContain('token');
+    expect(target.hits()).toBe(0);
+  });
+});
+
+describe('transport failures', () => {
+  it('reports a refused connection', async () => {
+    const closed = await countingServer();
+    await closed.close();
+
+    const result = await client(closed.url).getFilterStatus();
+
+    expect(result).toMatchObject({
+      ok: false,
+      errorKind: 'transport',
+      error: 'connection refused',
+      attempts: 1,
+    });
+    expect(result.httpStatus).toBeUndefined();
+  });
+
+  it('reports a reset connection', async () => {
+    const api = await fakeApi({ filter: () => ({ destroy: true }) });
+
+    const result = await client(api.url).getFilterStatus();
+
+    expect(result).toMatchObject({ ok: false, errorKind: 'transport', error: 'connection reset' });
+  });
+
+  it('reports a TLS failure (https to a plain HTTP port)', async () => {
+    const api = await fakeApi();
+
+    const result = await client(api.url.replace('http:', 'https:')).getFilterStatus();
+
+    expect(result).toMatchObject({ ok: false, errorKind: 'transport' });
+    expect(result.error).toMatch(/^TLS error/);
+  });
+
+  it('reports a DNS failure (from an injected dispatcher)', async () => {
+    const failing = fakeDispatcher(
+      Object.assign(new Error('getaddrinfo ENOTFOUND api.example'), { code: 'ENOTFOUND' }),
+    );
+
+    const result = await client('https://api.example', {}, failing).getFilterStatus();
+
+    expect(result).toMatchObject({
+      ok: false,
+      errorKind: 'transport',
+      error: 'DNS lookup failed (host not found)',
+    });
+  });
+
+  it('times out on a server that accepts and never answers', async () => {
+    const api = await fakeApi({ filter: () => ({ hang: true }) });
+
+    const { result, elapsedMs } = await timed(() => client(api.url, { timeoutMs: 300 }).getFilterStatus());
+
+    expect(result).toMatchObject({ ok: false, errorKind: 'transport', error: 'timed out after 300 ms' });
+    expect(elapsedMs).toBeGreaterThanOrEqual(290);
+    expect(elapsedMs).toBeLessThan(300 + 200);
+  });
+
+  it('times out on a body that stalls after the headers', async () => {
+    const api = await fakeApi({
+      filter: () => ({ stallBodyAfterHeaders: true, body: { status: 'active' } }),
+    });
+
+    const { result, elapsedMs } = await timed(() => client(api.url, { timeoutMs: 300 }).getFilterStatus());
+
+    expect(result).toMatchObject({ ok: false, errorKind: 'transport', httpStatus: 200 });
+    expect(result.error).toMatch(/^timed out after 300 ms/);
+    expect(elapsedMs).toBeLessThan(300 + 200);
+  });
+
+  it('stops at the deadline when it comes before the time-out', async () => {
+    const api = await fakeApi({ filter: () => ({ hang: true }) });
+    const sut = client(api.url, { timeoutMs: 5000 });
+
+    const { result, elapsedMs } = await timed(() => sut.getFilterStatus({ deadlineMs: Date.now() + 200 }));
+
+    expect(result).toMatchObject({ ok: false, errorKind: 'transport' });
+    expect(result.error).toMatch(/^deadline reached/);
+    expect(elapsedMs).toBeLessThan(200 + 200);
+  });
+
+  it('stops when the signal aborts', async () => {
+    const api = await fakeApi({ filter: () => ({ hang: true }) });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+
+    const { result, elapsedMs } = await timed(() =>
+      client(api.url, { timeoutMs: 5000, retries: 3 }).getFilterStatus({ signal: controller.signal }),
+    );
+
+    expect(result).toMatchObject({ ok: false, errorKind: 'transport', error: 'aborted', attempts: 1 });
+    expect(elapsedMs).toBeLessThan(100 + 200);
+  });
+
+  it('fails a request still queued at the deadline without sending it', async () => {
+    // Prepare: one slot, held by a hanging request
+    const api = await fakeApi({ filter: () => ({ hang: true }) });
+    const sut = client(api.url, { concurrency: 1, timeoutMs: 400 });
+    const holder = sut.getFilterStatus();
+    await delay(20);
+
+    // Act
+    const { result, elapsedMs } = await timed(() => sut.getUser({ deadlineMs: Date.now() + 150 }));
+
+    // Assess
+    expect(result).toMatchObject({
+      ok: false,
+      errorKind: 'transport',
+      error: 'deadline reached before the request was sent',
+      attempts: 0,
+    });
+    expect(elapsedMs).toBeLessThan(150 + 100);
+    expect(api.requests.map((r) => r.url)).toEqual(['/api/filter/status']);
+    await holder;
+  });
+
+  it('starts the time-out when the slot is taken, not while queued', async () => {
+    const api = await fakeApi({ filter: () => ({ delayMs: 200, body: { status: 'active' } }) });
+    const sut = client(api.url, { concurrency: 1, timeoutMs: 300 });
+
+    const results = await Promise.all([sut.getFilterStatus(), sut.getFilterStatus()]);
+
+    expect(results.map((r) => r.ok)).toEqual([true, true]);
+  });
+});
+
+describe('body size cap', () => {
+  it('accepts a body of exactly the cap', async () => {
+    const body = JSON.stringify({ pad: 'x'.repeat(1000 - 10) });
+    const api = await fakeApi({ filter: () => ({ body }) });
+
+    const result = await client(api.url, { maxBodyBytes: 1000 }).getFilterStatus();
+
+    expect(Buffer.byteLength(body)).toBe(1000);
+    expect(result).toMatchObject({ ok: true, bodyBytes: 1000 });
+  });
+
+  it('refuses a body whose Content-Length is over the cap without reading it', async () => {
+    // Prepare: 100 MiB announced
+    const chunks = 1600;
+    const api = await fakeApi({
+      filter: () => ({ chunks, headers: { 'content-length': String(chunks * CHUNK) } }),
+    });
+
+    // Act
+    const result = await client(api.url, { maxBodyBytes: 1024 * 1024 }).getFilterStatus();
+    await waitFor(() => api.requests[0]?.aborted === true);
+
+    // Assess
+    expect(result).toMatchObject({
+      ok: false,
+      errorKind: 'contract',
+      httpStatus: 200,
+      error: 'body larger than 1048576 bytes',
+      bodyBytes: chunks * CHUNK,
+    });
+    expect(result.text).toBeUndefined();
+    expect(api.requests[0]!.bytesSent).toBeLessThan((chunks * CHUNK) / 10);
+  });
+
+  it('stops reading a streamed body without Content-Length as soon as it passes the cap', async () => {
+    // Prepare: 100 MiB, chunked; sample memory while it streams
+    const chunks = 1600;
+    const api = await fakeApi({ filter: () => ({ chunks }) });
+    const sut = client(api.url, { maxBodyBytes: 1024 * 1024 });
+    const memory = () => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+    const before = memory();
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, memory());
+    }, 2);
+
+    // Act
+    const result = await sut.getFilterStatus();
+    clearInterval(sampler);
+    await waitFor(() => api.requests[0]?.aborted === true);
+
+    // Assess
+    expect(result).toMatchObject({
+      ok: false,
+      errorKind: 'contract',
+      error: 'body larger than 1048576 bytes',
+    });
+    expect(api.requests[0]!.bytesSent).toBeLessThan((chunks * CHUNK) / 10);
+    expect(peak - before).toBeLessThan(32 * 1024 * 1024);
+  });
+});
+
+describe('the key never leaks', () => {
+  it('is absent from every result, even when the server or the HTTP stack echoes it', async () => {
+    // Prepare: every reply repeats the Authorization header back
+    const echo =
+      (status: number, extra: Partial<Reply> = {}) =>
+      (req: { headers: http.IncomingHttpHeaders }) => ({
+        status,
+        body: `echo: ${req.headers.authorization}`,
+        headers: { 'content-type': 'text/plain' },
+        ...extra,
+      });
+    const api = await fakeApi();
+    const sut = client(api.url);
+    const replies = [
+      echo(401),
+      echo(500),
+      echo(429),
+      echo(404),
+      echo(200),
+      (req: { headers: http.IncomingHttpHeaders }) => ({ body: { auth: req.headers.authorization } }),
+      (req: { headers: http.IncomingHttpHeaders }) => ({
+        status: 301,
+        headers: { location: `http://127.0.0.1:1/?k=${req.headers.authorization?.slice(7)}` },
+      }),
+    ];
+    const results: ApiResponse[] = [];
+
+    // Act
+    for (const reply of replies) {
+      api.filter = reply;
+      results.push(await sut.getFilterStatus());
+    }
+    const echoingError = new Error(`bad header authorization: Bearer ${KEY}`);
+    const stack = client('https://api.example', {}, fakeDispatcher(echoingError));
+    results.push(await stack.getFilterStatus());
+
+    // Assess
+    expect(results.map((r) => r.errorKind)).toEqual([
+      'auth',
+      'server',
+      'rate_limited',
+      'client',
+      'contract',
+      undefined,
+      'client',
+      'transport',
+    ]);
+    expect(results[0]!.error).toContain('[REDACTED]');
+    expect(results[5]!.json).toEqual({ auth: 'Bearer [REDACTED]' });
+    for (const result of results) expect(JSON.stringify(result)).not.toContain(KEY);
+  });
+});
+
+describe('retries', () => {
+  it('retries a 500 and succeeds on the second attempt', async () => {
+    const api = await fakeApi({ filter: sequence({ status: 500 }, { body: { status: 'active' } }) });
+
+    const result = await client(api.url, { retries: 2 }).getFilterStatus();
+
+    expect(result).toMatchObject({ ok: true, attempts: 2, json: { status: 'active' } });
+    expect(api.requests).toHaveLength(2);
+  });
+
+  it('retries a transport failure', async () => {
+    const api = await fakeApi({ filter: sequence({ destroy: true }, { body: { status: 'active' } }) });
+
+    const result = await client(api.url, { retries: 2 }).getFilterStatus();
+
+    expect(result).toMatchObject({ ok: true, attempts: 2 });
+  });
+
+  it('gives up after the configured retries and returns the last failure', async () => {
+    const api = await fakeApi({ filter: () => ({ status: 503, body: 'down' }) });
+
+    const result = await client(api.url, { retries: 2 }).getFilterStatus();
+
+    expect(result).toMatchObject({ ok: false, errorKind: 'server', httpStatus: 503, attempts: 3 });
+    expect(api.requests).toHaveLength(3);
+  });
+
+  it('honours Retry-After in seconds on a 429', async () => {
+    const api = await fakeApi({
+      filter: sequence({ status: 429, headers: { 'retry-after': '1' } }, { body: { status: 'active' } }),
+    });
+
+    const { result, elapsedMs } = await timed(() =>
+      client(api.url, { retries: 1, retryMaxDelayMs: 5000 }).getFilterStatus(),
+    );
+
+    expect(result).toMatchObject({ ok: true, attempts: 2 });
+    expect(elapsedMs).toBeGreaterThanOrEqual(980);
+    expect(elapsedMs).toBeLessThan(1400);
+  });
+
+  it('caps Retry-After at retryMaxDelayMs', async () => {
+    const api = await fakeApi({
+      filter: sequence({ status: 429, headers: { 'retry-after': '30' } }, { body: { status: 'active' } }),
+    });
+
+    const { result, elapsedMs } = await timed(() =>
+      client(api.url, { retries: 1, retryMaxDelayMs: 100 }).getFilterStatus(),
+    );
+
+    expect(result).toMatchObject({ ok: true, attempts: 2 });
+    expect(elapsedMs).toBeGreaterThanOrEqual(95);
+    expect(elapsedMs).toBeLessThan(400);
+  });
+
+  it('honours Retry-After as an HTTP-date on a 503', async () => {
+    const api = await fakeApi({
+      filter: sequence(
+        { status: 503, headers: { 'retry-after': new Date(Date.now() + 5000).toUTCString() } },
+        { body: { status: 'active' } },
+      ),
+    });
+
+    const { result, elapsedMs } = await timed(() =>
+      client(api.url, { retries: 1, retryBaseDelayMs: 1, retryMaxDelayMs: 250 }).getFilterStatus(),
+    );
+
+    expect(result).toMatchObject({ ok: true, attempts: 2 });
+    expect(elapsedMs).toBeGreaterThanOrEqual(245);
+  });
+
+  it.each([
+    ['auth', { status: 401 }],
+    ['client', { status: 404 }],
+    ['client', { status: 302, headers: { location: '/elsewhere' } }],
+    ['contract', { body: 'not json', headers: { 'content-type': 'text/plain' } }],
+  ] as const)('does not retry %s failures (%j)', async (kind, reply) => {
+    const api = await fakeApi({ filter: () => ({ ...reply }) });
+
+    const result = await client(api.url, { retries: 3 }).getFilterStatus();
+
+    expect(result).toMatchObject({ ok: false, errorKind: kind, attempts: 1 });
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it('stops retrying at the deadline and returns the last failure', async () => {
+    const api = await fakeApi({ filter: () => ({ status: 500 }) });
+    const sut = client(api.url, { retries: 20, retryBaseDelayMs: 100, retryMaxDelayMs: 100 });
+
+    const { result, elapsedMs } = await timed(() => sut.getFilterStatus({ deadlineMs: Date.now() + 250 }));
+
+    expect(result).toMatchObject({ ok: false, errorKind: 'server', httpStatus: 500 });
+    expect(result.attempts).toBeLessThan(21);
+    expect(elapsedMs).toBeLessThan(250 + 50);
+  });
+
+  it('stops waiting for a retry when the signal aborts', async () => {
+    const api = await fakeApi({ filter: () => ({ status: 429, headers: { 'retry-after': '5' } }) });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+
+    const { result, elapsedMs } = await timed(() =>
+      client(api.url, { retries: 3, retryMaxDelayMs: 5000 }).getFilterStatus({ signal: controller.signal }),
+    );
+
+    expect(result).toMatchObject({ ok: false, errorKind: 'rate_limited', attempts: 1 });
+    expect(elapsedMs).toBeLessThan(100 + 150);
+  });
+
+  it('releases the slot while waiting to retry', async () => {
+    // Prepare: one slot; the filter is rate limited once, the user endpoint answers at once
+    const api = await fakeApi({
+      filter: sequence({ status: 429, headers: { 'retry-after': '1' } }, { body: { status: 'active' } }),
+    });
+    const sut = client(api.url, { concurrency: 1, retries: 1, retryMaxDelayMs: 300 });
+
+    // Act
+    const filter = sut.getFilterStatus();
+    await delay(50);
+    const user = await sut.getUser();
+
+    // Assess
+    expect(user.ok).toBe(true);
+    expect((await filter).ok).toBe(true);
+    expect(api.requests.map((r) => r.url)).toEqual(['/api/filter/status', '/api/user', '/api/filter/status']);
+  });
+});
+
+describe('concurrency and connections', () => {
+  it('keeps at most `concurrency` requests in flight over at most that many connections', async () => {
+    // Prepare
+    const api = await fakeApi({ network: (id) => ({ delayMs: 100, body: { id } }) });
+    const sut = client(api.url, { concurrency: 4 });
+    const ids = Array.from({ length: 20 }, (_, i) => `net-${i}`);
+
+    // Act
+    const { result, elapsedMs } = await timed(() => Promise.all(ids.map((id) => sut.getNetworkRealtime(id))));
+
+    // Assess
+    expect(result.every((r) => r.ok)).toBe(true);
+    expect(api.maxInFlight()).toBe(4);
+    expect(api.connections()).toBeLessThanOrEqual(4);
+    expect(sut.stats).toEqual({ requests: 20, maxInFlight: 4, connections: api.connections() });
+    expect(elapsedMs).toBeGreaterThanOrEqual(5 * 100 - 10);
+    expect(elapsedMs).toBeLessThan(5 * 100 + 300);
+  });
+
+  it('reuses its keep-alive connections for the next batch', async () => {
+    const api = await fakeApi({ network: (id) => ({ delayMs: 20, body: { id } }) });
+    const sut = client(api.url, { concurrency: 4 });
+    const batch = () => Promise.all(Array.from({ length: 8 }, (_, i) => sut.getNetworkRealtime(`n${i}`)));
+    await batch();
+    const opened = api.connections();
+
+    const second = await batch();
+
+    expect(second.every((r) => r.ok)).toBe(true);
+    expect(opened).toBeLessThanOrEqual(4);
+    expect(api.connections()).toBe(opened);
+    expect(sut.stats.connections).toBe(opened);
+  });
+});
+
+/** A dispatcher that fails every request with `error`, as undici would on a network problem. */
+function fakeDispatcher(error: Error): Dispatcher {
+  const emitter = new EventEmitter();
+  return Object.assign(emitter, {
+    request: () => Promise.reject(error),
+    close: () => Promise.resolve(),
+  }) as unknown as Dispatcher;
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await delay(5);
+  }
+}
