@@ -21,7 +21,9 @@ export function parseTimeArg(option: string, value: string, nowMs: number): stri
     const ms = Date.parse(value.trim());
     if (!Number.isNaN(ms)) return new Date(ms).toISOString();
   }
-  throw new UsageError(`${option} must be a duration like 90s, 30m, 24h, 7d, 2w or an ISO date (got "${value}")`);
+  throw new UsageError(
+    `${option} must be a duration like 90s, 30m, 24h, 7d, 2w or an ISO date (got "${value}")`,
+  );
 }
 
 /** Parses a positive whole number option. */
@@ -49,7 +51,10 @@ export function parseFormat(value: string | undefined): Format {
 }
 
 /** Whether to colour output: only on a terminal, and never with NO_COLOR set. */
-export function useColour(stream: { isTTY?: boolean }, env: Readonly<Record<string, string | undefined>>): boolean {
+export function useColour(
+  stream: { isTTY?: boolean },
+  env: Readonly<Record<string, string | undefined>>,
+): boolean {
   return stream.isTTY === true && (env['NO_COLOR'] ?? '') === '' && env['TERM'] !== 'dumb';
 }
 
@@ -81,7 +86,10 @@ export function renderTable(headers: readonly string[], rows: readonly (readonly
 }
 
 /** RFC 4180 CSV with a header row. */
-export function renderCsv(headers: readonly string[], rows: readonly (readonly (string | number | boolean | undefined)[])[]): string {
+export function renderCsv(
+  headers: readonly string[],
+  rows: readonly (readonly (string | number | boolean | undefined)[])[],
+): string {
   const cell = (value: string | number | boolean | undefined) => {
     if (value === undefined) return '';
     const text = String(value);

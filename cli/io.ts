@@ -18,7 +18,12 @@ export interface Command {
   /** Full `--help` text. */
   readonly help: string;
   /** Option definitions for `node:util` parseArgs. */
-  readonly options: Readonly<Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>>;
+  readonly options: Readonly<
+    Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>
+  >;
   /** Runs the command; resolves with the exit code. */
-  run(values: Readonly<Record<string, string | boolean | string[] | boolean[] | undefined>>, io: CliIo): Promise<number>;
+  run(
+    values: Readonly<Record<string, string | boolean | string[] | boolean[] | undefined>>,
+    io: CliIo,
+  ): Promise<number>;
 }

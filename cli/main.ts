@@ -18,7 +18,7 @@ function mainHelp(): string {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'Run `shieldwatch <command> --help` for a command\'s options.',
+    "Run `shieldwatch <command> --help` for a command's options.",
     'Configuration comes from SHIELDWATCH_* environment variables (see README.md).',
     'Exit codes: 0 done, 1 the cycle or query could not run (store, key), 2 bad configuration or usage.',
   ].join('\n');
@@ -45,7 +45,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       strict: true,
     }));
   } catch (error) {
-    println(io.stderr, `shieldwatch ${command.name}: ${(error as Error).message}\nRun \`shieldwatch ${command.name} --help\`.`);
+    println(
+      io.stderr,
+      `shieldwatch ${command.name}: ${(error as Error).message}\nRun \`shieldwatch ${command.name} --help\`.`,
+    );
     return 2;
   }
   if (values['help'] === true) {
@@ -60,7 +63,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       return 2;
     }
     if (error instanceof UsageError) {
-      println(io.stderr, `shieldwatch ${command.name}: ${error.message}\nRun \`shieldwatch ${command.name} --help\`.`);
+      println(
+        io.stderr,
+        `shieldwatch ${command.name}: ${error.message}\nRun \`shieldwatch ${command.name} --help\`.`,
+      );
       return 2;
     }
     println(io.stderr, `shieldwatch ${command.name}: ${(error as Error).message ?? String(error)}`);

@@ -41,7 +41,10 @@ export async function openStore(env: Env, table: string): Promise<CliStore> {
     const client = createDynamoClient(env);
     if (!isAwsEndpoint(endpoint)) await ensureTable(client, table);
     const where = endpoint ?? `in ${env['AWS_REGION'] ?? env['AWS_DEFAULT_REGION'] ?? 'the profile region'}`;
-    return { client, description: `DynamoDB ${endpoint === undefined ? where : `at ${where}`}, table ${table}` };
+    return {
+      client,
+      description: `DynamoDB ${endpoint === undefined ? where : `at ${where}`}, table ${table}`,
+    };
   }
   const embedded = await ensureEmbeddedStore();
   const client = createDynamoClient(env, embedded.endpoint);

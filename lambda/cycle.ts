@@ -2,7 +2,14 @@ import { renderAlert } from './core/alert-text.ts';
 import { type DecideSettings, decide } from './core/decide.ts';
 import { extractFigures } from './core/figures.ts';
 import { toCycleObservation, toSnapshot } from './core/observation.ts';
-import type { AlertRecord, ApiResponse, FailureKind, NetworkFigures, Snapshot, Target } from './core/types.ts';
+import type {
+  AlertRecord,
+  ApiResponse,
+  FailureKind,
+  NetworkFigures,
+  Snapshot,
+  Target,
+} from './core/types.ts';
 import type {
   AlertPublisher,
   ApiKeyProvider,
@@ -117,13 +124,20 @@ interface Observed {
  *
  * Throws {@link StoreError} when the store cannot be written or read: the cycle has then not run.
  */
-export async function runCycle(deps: CycleDeps, settings: CycleSettings, deadlineMs: number): Promise<CycleResult> {
+export async function runCycle(
+  deps: CycleDeps,
+  settings: CycleSettings,
+  deadlineMs: number,
+): Promise<CycleResult> {
   const cycleId = deps.newId();
   const startMs = deps.now();
   const startedAt = new Date(startMs).toISOString();
   const requestDeadline = deadlineMs - storeReserveMs(deadlineMs - startMs);
   const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(new Error('cycle deadline reached')), Math.max(0, requestDeadline - startMs));
+  const timer = setTimeout(
+    () => abort.abort(new Error('cycle deadline reached')),
+    Math.max(0, requestDeadline - startMs),
+  );
   const ctx = { signal: abort.signal, deadlineMs: requestDeadline };
 
   // Step 1: the key. Without it no request can be made, so the cycle has not run.
@@ -189,7 +203,13 @@ export async function runCycle(deps: CycleDeps, settings: CycleSettings, deadlin
 
   for (const alert of decided.queued) {
     if (alert.event === 'filter.status_changed') deps.metrics?.statusChanged();
-    deps.log.info('alert queued', { cycleId, seq: alert.seq, event: alert.event, from: alert.from, to: alert.to });
+    deps.log.info('alert queued', {
+      cycleId,
+      seq: alert.seq,
+      event: alert.event,
+      from: alert.from,
+      to: alert.to,
+    });
   }
 
   const figures: NetworkFigures[] = networkObserved.map(({ snapshot, response }) => ({
@@ -198,7 +218,15 @@ export async function runCycle(deps: CycleDeps, settings: CycleSettings, deadlin
     figures: response.ok ? extractFigures(response.json, MAX_STORED_FIGURES) : [],
     ...(snapshot.ok ? {} : { error: snapshot.error ?? 'failed' }),
   }));
-  const delivery = await drainOutbox(deps, settings, cycleId, decided.loaded, decided.queued, figures, deadlineMs);
+  const delivery = await drainOutbox(
+    deps,
+    settings,
+    cycleId,
+    decided.loaded,
+    decided.queued,
+    figures,
+    deadlineMs,
+  );
 
   const durationMs = deps.now() - startMs;
   deps.metrics?.cycleCompleted(durationMs);
@@ -221,7 +249,12 @@ function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-function recordMetrics(deps: CycleDeps, all: readonly Snapshot[], networks: readonly Observed[], maxFigures: number) {
+function recordMetrics(
+  deps: CycleDeps,
+  all: readonly Snapshot[],
+  networks: readonly Observed[],
+  maxFigures: number,
+) {
   const metrics = deps.metrics;
   if (metrics === undefined) return;
   for (const snapshot of all) {
@@ -325,19 +358,34 @@ async function drainOutbox(
       const messageId = await deps.publisher.publish(rendered);
       delivered.push({ seq: entry.seq, event: entry.event, messageId });
       deps.metrics?.alertPublished(true);
-      deps.log.info('alert published', { cycleId, seq: entry.seq, event: entry.event, messageId, target: deps.publisher.target });
+      deps.log.info('alert published', {
+        cycleId,
+        seq: entry.seq,
+        event: entry.event,
+        messageId,
+        target: deps.publisher.target,
+      });
     } catch (error) {
       const message = describe(error);
       failed.push({ seq: entry.seq, event: entry.event, error: message });
       deps.metrics?.alertPublished(false);
-      deps.log.error('alert not published; it stays in the outbox', { cycleId, seq: entry.seq, event: entry.event, error: message });
+      deps.log.error('alert not published; it stays in the outbox', {
+        cycleId,
+        seq: entry.seq,
+        event: entry.event,
+        error: message,
+      });
       await deps.state.release(entry.seq, cycleId, message).catch(() => undefined);
       break;
     }
     try {
       await deps.state.complete(entry.seq, cycleId);
     } catch (error) {
-      deps.log.error('alert published but not removed from the outbox', { cycleId, seq: entry.seq, error: describe(error) });
+      deps.log.error('alert published but not removed from the outbox', {
+        cycleId,
+        seq: entry.seq,
+        error: describe(error),
+      });
       break;
     }
     i++;

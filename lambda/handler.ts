@@ -30,18 +30,25 @@ function coldStart(): Monitor {
     ...(config.apiKey.kind === 'secret' ? { secrets: createSecretsClient(env) } : {}),
     log: logger,
     metrics: new PowertoolsCycleMetrics(metrics),
-    fallbackPublisher: new LogAlertPublisher((alert) => logger.warn('alert (no topic configured)', { alert })),
+    fallbackPublisher: new LogAlertPublisher((alert) =>
+      logger.warn('alert (no topic configured)', { alert }),
+    ),
   });
 }
 
 /** The scheduled event; a shard's schedule may carry its slice of the networks. */
-export type PollEvent = Partial<ScheduledEvent> & { readonly networks?: readonly string[]; readonly pollFilter?: boolean };
+export type PollEvent = Partial<ScheduledEvent> & {
+  readonly networks?: readonly string[];
+  readonly pollFilter?: boolean;
+};
 
 async function poll(event: PollEvent, context: Context) {
   monitor ??= coldStart();
   const settings = {
     ...monitor.settings,
-    ...(Array.isArray(event.networks) ? { networks: event.networks.filter((n) => typeof n === 'string') } : {}),
+    ...(Array.isArray(event.networks)
+      ? { networks: event.networks.filter((n) => typeof n === 'string') }
+      : {}),
     ...(typeof event.pollFilter === 'boolean' ? { pollFilter: event.pollFilter } : {}),
   };
   const deadline = Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;

@@ -8,7 +8,13 @@ import { openStore } from '../store.ts';
 import { timeWindow } from './history.ts';
 
 /** One event as `events --format json` prints it (CONTRACT §8). */
-export function toEventEntry(event: StoredEvent): { at: string; event: string; from?: string; to?: string; detail?: string } {
+export function toEventEntry(event: StoredEvent): {
+  at: string;
+  event: string;
+  from?: string;
+  to?: string;
+  detail?: string;
+} {
   return {
     at: event.at,
     event: event.event,
@@ -26,7 +32,7 @@ export const eventsCommand: Command = {
     '                          [--format table|json|csv]',
     '',
     'Prints the alert events kept in the store, oldest first: filter status transitions',
-    '(filter.status_changed) and the incidents about the monitor\'s view of the API (api.auth_failed,',
+    "(filter.status_changed) and the incidents about the monitor's view of the API (api.auth_failed,",
     'api.unreachable, filter.status_unreadable and their recoveries). Events never expire.',
     '',
     'Options:',
@@ -48,24 +54,43 @@ export const eventsCommand: Command = {
     const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);
     const query = timeWindow(values, io.now());
     const only = typeof values['event'] === 'string' ? values['event'] : undefined;
-    if (only !== undefined && !/^[a-z]+\.[a-z_]+$/.test(only)) throw new UsageError(`--event: not an event name: "${only}"`);
+    if (only !== undefined && !/^[a-z]+\.[a-z_]+$/.test(only))
+      throw new UsageError(`--event: not an event name: "${only}"`);
     const config = loadStoreConfig(io.env);
     const store = await openStore(io.env, config.table);
     try {
-      const all = await new DynamoStore(store.client, config.table).queryEvents(only === undefined ? query : { ...query, limit: undefined });
-      const picked = only === undefined ? all : all.filter((e) => e.event === only).slice(-(query.limit ?? Number.MAX_SAFE_INTEGER));
+      const all = await new DynamoStore(store.client, config.table).queryEvents(
+        only === undefined ? query : { ...query, limit: undefined },
+      );
+      const picked =
+        only === undefined
+          ? all
+          : all.filter((e) => e.event === only).slice(-(query.limit ?? Number.MAX_SAFE_INTEGER));
       const entries = picked.map(toEventEntry);
       if (format === 'json') println(io.stdout, JSON.stringify(entries, null, 2));
       else if (format === 'csv') {
-        println(io.stdout, renderCsv(['at', 'event', 'from', 'to', 'detail'], entries.map((e) => [e.at, e.event, e.from, e.to, e.detail])));
+        println(
+          io.stdout,
+          renderCsv(
+            ['at', 'event', 'from', 'to', 'detail'],
+            entries.map((e) => [e.at, e.event, e.from, e.to, e.detail]),
+          ),
+        );
       } else if (entries.length === 0) println(io.stdout, 'no events in that window');
       else {
-        const show = (s: string | undefined) => (s === undefined ? '' : clip(printable(JSON.stringify(displayStatus(s))), 40));
+        const show = (s: string | undefined) =>
+          s === undefined ? '' : clip(printable(JSON.stringify(displayStatus(s))), 40);
         println(
           io.stdout,
           renderTable(
             ['at', 'event', 'from', 'to', 'detail'],
-            entries.map((e) => [e.at, e.event, show(e.from), show(e.to), clip(printable(e.detail ?? ''), 60)]),
+            entries.map((e) => [
+              e.at,
+              e.event,
+              show(e.from),
+              show(e.to),
+              clip(printable(e.detail ?? ''), 60),
+            ]),
           ),
         );
       }

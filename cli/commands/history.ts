@@ -54,8 +54,10 @@ export function toHistoryEntry(snapshot: Snapshot): HistoryEntry {
 
 /** Reads `--since`, `--until` and `--limit` into a query. */
 export function timeWindow(values: Readonly<Record<string, unknown>>, nowMs: number): HistoryQuery {
-  const since = typeof values['since'] === 'string' ? parseTimeArg('--since', values['since'], nowMs) : undefined;
-  const until = typeof values['until'] === 'string' ? parseTimeArg('--until', values['until'], nowMs) : undefined;
+  const since =
+    typeof values['since'] === 'string' ? parseTimeArg('--since', values['since'], nowMs) : undefined;
+  const until =
+    typeof values['until'] === 'string' ? parseTimeArg('--until', values['until'], nowMs) : undefined;
   const limit = typeof values['limit'] === 'string' ? parseCount('--limit', values['limit']) : undefined;
   if (since !== undefined && until !== undefined && since > until) {
     throw new UsageError(`--since (${since}) is after --until (${until})`);
@@ -94,12 +96,21 @@ function render(entries: readonly HistoryEntry[], format: Format, io: CliIo, isF
   const rows = entries.map((e) => [
     e.at,
     e.ok ? colour.green('ok') : colour.red('FAIL'),
-    ...(isFilter ? [e.status === undefined ? '-' : clip(printable(JSON.stringify(displayStatus(e.status))), 40)] : []),
+    ...(isFilter
+      ? [e.status === undefined ? '-' : clip(printable(JSON.stringify(displayStatus(e.status))), 40)]
+      : []),
     e.httpStatus === undefined ? '-' : String(e.httpStatus),
     e.latencyMs === undefined ? '-' : String(e.latencyMs),
     clip(printable(e.ok ? summaryOfData(e) : (e.error ?? '')), 90),
   ]);
-  const headers = ['at', 'ok', ...(isFilter ? ['status'] : []), 'http', 'ms', isFilter ? 'detail' : 'figures / error'];
+  const headers = [
+    'at',
+    'ok',
+    ...(isFilter ? ['status'] : []),
+    'http',
+    'ms',
+    isFilter ? 'detail' : 'figures / error',
+  ];
   return entries.length === 0 ? 'no snapshots in that window' : renderTable(headers, rows);
 }
 
@@ -135,7 +146,8 @@ export const historyCommand: Command = {
   async run(values, io) {
     const isFilter = values['filter'] === true;
     const network = typeof values['network'] === 'string' ? values['network'] : undefined;
-    if (isFilter === (network !== undefined)) throw new UsageError('give exactly one of --filter or --network ID');
+    if (isFilter === (network !== undefined))
+      throw new UsageError('give exactly one of --filter or --network ID');
     if (network !== undefined && network.trim() === '') throw new UsageError('--network needs a network id');
     const target: Target = isFilter ? { kind: 'filter' } : { kind: 'network', networkId: network!.trim() };
     const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);

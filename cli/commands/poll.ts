@@ -1,8 +1,8 @@
 import { createSecretsClient, createSnsClient } from '../../lambda/adapters/aws-clients.ts';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
+import { loadConfig, type MonitorConfig } from '../../lambda/config.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
 import type { RenderedAlert, Snapshot } from '../../lambda/core/types.ts';
-import { loadConfig, type MonitorConfig } from '../../lambda/config.ts';
 import { type CycleLog, type CycleResult, runCycle } from '../../lambda/cycle.ts';
 import { buildMonitor } from '../../lambda/runtime.ts';
 import { clip, palette, printable, renderTable, useColour } from '../format.ts';
@@ -27,23 +27,24 @@ export function terminalLog(io: CliIo, verbose: boolean): CycleLog {
 /** Prints an alert that has no topic to go to. */
 export function printAlert(io: CliIo, alert: RenderedAlert): void {
   const colour = palette(useColour(io.stdout, io.env));
-  println(io.stdout, colour.bold(colour.yellow(`ALERT ${alert.attributes['event'] ?? ''}: ${alert.subject}`)));
+  println(
+    io.stdout,
+    colour.bold(colour.yellow(`ALERT ${alert.attributes['event'] ?? ''}: ${alert.subject}`)),
+  );
   println(io.stdout, `  ${printable(alert.sms)}`);
 }
 
 function describeSnapshot(snapshot: Snapshot): string {
   if (!snapshot.ok) return `${snapshot.errorKind ?? 'error'}: ${snapshot.error ?? ''}`;
-  if (snapshot.status !== undefined) return `status ${JSON.stringify(displayStatus(snapshot.status))} (${snapshot.statusPath ?? ''})`;
+  if (snapshot.status !== undefined)
+    return `status ${JSON.stringify(displayStatus(snapshot.status))} (${snapshot.statusPath ?? ''})`;
   return 'ok';
 }
 
 /** The short summary `poll` (and `run`) print after a cycle. */
 export function summarize(result: CycleResult, io: CliIo, publisherTarget: string): string {
   const colour = palette(useColour(io.stdout, io.env));
-  const rows = [
-    ...(result.filter === undefined ? [] : [result.filter]),
-    ...result.networks,
-  ].map((s) => [
+  const rows = [...(result.filter === undefined ? [] : [result.filter]), ...result.networks].map((s) => [
     s.target.kind === 'filter' ? 'filter' : clip(printable(s.target.networkId), 40),
     s.ok ? colour.green('ok') : colour.red('FAIL'),
     s.httpStatus === undefined ? '-' : String(s.httpStatus),
@@ -53,7 +54,9 @@ export function summarize(result: CycleResult, io: CliIo, publisherTarget: strin
   const alerts = [
     `${result.queued.length} new`,
     `${result.delivered.length} sent to ${publisherTarget}`,
-    ...(result.failed.length > 0 ? [colour.red(`${result.failed.length} failed (${clip(result.failed[0]?.error ?? '', 80)})`)] : []),
+    ...(result.failed.length > 0
+      ? [colour.red(`${result.failed.length} failed (${clip(result.failed[0]?.error ?? '', 80)})`)]
+      : []),
     `${result.pending} waiting`,
   ].join(', ');
   return [
@@ -98,7 +101,7 @@ export const pollCommand: Command = {
     'SHIELDWATCH_TOPIC_ARN is set, otherwise printed here), then prints a short summary.',
     '',
     'Options:',
-    '  --verbose   also print the cycle\'s log lines (stderr)',
+    "  --verbose   also print the cycle's log lines (stderr)",
     '  -h, --help  show this help',
     '',
     'Exit codes: 0 the cycle ran (API failures are recorded, not fatal); 1 the store could not be',

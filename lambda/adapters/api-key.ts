@@ -1,5 +1,5 @@
-import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { ApiKeySource } from '../config.ts';
 import type { ApiKeyProvider } from '../ports.ts';
 
@@ -63,14 +63,26 @@ export class SecretApiKey implements ApiKeyProvider {
   async get(): Promise<string> {
     let value: unknown;
     try {
-      value = await this.provider.get(this.secretId, { maxAge: this.maxAgeSeconds, forceFetch: this.forceFetch });
+      value = await this.provider.get(this.secretId, {
+        maxAge: this.maxAgeSeconds,
+        forceFetch: this.forceFetch,
+      });
     } catch (error) {
       // The SDK's own error (the cause) names what failed; it never carries the secret's value.
       const cause = ((error as { cause?: unknown }).cause ?? error) as Error;
-      throw new Error(`cannot read secret ${this.secretId}: ${cause.name}: ${String(cause.message).slice(0, 200)}`);
+      throw new Error(
+        `cannot read secret ${this.secretId}: ${cause.name}: ${String(cause.message).slice(0, 200)}`,
+      );
     }
-    this.forceFetch = false;
-    return parseSecretValue(this.secretId, value);
+    try {
+      const key = parseSecretValue(this.secretId, value);
+      this.forceFetch = false;
+      return key;
+    } catch (error) {
+      // An empty or malformed secret is read again next time: the operator may have fixed it meanwhile.
+      this.forceFetch = true;
+      throw error;
+    }
   }
 
   invalidate(): void {

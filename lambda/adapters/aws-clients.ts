@@ -34,11 +34,16 @@ function isLoopbackUrl(url: string | undefined): boolean {
  * AWS_ENDPOINT_URL_*): `AWS_DEFAULT_REGION` as a region too, and, for an endpoint on this machine with no
  * credentials configured, a region and placeholder credentials so local stores and fakes work out of the box.
  */
-export function clientDefaults(env: Env, service: Service): { region?: string; credentials?: { accessKeyId: string; secretAccessKey: string } } {
+export function clientDefaults(
+  env: Env,
+  service: Service,
+): { region?: string; credentials?: { accessKeyId: string; secretAccessKey: string } } {
   const local = isLoopbackUrl(configuredEndpoint(env, service));
   const region = env['AWS_REGION'] ?? env['AWS_DEFAULT_REGION'] ?? (local ? 'us-east-1' : undefined);
   const hasCredentials =
-    env['AWS_ACCESS_KEY_ID'] !== undefined || env['AWS_PROFILE'] !== undefined || env['AWS_WEB_IDENTITY_TOKEN_FILE'] !== undefined;
+    env['AWS_ACCESS_KEY_ID'] !== undefined ||
+    env['AWS_PROFILE'] !== undefined ||
+    env['AWS_WEB_IDENTITY_TOKEN_FILE'] !== undefined;
   return {
     ...(region === undefined ? {} : { region }),
     ...(local && !hasCredentials ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
@@ -48,7 +53,10 @@ export function clientDefaults(env: Env, service: Service): { region?: string; c
 /** The DynamoDB client, built once per process. */
 export function createDynamoClient(env: Env, endpoint?: string): DynamoDBClient {
   return new DynamoDBClient({
-    ...clientDefaults(endpoint === undefined ? env : { ...env, AWS_ENDPOINT_URL_DYNAMODB: endpoint }, 'dynamodb'),
+    ...clientDefaults(
+      endpoint === undefined ? env : { ...env, AWS_ENDPOINT_URL_DYNAMODB: endpoint },
+      'dynamodb',
+    ),
     ...(endpoint === undefined ? {} : { endpoint }),
     requestHandler: { connectionTimeout: 3000, requestTimeout: 10_000 },
   });

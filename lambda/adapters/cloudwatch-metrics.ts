@@ -38,6 +38,10 @@ export class PowertoolsCycleMetrics implements CycleMetrics {
   }
 
   alertPublished(ok: boolean): void {
-    this.metrics.addMetric(ok ? MetricName.AlertsPublished : MetricName.AlertPublishFailures, MetricUnit.Count, 1);
+    this.metrics.addMetric(
+      ok ? MetricName.AlertsPublished : MetricName.AlertPublishFailures,
+      MetricUnit.Count,
+      1,
+    );
   }
 }

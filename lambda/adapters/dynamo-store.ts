@@ -97,7 +97,9 @@ function num(value: unknown): number | undefined {
 function fromSnapshotItem(item: Record<string, unknown>): Snapshot {
   const networkId = str(item['networkId']);
   const target: Target =
-    item['kind'] === 'network' && networkId !== undefined ? { kind: 'network', networkId } : { kind: 'filter' };
+    item['kind'] === 'network' && networkId !== undefined
+      ? { kind: 'network', networkId }
+      : { kind: 'filter' };
   return dropUndefined({
     target,
     at: str(item['at']) ?? '',
@@ -221,15 +223,25 @@ export class DynamoStore implements SnapshotStore, StateStore {
   async load(): Promise<VersionedState> {
     this.stats.reads++;
     const out = await this.doc.send(
-      new GetCommand({ TableName: this.table, Key: { pk: KEY.state, sk: KEY.stateSort }, ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.table,
+        Key: { pk: KEY.state, sk: KEY.stateSort },
+        ConsistentRead: true,
+      }),
     );
     const item = out.Item;
     if (item === undefined) return { state: INITIAL_STATE, version: 0, outbox: [] };
-    const outbox = Object.values((item['outbox'] ?? {}) as Record<string, OutboxEntry>).sort((a, b) => a.seq - b.seq);
+    const outbox = Object.values((item['outbox'] ?? {}) as Record<string, OutboxEntry>).sort(
+      (a, b) => a.seq - b.seq,
+    );
     return { state: item['state'] as MonitorState, version: num(item['version']) ?? 0, outbox };
   }
 
-  async commit(next: MonitorState, expectedVersion: number, alerts: readonly AlertRecord[]): Promise<boolean> {
+  async commit(
+    next: MonitorState,
+    expectedVersion: number,
+    alerts: readonly AlertRecord[],
+  ): Promise<boolean> {
     this.stats.writes++;
     try {
       if (expectedVersion === 0) {
@@ -250,7 +262,11 @@ export class DynamoStore implements SnapshotStore, StateStore {
       }
       const names: Record<string, string> = { '#state': 'state' };
       if (alerts.length > 0) names['#outbox'] = 'outbox';
-      const values: Record<string, unknown> = { ':next': next, ':version': expectedVersion + 1, ':expected': expectedVersion };
+      const values: Record<string, unknown> = {
+        ':next': next,
+        ':version': expectedVersion + 1,
+        ':expected': expectedVersion,
+      };
       const sets = ['#state = :next', 'version = :version'];
       alerts.forEach((alert, i) => {
         names[`#a${i}`] = seqKey(alert.seq);
@@ -354,7 +370,9 @@ export async function ensureTable(client: DynamoDBClient, table: string): Promis
     await client.send(new DescribeTableCommand({ TableName: table }));
     return false;
   } catch (error) {
-    if (!(error instanceof ResourceNotFoundException || (error as Error).name === 'ResourceNotFoundException')) {
+    if (
+      !(error instanceof ResourceNotFoundException || (error as Error).name === 'ResourceNotFoundException')
+    ) {
       throw error;
     }
   }

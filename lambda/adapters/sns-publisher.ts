@@ -21,7 +21,10 @@ export class SnsAlertPublisher implements AlertPublisher {
         MessageStructure: 'json',
         Message: JSON.stringify({ default: alert.default, email: alert.email, sms: alert.sms }),
         MessageAttributes: Object.fromEntries(
-          Object.entries(alert.attributes).map(([name, value]) => [name, { DataType: 'String', StringValue: value }]),
+          Object.entries(alert.attributes).map(([name, value]) => [
+            name,
+            { DataType: 'String', StringValue: value },
+          ]),
         ),
       }),
     );

@@ -51,7 +51,11 @@ function outcome(snapshot: Snapshot): RequestOutcome {
 }
 
 /** Reduces a cycle's snapshots to what the decisions need. */
-export function toCycleObservation(at: string, filter: Snapshot | undefined, networks: readonly Snapshot[]): CycleObservation {
+export function toCycleObservation(
+  at: string,
+  filter: Snapshot | undefined,
+  networks: readonly Snapshot[],
+): CycleObservation {
   const all = filter === undefined ? networks : [filter, ...networks];
   return {
     at,

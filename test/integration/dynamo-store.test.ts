@@ -47,7 +47,12 @@ describe('DynamoStore on dynalite', () => {
     // Assess
     expect(dynamo.operations.filter((op) => op === 'BatchWriteItem')).toHaveLength(3);
     expect(all).toHaveLength(60);
-    expect(all[0]).toMatchObject({ ok: true, bodyText: '{"pps":0}', httpStatus: 200, target: { networkId: 'net/1' } });
+    expect(all[0]).toMatchObject({
+      ok: true,
+      bodyText: '{"pps":0}',
+      httpStatus: 200,
+      target: { networkId: 'net/1' },
+    });
     expect(window.map((s) => s.cycleId)).toEqual(Array.from({ length: 10 }, (_, i) => `c${i + 10}`));
     expect(latest.map((s) => s.cycleId)).toEqual(['c55', 'c56', 'c57', 'c58', 'c59']);
     expect(await store.querySnapshots({ kind: 'network', networkId: 'net' }, {})).toEqual([]);
@@ -59,7 +64,15 @@ describe('DynamoStore on dynalite', () => {
 
     // Act
     await store.putSnapshots(
-      [{ target: { kind: 'network', networkId: 'big' }, at: '2026-11-22T10:00:00.000Z', cycleId: 'c', ok: true, bodyText: big }],
+      [
+        {
+          target: { kind: 'network', networkId: 'big' },
+          at: '2026-11-22T10:00:00.000Z',
+          cycleId: 'c',
+          ok: true,
+          bodyText: big,
+        },
+      ],
       1_900_000_000,
     );
     const [stored] = await store.querySnapshots({ kind: 'network', networkId: 'big' }, {});
@@ -73,7 +86,12 @@ describe('DynamoStore on dynalite', () => {
   it('commits state conditionally, claims each outbox alert once, and records events idempotently', async () => {
     // Prepare
     const fresh = await store.load();
-    const s1: MonitorState = { ...INITIAL_STATE, status: '', statusSince: '2026-11-22T10:00:00.000Z', nextSeq: 3 };
+    const s1: MonitorState = {
+      ...INITIAL_STATE,
+      status: '',
+      statusSince: '2026-11-22T10:00:00.000Z',
+      nextSeq: 3,
+    };
 
     // Act
     const first = await store.commit(s1, fresh.version, [change(1, 'a', 'b'), change(2, 'b', '')]);
@@ -101,7 +119,9 @@ describe('DynamoStore on dynalite', () => {
     expect(afterRelease.outbox[0]).toMatchObject({ seq: 1, failures: 1, lastError: 'SNS down' });
     expect(afterRelease.outbox[0]?.claimedBy).toBeUndefined();
     expect(afterComplete.outbox.map((e) => e.seq)).toEqual([2]);
-    expect(events).toEqual([{ at: '2026-11-22T10:00:01.000Z', event: 'filter.status_changed', from: 'a', to: 'b', seq: 1 }]);
+    expect(events).toEqual([
+      { at: '2026-11-22T10:00:01.000Z', event: 'filter.status_changed', from: 'a', to: 'b', seq: 1 },
+    ]);
   });
 
   it('appends to the outbox on a versioned update and refuses a stale version', async () => {
