@@ -61,6 +61,8 @@ export interface CycleSettings extends DecideSettings {
   readonly statusPath?: string;
   readonly retentionDays: number;
   readonly monitorName: string;
+  /** The watched API, named in the email footer. */
+  readonly apiUrl?: string;
   /** Numeric fields per network handed to metrics. */
   readonly figureMetrics?: number;
 }
@@ -354,7 +356,11 @@ async function drainOutbox(
     }
     try {
       await deps.state.recordEvent(entry);
-      const rendered = renderAlert(entry, { networks, monitorName: settings.monitorName });
+      const rendered = renderAlert(entry, {
+        networks,
+        monitorName: settings.monitorName,
+        ...(settings.apiUrl === undefined ? {} : { apiUrl: settings.apiUrl }),
+      });
       const messageId = await deps.publisher.publish(rendered);
       delivered.push({ seq: entry.seq, event: entry.event, messageId });
       deps.metrics?.alertPublished(true);

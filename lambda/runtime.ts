@@ -76,6 +76,7 @@ export function buildMonitor(parts: MonitorParts): Monitor {
     alertAfter: config.alertAfter,
     confirmations: config.confirmations,
     monitorName: config.monitorName,
+    apiUrl: config.apiUrl,
     figureMetrics: config.figureMetrics,
   };
   return { deps, settings, store, api, keys, close: () => api.close() };

@@ -1,0 +1,137 @@
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import type { Context } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
+import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
+
+const KEY = 'handler-test-key-5f2a9c';
+
+function lambdaContext(remainingMs: number): Context {
+  const deadline = Date.now() + remainingMs;
+  return {
+    functionName: 'shieldwatch-poller',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:shieldwatch-poller',
+    memoryLimitInMB: '256',
+    awsRequestId: `req-${Math.random()}`,
+    logGroupName: '/aws/lambda/shieldwatch-poller',
+    logStreamName: 'stream',
+    callbackWaitsForEmptyEventLoop: false,
+    getRemainingTimeInMillis: () => deadline - Date.now(),
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  };
+}
+
+const scheduled = {
+  'detail-type': 'Scheduled Event',
+  source: 'aws.events',
+  time: new Date().toISOString(),
+  detail: {},
+};
+
+describe('the Lambda handler', () => {
+  let api: FakeApi;
+  let dynamo: LocalDynamo;
+  const sns = mockClient(SNSClient);
+  const output: string[] = [];
+
+  beforeAll(async () => {
+    api = await startFakeApi({ key: KEY });
+    dynamo = await startDynamo();
+    vi.stubEnv('SHIELDWATCH_API_URL', api.url);
+    vi.stubEnv('SHIELDWATCH_API_KEY', KEY);
+    vi.stubEnv('SHIELDWATCH_NETWORKS', 'edge-1');
+    vi.stubEnv('SHIELDWATCH_TABLE', dynamo.table);
+    vi.stubEnv('SHIELDWATCH_TOPIC_ARN', 'arn:aws:sns:us-east-1:123456789012:alerts');
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', dynamo.endpoint);
+    vi.stubEnv('AWS_REGION', 'us-east-1');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
+    vi.stubEnv('POWERTOOLS_METRICS_NAMESPACE', 'Shieldwatch');
+    sns.on(PublishCommand).resolves({ MessageId: 'mid-1' });
+    const write = process.stdout.write.bind(process.stdout);
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      output.push(String(chunk));
+      return write(chunk, ...(rest as []));
+    });
+  });
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    vi.restoreAllMocks();
+    await api.close();
+    await dynamo.close();
+  });
+
+  it('runs one cycle per scheduled event, alerts on a change, logs JSON and emits metrics, never the key', async () => {
+    // Prepare
+    const { handler } = await import('../../lambda/handler.ts');
+    api.filter = () => ({ body: { status: 'active' } });
+
+    // Act
+    const first = await handler(scheduled, lambdaContext(20_000));
+    api.filter = () => ({ body: { status: 'under_attack' } });
+    const second = await handler(scheduled, lambdaContext(20_000));
+
+    // Assess
+    expect(first).toMatchObject({ status: 'active', alertsQueued: 0, networksOk: 1 });
+    expect(second).toMatchObject({
+      status: 'under_attack',
+      alertsQueued: 1,
+      alertsPublished: 1,
+      alertsPending: 0,
+    });
+    expect(sns.commandCalls(PublishCommand)).toHaveLength(1);
+    const logs = output.join('');
+    expect(logs).toContain('"message":"cycle completed"');
+    expect(logs).toContain('"CyclesCompleted"');
+    expect(logs).toContain('"StatusChanges"');
+    expect(logs).not.toContain(KEY);
+  });
+
+  it('takes a shard slice of networks from the event', async () => {
+    // Prepare
+    const { handler } = await import('../../lambda/handler.ts');
+    const before = api.requests.length;
+
+    // Act
+    const result = await handler(
+      { ...scheduled, networks: ['edge-7', 'edge-8'], pollFilter: false },
+      lambdaContext(20_000),
+    );
+
+    // Assess
+    const paths = api.requests.slice(before).map((r) => r.url);
+    expect(paths.sort()).toEqual(['/api/networks/edge-7/realtime', '/api/networks/edge-8/realtime']);
+    expect(result).toMatchObject({ networksOk: 2, filterOk: undefined });
+  });
+
+  it('throws when the store cannot be written, so the platform retries', async () => {
+    // Prepare
+    vi.resetModules();
+    vi.stubEnv('SHIELDWATCH_TABLE', 'missing-table');
+    const { handler } = await import('../../lambda/handler.ts');
+
+    // Act
+    const run = handler(scheduled, lambdaContext(20_000));
+
+    // Assess
+    await expect(run).rejects.toThrow(/cannot (store snapshots|read the monitor state)/);
+  });
+
+  it('throws a configuration error naming every bad variable', async () => {
+    // Prepare
+    vi.resetModules();
+    vi.stubEnv('SHIELDWATCH_API_URL', 'http://api.example.com');
+    vi.stubEnv('SHIELDWATCH_CONCURRENCY', 'many');
+    const { handler } = await import('../../lambda/handler.ts');
+
+    // Act
+    const run = handler(scheduled, lambdaContext(20_000));
+
+    // Assess
+    await expect(run).rejects.toThrow(/SHIELDWATCH_API_URL[\s\S]*SHIELDWATCH_CONCURRENCY/);
+  });
+});

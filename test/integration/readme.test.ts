@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
+import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+/** The README's `aws dynamodb query` example, as the arguments the AWS CLI would send. */
+function readmeQuery(): {
+  keyCondition: string;
+  values: Record<string, { S: string }>;
+  forward: boolean;
+  max: number;
+} {
+  const block = /```sh\n(aws dynamodb query[\s\S]*?)```/.exec(readme)?.[1];
+  if (block === undefined) throw new Error('README has no aws dynamodb query example');
+  const oneLine = block.replace(/\\\n\s*/g, ' ');
+  return {
+    keyCondition: /--key-condition-expression '([^']+)'/.exec(oneLine)![1]!,
+    values: JSON.parse(/--expression-attribute-values '([^']+)'/.exec(oneLine)![1]!),
+    forward: !oneLine.includes('--no-scan-index-forward'),
+    max: Number(/--max-items (\d+)/.exec(oneLine)![1]),
+  };
+}
+
+describe('the README stays true', () => {
+  let dynamo: LocalDynamo;
+  beforeAll(async () => {
+    dynamo = await startDynamo();
+  });
+  afterAll(async () => dynamo.close());
+
+  it('its aws dynamodb query example returns the newest filter snapshots', async () => {
+    // Prepare
+    const store = new DynamoStore(dynamo.client, dynamo.table);
+    const snapshot = (at: string) => ({
+      target: { kind: 'filter' as const },
+      at,
+      cycleId: 'c',
+      ok: true,
+      status: 'active',
+    });
+    await store.putSnapshots(
+      [
+        snapshot('2026-11-20T23:59:59.000Z'),
+        snapshot('2026-11-21T00:00:01.000Z'),
+        snapshot('2026-11-22T10:00:00.000Z'),
+      ],
+      2_000_000_000,
+    );
+    const query = readmeQuery();
+
+    // Act
+    const out = await dynamo.client.send(
+      new QueryCommand({
+        TableName: dynamo.table,
+        KeyConditionExpression: query.keyCondition,
+        ExpressionAttributeValues: query.values,
+        ScanIndexForward: query.forward,
+        Limit: query.max,
+      }),
+    );
+
+    // Assess
+    expect(out.Items?.map((item) => item['at']?.S)).toEqual([
+      '2026-11-22T10:00:00.000Z',
+      '2026-11-21T00:00:01.000Z',
+    ]);
+    expect(out.Items?.[0]?.['status']?.S).toBe('active');
+  });
+
+  it('documents every configuration variable the loader reads', () => {
+    // Prepare
+    const source = readFileSync(new URL('../../lambda/config.ts', import.meta.url), 'utf8');
+    const variables = [...new Set(source.match(/SHIELDWATCH_[A-Z_]+/g) ?? [])];
+
+    // Act
+    const missing = variables.filter((name) => !readme.includes(`\`${name}\``));
+
+    // Assess
+    expect(variables.length).toBeGreaterThan(10);
+    expect(missing).toEqual([]);
+  });
+});
