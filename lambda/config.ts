@@ -48,7 +48,9 @@ export interface MonitorConfig extends StoreConfig {
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   constructor(readonly problems: readonly string[]) {
-    super(`invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(
+      `invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
   }
 }
 
@@ -122,7 +124,9 @@ function apiUrlSetting(env: Env, problems: string[]): string {
   }
   if (url.protocol === 'http:') {
     if (!isLoopbackHost(url.hostname)) {
-      problems.push('SHIELDWATCH_API_URL must use https:// (http:// is allowed only for localhost / 127.0.0.1 / ::1)');
+      problems.push(
+        'SHIELDWATCH_API_URL must use https:// (http:// is allowed only for localhost / 127.0.0.1 / ::1)',
+      );
     }
   } else if (url.protocol !== 'https:') {
     problems.push(`SHIELDWATCH_API_URL must use https:// (got ${url.protocol}//)`);

@@ -91,9 +91,17 @@ export const INITIAL_STATE: MonitorState = {
 
 type NewAlert = Omit<AlertRecord, 'seq'>;
 
-const RECOVERY_EVENTS: ReadonlySet<AlertEvent> = new Set(['api.auth_restored', 'api.recovered', 'filter.status_readable']);
+const RECOVERY_EVENTS: ReadonlySet<AlertEvent> = new Set([
+  'api.auth_restored',
+  'api.recovered',
+  'filter.status_readable',
+]);
 
-const UNREACHABLE_KINDS: ReadonlySet<FailureKind | undefined> = new Set(['transport', 'server', 'rate_limited']);
+const UNREACHABLE_KINDS: ReadonlySet<FailureKind | undefined> = new Set([
+  'transport',
+  'server',
+  'rate_limited',
+]);
 
 function isUnreadableAnswer(filter: FilterObservation | undefined): boolean {
   return (
@@ -126,7 +134,12 @@ function stepIncident(
   if (hit !== undefined) {
     const count = incident.count + 1;
     const since = incident.count === 0 ? at : (incident.since ?? at);
-    const next: IncidentState = { count, open: incident.open || count >= threshold, since, lastError: hit.error };
+    const next: IncidentState = {
+      count,
+      open: incident.open || count >= threshold,
+      since,
+      lastError: hit.error,
+    };
     if (!incident.open && next.open) {
       return { state: next, alert: { event: events[0], at, cycles: count, detail: hit.error } };
     }
@@ -205,7 +218,9 @@ export function decide(
     (o) => o.ok || (o.httpStatus !== undefined && o.errorKind !== 'auth' && o.errorKind !== 'rate_limited'),
   );
   const unreachable =
-    outcomes.length > 0 && authFailure === undefined && outcomes.every((o) => UNREACHABLE_KINDS.has(o.errorKind));
+    outcomes.length > 0 &&
+    authFailure === undefined &&
+    outcomes.every((o) => UNREACHABLE_KINDS.has(o.errorKind));
   const unreachableError = outcomes.find((o) => o.error !== undefined)?.error ?? 'every request failed';
   const filter = observation.filter;
 
@@ -225,7 +240,8 @@ export function decide(
     settings.alertAfter,
     ['api.unreachable', 'api.recovered'],
   );
-  const unreadableHit = isUnreadableAnswer(filter) && filter !== undefined && !filter.ok ? { error: filter.error } : undefined;
+  const unreadableHit =
+    isUnreadableAnswer(filter) && filter !== undefined && !filter.ok ? { error: filter.error } : undefined;
   const readable = stepIncident(
     prev.incidents.unreadable,
     unreadableHit,
