@@ -26,8 +26,8 @@ function lambdaContext(remainingMs: number): Context {
 }
 
 const scheduled = {
-  'detail-type': 'Scheduled Event',
-  source: 'aws.events',
+  'detail-type': 'Scheduled Event' as const,
+  source: 'aws.events' as const,
   time: new Date().toISOString(),
   detail: {},
 };
