@@ -1,12 +1,13 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../lambda/config.ts';
+import { checkCommand } from './commands/check.ts';
 import { eventsCommand } from './commands/events.ts';
 import { historyCommand } from './commands/history.ts';
 import { pollCommand } from './commands/poll.ts';
 import { UsageError } from './format.ts';
 import { type CliIo, type Command, println } from './io.ts';
 
-const COMMANDS: readonly Command[] = [pollCommand, historyCommand, eventsCommand];
+const COMMANDS: readonly Command[] = [pollCommand, historyCommand, eventsCommand, checkCommand];
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

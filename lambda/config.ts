@@ -125,7 +125,7 @@ function apiUrlSetting(env: Env, problems: string[]): string {
   if (url.protocol === 'http:') {
     if (!isLoopbackHost(url.hostname)) {
       problems.push(
-        'SHIELDWATCH_API_URL must use https:// (http:// is allowed only for localhost / 127.0.0.1 / ::1)',
+        'SHIELDWATCH_API_URL must use https:// (http:// is allowed only for loopback hosts: localhost, *.localhost, 127.0.0.0/8, ::1)',
       );
     }
   } else if (url.protocol !== 'https:') {
@@ -171,6 +171,13 @@ function networkSetting(env: Env, problems: string[]): string[] {
   if (bad.length > 0) {
     problems.push(
       `SHIELDWATCH_NETWORKS has ${bad.length} id(s) with control characters or over 512 characters`,
+    );
+  }
+  // Percent-encoded dots are still "." and ".." to servers that normalise paths: such an id could climb.
+  const dots = ids.filter((id) => /^\.+$/.test(id));
+  if (dots.length > 0) {
+    problems.push(
+      `SHIELDWATCH_NETWORKS has id(s) made only of dots (${dots.join(', ')}), which cannot be a path segment`,
     );
   }
   return ids;

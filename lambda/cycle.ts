@@ -90,9 +90,22 @@ export interface CycleResult {
   readonly pending: number;
   /** True when a newer cycle had already been applied: this one changed no state. */
   readonly stale: boolean;
+  /** True when the operator stopped the cycle's requests (see {@link CycleOptions.signal}). */
+  readonly cutShort: boolean;
   /** The confirmed filter status after this cycle. */
   readonly status?: string;
 }
+
+/** Per-run options of a cycle. */
+export interface CycleOptions {
+  /**
+   * Stops the cycle's requests early (the CLI's second Ctrl-C). What was observed is still stored; the
+   * stopped requests are recorded as cut short and count as no evidence about the API.
+   */
+  readonly signal?: AbortSignal;
+}
+
+const CUT_SHORT = 'cut short: the monitor was stopped';
 
 /** Thrown when the store cannot be written: the cycle has not run. */
 export class StoreError extends Error {
@@ -130,6 +143,7 @@ export async function runCycle(
   deps: CycleDeps,
   settings: CycleSettings,
   deadlineMs: number,
+  options: CycleOptions = {},
 ): Promise<CycleResult> {
   const cycleId = deps.newId();
   const startMs = deps.now();
@@ -141,6 +155,9 @@ export async function runCycle(
     Math.max(0, requestDeadline - startMs),
   );
   const ctx = { signal: abort.signal, deadlineMs: requestDeadline };
+  const stop = () => abort.abort(new Error(CUT_SHORT));
+  if (options.signal?.aborted) stop();
+  options.signal?.addEventListener('abort', stop, { once: true });
 
   // Step 1: the key. Without it no request can be made, so the cycle has not run.
   if (deps.keys !== undefined) {
@@ -148,6 +165,7 @@ export async function runCycle(
       await deps.keys.get();
     } catch (error) {
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', stop);
       throw new KeyError(`cannot resolve the API key: ${(error as Error).message}`, { cause: error });
     }
   }
@@ -182,8 +200,17 @@ export async function runCycle(
     ]);
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener('abort', stop);
   }
 
+  // Requests the operator stopped are recorded as cut short, and are no evidence about the API.
+  const cutShort = options.signal?.aborted === true;
+  const markCut = (o: Observed): Observed =>
+    cutShort && !o.snapshot.ok && o.snapshot.errorKind === 'transport'
+      ? { ...o, snapshot: { ...o.snapshot, error: `${CUT_SHORT} (${o.snapshot.error ?? 'aborted'})` } }
+      : o;
+  filterObserved = filterObserved === undefined ? undefined : markCut(filterObserved);
+  networkObserved = networkObserved.map(markCut);
   const filter = filterObserved?.snapshot;
   const networks = networkObserved.map((o) => o.snapshot);
   const all = filter === undefined ? networks : [filter, ...networks];
@@ -191,7 +218,13 @@ export async function runCycle(
   if (all.some((s) => s.errorKind === 'auth')) deps.keys?.invalidate();
 
   const expiresAt = Math.floor(startMs / 1000) + settings.retentionDays * 86_400;
-  const observation = toCycleObservation(filter?.at ?? startedAt, filter, networks);
+  const evidence = (s: Snapshot | undefined): s is Snapshot =>
+    s !== undefined && s.error?.startsWith(CUT_SHORT) !== true;
+  const observation = toCycleObservation(
+    filter?.at ?? startedAt,
+    evidence(filter) ? filter : undefined,
+    networks.filter(evidence),
+  );
   const [, decided] = await Promise.all([
     deps.snapshots.putSnapshots(all, expiresAt).catch((error: unknown) => {
       throw new StoreError(`cannot store snapshots: ${describe(error)}`, { cause: error });
@@ -243,6 +276,7 @@ export async function runCycle(
     failed: delivery.failed,
     pending: delivery.pending,
     stale: decided.stale,
+    cutShort,
     ...(decided.status === undefined ? {} : { status: decided.status }),
   };
 }

@@ -97,6 +97,8 @@ const RECOVERY_EVENTS: ReadonlySet<AlertEvent> = new Set([
   'filter.status_readable',
 ]);
 
+const KEY_SILENT_KINDS: ReadonlySet<FailureKind> = new Set(['auth', 'rate_limited', 'server']);
+
 const UNREACHABLE_KINDS: ReadonlySet<FailureKind | undefined> = new Set([
   'transport',
   'server',
@@ -209,13 +211,16 @@ export function decide(
 ): Decision {
   const prev = previous ?? INITIAL_STATE;
   const at = observation.at;
-  if (prev.lastObservationAt !== undefined && at <= prev.lastObservationAt) {
+  // Compared as instants, not text: ISO strings with and without milliseconds do not sort alike.
+  if (prev.lastObservationAt !== undefined && Date.parse(at) <= Date.parse(prev.lastObservationAt)) {
     return { state: prev, alerts: [], stale: true };
   }
   const outcomes = observation.outcomes;
   const authFailure = outcomes.find((o) => o.errorKind === 'auth');
   const answeredWithoutAuthFailure = outcomes.some(
-    (o) => o.ok || (o.httpStatus !== undefined && o.errorKind !== 'auth' && o.errorKind !== 'rate_limited'),
+    // A 5xx or 429 (often from a gateway in front of the API) says nothing about the key.
+    (o) =>
+      o.ok || (o.httpStatus !== undefined && o.errorKind !== undefined && !KEY_SILENT_KINDS.has(o.errorKind)),
   );
   const unreachable =
     outcomes.length > 0 &&

@@ -1,0 +1,192 @@
+import { createApiKeyProvider } from '../../lambda/adapters/api-key.ts';
+import { createSecretsClient } from '../../lambda/adapters/aws-clients.ts';
+import { ProtectionApiClient } from '../../lambda/adapters/protection-api.ts';
+import { loadConfig, type MonitorConfig } from '../../lambda/config.ts';
+import { extractFigures } from '../../lambda/core/figures.ts';
+import { describeShape, suggestStatusPaths } from '../../lambda/core/shape.ts';
+import { DEFAULT_STATUS_PATHS, displayStatus, extractStatus } from '../../lambda/core/status.ts';
+import type { ApiResponse } from '../../lambda/core/types.ts';
+import { clip, palette, printable, renderTable, useColour } from '../format.ts';
+import { type CliIo, type Command, println } from '../io.ts';
+
+const OWNER_FIELDS = [
+  'name',
+  'fullName',
+  'username',
+  'login',
+  'email',
+  'company',
+  'organization',
+  'account',
+  'id',
+];
+
+function answer(response: ApiResponse): string {
+  const http = response.httpStatus === undefined ? 'no answer' : `HTTP ${response.httpStatus}`;
+  return `${http} in ${Math.round(response.latencyMs)} ms`;
+}
+
+/** The owner's identifying fields from an unknown /api/user body, searched one level deep too. */
+function ownerSummary(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const candidates = [
+    body,
+    ...Object.values(body).filter((v) => typeof v === 'object' && v !== null && !Array.isArray(v)),
+  ];
+  for (const candidate of candidates) {
+    const record = candidate as Record<string, unknown>;
+    const parts = OWNER_FIELDS.filter(
+      (f) => Object.hasOwn(record, f) && ['string', 'number'].includes(typeof record[f]),
+    ).map((f) => `${f}=${clip(printable(String(record[f])), 60)}`);
+    if (parts.length > 0) return parts.join(', ');
+  }
+  return undefined;
+}
+
+function keySource(config: MonitorConfig): string {
+  return config.apiKey.kind === 'secret'
+    ? `Secrets Manager secret ${config.apiKey.secretId}`
+    : 'SHIELDWATCH_API_KEY';
+}
+
+export const checkCommand: Command = {
+  name: 'check',
+  summary: 'check the configuration and the API: who owns the key, where the status is, each network once',
+  help: [
+    'Usage: shieldwatch check',
+    '',
+    'Validates the configuration, then calls the API once per endpoint without storing anything:',
+    '  - GET /api/user: shows who owns the key;',
+    '  - GET /api/filter/status: shows the status found and the path it came from; when none is found,',
+    "    prints the body's structure and how to set SHIELDWATCH_STATUS_PATH;",
+    '  - GET /api/networks/{id}/realtime for each network in SHIELDWATCH_NETWORKS: its numeric figures.',
+    'Run it before deploying. The key is never printed.',
+    '',
+    'Exit codes: 0 the key is accepted and the status is readable; 1 otherwise; 2 bad configuration.',
+  ].join('\n'),
+  options: {},
+  async run(_values, io: CliIo) {
+    const config = loadConfig(io.env);
+    const colour = palette(useColour(io.stdout, io.env));
+    const ok = colour.green('ok');
+    const fail = colour.red('FAIL');
+    const keys = createApiKeyProvider(
+      config.apiKey,
+      io.env,
+      config.apiKey.kind === 'secret' ? createSecretsClient(io.env) : undefined,
+    );
+    println(io.stdout, `configuration  ${ok}`);
+    println(io.stdout, `  API          ${config.apiUrl}`);
+    println(io.stdout, `  key          from ${keySource(config)}`);
+    println(
+      io.stdout,
+      `  networks     ${config.networks.length === 0 ? '(none: filter only)' : config.networks.map(printable).join(', ')}`,
+    );
+    println(
+      io.stdout,
+      `  status path  ${config.statusPath ?? `(default: first of ${DEFAULT_STATUS_PATHS.join(', ')})`}`,
+    );
+    println(
+      io.stdout,
+      `  alerts       ${config.topicArn ?? 'terminal / log only (SHIELDWATCH_TOPIC_ARN not set)'}`,
+    );
+    try {
+      await keys.get();
+    } catch (error) {
+      println(io.stdout, `key            ${fail} ${(error as Error).message}`);
+      return 1;
+    }
+    const api = new ProtectionApiClient({
+      baseUrl: config.apiUrl,
+      apiKey: () => keys.get(),
+      timeoutMs: config.timeoutMs,
+      maxBodyBytes: config.maxBodyBytes,
+      concurrency: config.concurrency,
+      retries: config.retries,
+    });
+    try {
+      const deadlineMs = io.now() + config.cycleTimeoutMs;
+      const [user, filter, networks] = await Promise.all([
+        api.getUser({ deadlineMs }),
+        api.getFilterStatus({ deadlineMs }),
+        Promise.all(config.networks.map((id) => api.getNetworkRealtime(id, { deadlineMs }))),
+      ]);
+      let healthy = true;
+
+      if (user.ok) {
+        println(
+          io.stdout,
+          `key owner      ${ok} ${ownerSummary(user.json) ?? '(no name or email field)'} (${answer(user)})`,
+        );
+      } else {
+        healthy = healthy && user.errorKind !== 'auth';
+        println(
+          io.stdout,
+          `key owner      ${fail} ${user.errorKind}: ${printable(user.error ?? '')} (${answer(user)})`,
+        );
+      }
+
+      if (!filter.ok) {
+        healthy = false;
+        println(
+          io.stdout,
+          `filter status  ${fail} ${filter.errorKind}: ${printable(filter.error ?? '')} (${answer(filter)})`,
+        );
+      } else {
+        const reading = extractStatus(filter.json, config.statusPath);
+        if (reading.ok) {
+          println(
+            io.stdout,
+            `filter status  ${ok} ${JSON.stringify(displayStatus(reading.status))} at ${reading.path} (${answer(filter)})`,
+          );
+        } else {
+          healthy = false;
+          println(io.stdout, `filter status  ${fail} ${reading.error} (${answer(filter)})`);
+          println(io.stdout, '  the body looks like this:');
+          for (const line of describeShape(filter.json)) println(io.stdout, `    ${line}`);
+          const suggestions = suggestStatusPaths(filter.json);
+          if (suggestions.length > 0) {
+            println(io.stdout, `  candidates: ${suggestions.join(', ')}`);
+            println(io.stdout, `  set the path, e.g.: export SHIELDWATCH_STATUS_PATH=${suggestions[0]}`);
+          } else {
+            println(
+              io.stdout,
+              '  set SHIELDWATCH_STATUS_PATH to the dot path of the status, e.g. data.filter.state',
+            );
+          }
+        }
+      }
+
+      if (networks.length > 0) {
+        const rows = networks.map((response, i) => [
+          clip(printable(config.networks[i] ?? ''), 40),
+          response.ok ? ok : fail,
+          answer(response),
+          clip(
+            printable(
+              response.ok
+                ? extractFigures(response.json, 6)
+                    .map(([path, value]) => `${path}=${value}`)
+                    .join(' ') || '(no numeric fields)'
+                : `${response.errorKind}: ${response.error ?? ''}`,
+            ),
+            100,
+          ),
+        ]);
+        println(io.stdout, 'networks');
+        println(
+          io.stdout,
+          renderTable(['id', 'result', 'answer', 'figures / error'], rows).replace(/^/gm, '  '),
+        );
+        if (networks.some((n) => n.errorKind === 'auth')) healthy = false;
+      }
+      println(
+        io.stdout,
+        healthy ? colour.green('ready to monitor') : colour.red('not ready: see FAIL above'),
+      );
+      return healthy ? 0 : 1;
+    } finally {
+      await api.close();
+    }
+  },
+};
