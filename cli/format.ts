@@ -103,3 +103,19 @@ export function clip(text: string, max: number): string {
   const chars = [...text];
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
+
+/** Parses an interval such as `500ms`, `30s`, `5m`, `1h` into milliseconds, within [minMs, maxMs]. */
+export function parseDurationMs(option: string, value: string, minMs: number, maxMs: number): number {
+  const match = /^(\d+)\s*(ms|s|m|h)$/i.exec(value.trim());
+  const unit = match?.[2]?.toLowerCase();
+  const ms =
+    match === null
+      ? Number.NaN
+      : Number(match[1]) * (unit === 'ms' ? 1 : (UNITS_MS[unit ?? ''] ?? Number.NaN));
+  if (!Number.isFinite(ms) || ms < minMs || ms > maxMs) {
+    throw new UsageError(
+      `${option} must be a duration like 30s, 5m or 1h from ${minMs / 1000}s to ${maxMs / 1000}s (got "${value}")`,
+    );
+  }
+  return ms;
+}

@@ -4,10 +4,19 @@ import { checkCommand } from './commands/check.ts';
 import { eventsCommand } from './commands/events.ts';
 import { historyCommand } from './commands/history.ts';
 import { pollCommand } from './commands/poll.ts';
+import { runCommand } from './commands/run.ts';
+import { testAlertCommand } from './commands/test-alert.ts';
 import { UsageError } from './format.ts';
 import { type CliIo, type Command, println } from './io.ts';
 
-const COMMANDS: readonly Command[] = [pollCommand, historyCommand, eventsCommand, checkCommand];
+const COMMANDS: readonly Command[] = [
+  pollCommand,
+  runCommand,
+  historyCommand,
+  eventsCommand,
+  checkCommand,
+  testAlertCommand,
+];
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

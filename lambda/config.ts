@@ -103,6 +103,23 @@ function storeSettings(env: Env, problems: string[]): StoreConfig {
   return { table, retentionDays };
 }
 
+/** Settings needed to send an alert (the `test-alert` command). */
+export interface AlertConfig {
+  readonly topicArn?: string;
+  readonly monitorName: string;
+}
+
+/** Reads only the alert settings. Throws {@link ConfigError}. */
+export function loadAlertConfig(env: Env = process.env): AlertConfig {
+  const problems: string[] = [];
+  const topicArn = topicSetting(env, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    ...(topicArn === undefined ? {} : { topicArn }),
+    monitorName: read(env, 'SHIELDWATCH_NAME') ?? 'shieldwatch',
+  };
+}
+
 function apiUrlSetting(env: Env, problems: string[]): string {
   const raw = read(env, 'SHIELDWATCH_API_URL');
   if (raw === undefined) {
