@@ -42,6 +42,10 @@ export interface MonitorConfig extends StoreConfig {
   readonly cycleTimeoutMs: number;
   /** Name shown in alert subjects. @default 'shieldwatch' */
   readonly monitorName: string;
+  /** The status things should be in; changes away from it are `high`, back to it `resolved`. */
+  readonly expectedStatus?: string;
+  /** Reminder interval in ms while the status stays away from `expectedStatus`. */
+  readonly remindEveryMs?: number;
 }
 
 /** Every problem of a configuration, each naming its variable. */
@@ -117,6 +121,40 @@ export function loadAlertConfig(env: Env = process.env): AlertConfig {
   return {
     ...(topicArn === undefined ? {} : { topicArn }),
     monitorName: read(env, 'SHIELDWATCH_NAME') ?? 'shieldwatch',
+  };
+}
+
+const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+function expectationSettings(
+  env: Env,
+  problems: string[],
+): { expectedStatus?: string; remindEveryMs?: number } {
+  // The expected status is compared exactly, so it is not trimmed; only blank means unset.
+  const raw = env['SHIELDWATCH_EXPECTED_STATUS'];
+  const expectedStatus = raw !== undefined && raw.trim() !== '' ? raw : undefined;
+  const remind = read(env, 'SHIELDWATCH_REMIND_EVERY');
+  if (remind === undefined) return expectedStatus === undefined ? {} : { expectedStatus };
+  const match = /^(\d+)\s*([smhd])$/i.exec(remind);
+  const ms = match === null ? Number.NaN : Number(match[1]) * DURATION_UNITS_MS[match[2]!.toLowerCase()]!;
+  if (!Number.isFinite(ms) || ms < 60_000 || ms > 30 * 86_400_000) {
+    problems.push(
+      `SHIELDWATCH_REMIND_EVERY must be a duration like 30m, 1h or 1d, from 1m to 30d (got "${remind.slice(0, 40)}")`,
+    );
+  }
+  if (expectedStatus === undefined) {
+    problems.push(
+      'SHIELDWATCH_REMIND_EVERY needs SHIELDWATCH_EXPECTED_STATUS (reminders are about a status away from it)',
+    );
+  }
+  return {
+    ...(expectedStatus === undefined ? {} : { expectedStatus }),
+    ...(Number.isFinite(ms) ? { remindEveryMs: ms } : {}),
   };
 }
 
@@ -233,6 +271,7 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
   const figureMetrics = integer(env, 'SHIELDWATCH_FIGURE_METRICS', 5, 0, 50, problems);
   const cycleTimeoutMs = integer(env, 'SHIELDWATCH_CYCLE_TIMEOUT_MS', 30_000, 1000, 900_000, problems);
   const monitorName = read(env, 'SHIELDWATCH_NAME') ?? 'shieldwatch';
+  const expectation = expectationSettings(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     apiUrl,
@@ -250,5 +289,6 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
     figureMetrics,
     cycleTimeoutMs,
     monitorName,
+    ...expectation,
   };
 }

@@ -75,6 +75,8 @@ export function buildMonitor(parts: MonitorParts): Monitor {
     retentionDays: config.retentionDays,
     alertAfter: config.alertAfter,
     confirmations: config.confirmations,
+    ...(config.expectedStatus === undefined ? {} : { expectedStatus: config.expectedStatus }),
+    ...(config.remindEveryMs === undefined ? {} : { remindEveryMs: config.remindEveryMs }),
     monitorName: config.monitorName,
     apiUrl: config.apiUrl,
     figureMetrics: config.figureMetrics,

@@ -155,6 +155,7 @@ const EMAIL_INTROS: ReadonlyMap<string, string> = new Map<AlertEvent, string>([
     'The filter status cannot be read from the API answers (no status at the status path, or a body that is not JSON).',
   ],
   ['filter.status_readable', 'The filter status can be read again.'],
+  ['filter.status_reminder', 'Reminder: the filter status is still away from the expected status.'],
   [
     'monitor.test',
     'This is a TEST notification from shieldwatch, sent to check that alerts are delivered. No action is needed.',
@@ -286,8 +287,17 @@ export function renderAlert(alert: AlertRecord, ctx: RenderContext): RenderedAle
 function renderSubject(alert: AlertRecord, name: string): string {
   const prefix = `[${name}] `;
   let subject: string;
-  if (alert.event === 'filter.status_changed') {
-    const head = `${prefix}Filter status changed: `;
+  if (alert.event === 'filter.status_reminder') {
+    const head = `${prefix}REMINDER: filter status still `;
+    const middle = ', expected ';
+    const [to, expected] = fitPair(
+      subjectStatus(alert.to),
+      subjectStatus(alert.expected),
+      SUBJECT_MAX_CHARS - head.length - middle.length,
+    );
+    subject = `${head}${to}${middle}${expected}`;
+  } else if (alert.event === 'filter.status_changed') {
+    const head = `${prefix}${severityTag(alert)}Filter status changed: `;
     const arrow = ' -> ';
     const [from, to] = fitPair(
       subjectStatus(alert.from),
@@ -306,19 +316,29 @@ function renderSms(alert: AlertRecord, name: string): string {
   const seen = momentOf(alert.at);
   const when = seen === undefined ? 'time unknown' : `seen ${seen.short}`;
   let sms: string;
-  if (alert.event === 'filter.status_changed') {
+  if (alert.event === 'filter.status_reminder') {
+    const lasted = stillFor(alert);
+    const fixed = `${name}: REMINDER filter status still "" (expected ""), for ${lasted}, ${when}`;
+    const [to, expected] = fitPair(
+      subjectStatus(alert.to),
+      subjectStatus(alert.expected),
+      SMS_MAX_CHARS - fixed.length,
+    );
+    sms = `${name}: REMINDER filter status still "${to}" (expected "${expected}"), for ${lasted}, ${when}`;
+  } else if (alert.event === 'filter.status_changed') {
     const hasFrom = typeof alert.from === 'string';
+    const tag = severityTag(alert);
     const fixed = hasFrom
-      ? `${name}: filter status is now "" (was ""), ${when}`
-      : `${name}: filter status is now "", ${when}`;
+      ? `${name}: ${tag}filter status is now "" (was ""), ${when}`
+      : `${name}: ${tag}filter status is now "", ${when}`;
     const [to, from] = fitPair(
       subjectStatus(alert.to),
       hasFrom ? subjectStatus(alert.from) : '',
       SMS_MAX_CHARS - fixed.length,
     );
     sms = hasFrom
-      ? `${name}: filter status is now "${to}" (was "${from}"), ${when}`
-      : `${name}: filter status is now "${to}", ${when}`;
+      ? `${name}: ${tag}filter status is now "${to}" (was "${from}"), ${when}`
+      : `${name}: ${tag}filter status is now "${to}", ${when}`;
   } else {
     const sentence = SMS_SENTENCES.get(alert.event) ?? `alert ${shorten(unknownEventLabel(alert), 40)}`;
     const cycles = INCIDENT_EVENTS.has(alert.event) ? cyclesOf(alert) : undefined;
@@ -340,6 +360,17 @@ function renderEmail(alert: AlertRecord, ctx: RenderContext): string {
   if (event === 'filter.status_changed') {
     header.push(field('New status', quoteStatus(alert.to)));
     header.push(field('Previous status', quoteStatus(alert.from)));
+  } else if (event === 'filter.status_reminder') {
+    header.push(field('Current status', quoteStatus(alert.to)));
+    header.push(field('Expected status', quoteStatus(alert.expected)));
+    header.push(field('Away for', stillFor(alert)));
+  }
+  if (alert.severity === 'high' || alert.severity === 'resolved') {
+    const why =
+      alert.severity === 'high'
+        ? `HIGH (the status is away from the expected ${quoteStatus(alert.expected)})`
+        : `RESOLVED (back to the expected ${quoteStatus(alert.expected)})`;
+    header.push(field('Severity', why));
   }
   header.push(field('Seen', seen === undefined ? unknownTime(alert.at) : `${seen.iso} (${seen.human})`));
   if (event === 'filter.status_changed') {
@@ -440,6 +471,9 @@ function renderAttributes(alert: AlertRecord): Record<string, string> {
   if (typeof alert.to === 'string') {
     attributes['to'] = attributeValue(alert.to);
   }
+  if (alert.severity === 'high' || alert.severity === 'resolved') {
+    attributes['severity'] = alert.severity;
+  }
   return attributes;
 }
 
@@ -521,6 +555,18 @@ function unknownEventLabel(alert: AlertRecord): string {
 function cyclesOf(alert: AlertRecord): number | undefined {
   const cycles = alert.cycles;
   return typeof cycles === 'number' && Number.isSafeInteger(cycles) && cycles >= 0 ? cycles : undefined;
+}
+
+/** `HIGH: ` or `RESOLVED: ` before a status change's subject and SMS, when an expected status is set. */
+function severityTag(alert: AlertRecord): string {
+  return alert.severity === 'high' ? 'HIGH: ' : alert.severity === 'resolved' ? 'RESOLVED: ' : '';
+}
+
+/** How long a reminder's status has lasted, e.g. `2h 5m (since ...)`. */
+function stillFor(alert: AlertRecord): string {
+  const since = momentOf(alert.since);
+  const seen = momentOf(alert.at);
+  return since === undefined || seen === undefined ? 'unknown' : formatDuration(seen.ms - since.ms);
 }
 
 function previousDuration(alert: AlertRecord): string {

@@ -34,6 +34,8 @@ export interface MonitorState {
   readonly incidents: Readonly<Record<IncidentKind, IncidentState>>;
   /** Sequence number the next alert gets. */
   readonly nextSeq: number;
+  /** When the last reminder about the current status went out. */
+  readonly lastReminderAt?: string;
 }
 
 /** The outcome of one request of a cycle. */
@@ -70,6 +72,10 @@ export interface DecideSettings {
   readonly alertAfter: number;
   /** Cycles in a row a new status must be seen before it is a change. */
   readonly confirmations: number;
+  /** The status things should be in; a change away from it is `high`, back to it `resolved`. */
+  readonly expectedStatus?: string;
+  /** While the status stays away from `expectedStatus`, a reminder goes out this often (ms). */
+  readonly remindEveryMs?: number;
 }
 
 /** The result of applying one cycle to the state. */
@@ -167,8 +173,9 @@ function stepStatus(
   prev: MonitorState,
   filter: FilterObservation | undefined,
   at: string,
-  confirmations: number,
+  settings: DecideSettings,
 ): { fields: Pick<MonitorState, 'status' | 'statusSince' | 'candidate'>; alert?: NewAlert } {
+  const { confirmations, expectedStatus } = settings;
   const kept = { status: prev.status, statusSince: prev.statusSince, candidate: prev.candidate };
   // Unreadable observations are never a change, and neither count towards nor break a confirmation run.
   if (filter === undefined || !filter.ok) return { fields: kept };
@@ -189,6 +196,40 @@ function stepStatus(
       to: seen,
       ...(prev.statusSince === undefined ? {} : { previousSince: prev.statusSince }),
       cycles: candidate.count,
+      ...(expectedStatus === undefined
+        ? {}
+        : { expected: expectedStatus, severity: seen === expectedStatus ? 'resolved' : 'high' }),
+    },
+  };
+}
+
+/**
+ * A reminder while the confirmed status stays away from the expected one, every `remindEveryMs` since it
+ * began or since the last reminder. Only a cycle that read the status reminds: it shows the status is
+ * still away.
+ */
+function stepReminder(
+  state: Pick<MonitorState, 'status' | 'statusSince' | 'lastReminderAt'>,
+  filter: FilterObservation | undefined,
+  at: string,
+  settings: DecideSettings,
+): { lastReminderAt?: string; alert?: NewAlert } {
+  const { expectedStatus, remindEveryMs } = settings;
+  const kept = state.lastReminderAt === undefined ? {} : { lastReminderAt: state.lastReminderAt };
+  if (expectedStatus === undefined || remindEveryMs === undefined || filter?.ok !== true) return kept;
+  if (state.status === undefined || state.status === expectedStatus || state.statusSince === undefined)
+    return kept;
+  const last = Date.parse(state.lastReminderAt ?? state.statusSince);
+  if (Date.parse(at) - last < remindEveryMs) return kept;
+  return {
+    lastReminderAt: at,
+    alert: {
+      event: 'filter.status_reminder',
+      at,
+      to: state.status,
+      since: state.statusSince,
+      expected: expectedStatus,
+      severity: 'high',
     },
   };
 }
@@ -255,7 +296,12 @@ export function decide(
     settings.alertAfter,
     ['filter.status_unreadable', 'filter.status_readable'],
   );
-  const status = stepStatus(prev, filter, at, settings.confirmations);
+  const status = stepStatus(prev, filter, at, settings);
+  // A change starts the reminder clock afresh; otherwise it runs from the last reminder.
+  const reminder =
+    status.alert === undefined
+      ? stepReminder({ ...status.fields, lastReminderAt: prev.lastReminderAt }, filter, at, settings)
+      : {};
 
   const fresh: NewAlert[] = [];
   // Recoveries first, so a reader sees "reachable again" before what the recovered API then says.
@@ -266,6 +312,7 @@ export function decide(
     if (step.alert !== undefined && !RECOVERY_EVENTS.has(step.alert.event)) fresh.push(step.alert);
   }
   if (status.alert !== undefined) fresh.push(status.alert);
+  if (reminder.alert !== undefined) fresh.push(reminder.alert);
 
   let nextSeq = prev.nextSeq;
   const alerts = fresh.map((alert): AlertRecord => ({ ...alert, seq: nextSeq++ }));
@@ -276,6 +323,7 @@ export function decide(
     lastObservationAt: at,
     incidents: { auth: auth.state, unreachable: reach.state, unreadable: readable.state },
     nextSeq,
+    ...(reminder.lastReminderAt === undefined ? {} : { lastReminderAt: reminder.lastReminderAt }),
   };
   return { state, alerts, stale: false };
 }

@@ -73,7 +73,14 @@ export type AlertEvent =
   | 'api.recovered'
   | 'filter.status_unreadable'
   | 'filter.status_readable'
+  | 'filter.status_reminder'
   | 'monitor.test';
+
+/**
+ * How serious a status change is, with `SHIELDWATCH_EXPECTED_STATUS` set: `high` when the status is away
+ * from the expected one, `resolved` when it came back to it.
+ */
+export type Severity = 'high' | 'resolved';
 
 /**
  * An alert waiting in the outbox (or being sent). Holds data only: the text is rendered when it is sent,
@@ -91,6 +98,11 @@ export interface AlertRecord {
   readonly to?: string;
   /** When the previous status was first seen, ISO-8601 (status changes). */
   readonly previousSince?: string;
+  /** When the current status was first seen, ISO-8601 (reminders). */
+  readonly since?: string;
+  /** The expected status, when one is configured (status changes and reminders). */
+  readonly expected?: string;
+  readonly severity?: Severity;
   /** Cycles in a row behind the decision (incidents), or confirmations (status changes). */
   readonly cycles?: number;
   /** A short human explanation (incidents: the last error). */

@@ -19,6 +19,7 @@ const EVENTS: readonly AlertEvent[] = [
   'api.recovered',
   'filter.status_unreadable',
   'filter.status_readable',
+  'filter.status_reminder',
   'monitor.test',
 ];
 
@@ -56,6 +57,9 @@ const anyAlert: fc.Arbitrary<AlertRecord> = fc.record(
     from: anyText,
     to: anyText,
     previousSince: anyTime,
+    since: anyTime,
+    expected: anyText,
+    severity: fc.constantFrom('high' as const, 'resolved' as const),
     cycles: fc.oneof(fc.integer(), fc.double()),
     detail: anyText,
   },

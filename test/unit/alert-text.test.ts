@@ -485,6 +485,83 @@ describe('renderAlert attributes', () => {
   });
 });
 
+describe('renderAlert with an expected status', () => {
+  const away: AlertRecord = {
+    seq: 7,
+    event: 'filter.status_changed',
+    at: '2026-11-22T10:04:12.345Z',
+    from: 'active',
+    to: 'mitigating',
+    previousSince: '2026-11-21T08:00:00.000Z',
+    expected: 'active',
+    severity: 'high',
+  };
+
+  it.each([
+    {
+      name: 'a change away from it is HIGH',
+      alert: away,
+      subject: '[shieldwatch] HIGH: Filter status changed: active -> mitigating',
+      sms: 'shieldwatch: HIGH: filter status is now "mitigating" (was "active"), seen 2026-11-22 10:04 UTC',
+      attributes: { event: 'filter.status_changed', from: 'active', to: 'mitigating', severity: 'high' },
+    },
+    {
+      name: 'a change back to it says RESOLVED',
+      alert: { ...away, from: 'mitigating', to: 'active', severity: 'resolved' as const },
+      subject: '[shieldwatch] RESOLVED: Filter status changed: mitigating -> active',
+      sms: 'shieldwatch: RESOLVED: filter status is now "active" (was "mitigating"), seen 2026-11-22 10:04 UTC',
+      attributes: { event: 'filter.status_changed', from: 'mitigating', to: 'active', severity: 'resolved' },
+    },
+    {
+      name: 'a reminder names the status, the expected one and how long',
+      alert: {
+        seq: 8,
+        event: 'filter.status_reminder' as const,
+        at: '2026-11-22T12:34:12.345Z',
+        to: 'mitigating',
+        since: '2026-11-22T10:04:12.345Z',
+        expected: 'active',
+        severity: 'high' as const,
+      },
+      subject: '[shieldwatch] REMINDER: filter status still mitigating, expected active',
+      sms: 'shieldwatch: REMINDER filter status still "mitigating" (expected "active"), for 2h 30m, seen 2026-11-22 12:34 UTC',
+      attributes: { event: 'filter.status_reminder', to: 'mitigating', severity: 'high' },
+    },
+  ])('$name', ({ alert, subject, sms, attributes }) => {
+    // Act
+    const rendered = renderAlert(alert, NO_NETWORKS);
+
+    // Assess
+    expect(rendered.subject).toBe(subject);
+    expect(rendered.sms).toBe(sms);
+    expect(rendered.attributes).toEqual(attributes);
+    expect(rendered.email).toContain('Severity:');
+    expect(rendered.email).toContain('"active"');
+  });
+
+  it('fits a reminder with huge statuses into the subject and SMS limits', () => {
+    // Act
+    const rendered = renderAlert(
+      {
+        seq: 1,
+        event: 'filter.status_reminder',
+        at: '2026-11-22T12:00:00.000Z',
+        to: 'x'.repeat(500),
+        expected: 'é'.repeat(500),
+        severity: 'high',
+      },
+      NO_NETWORKS,
+    );
+
+    // Assess
+    expect(rendered.subject.length).toBeLessThanOrEqual(99);
+    expect(rendered.subject).toMatch(
+      /^\[shieldwatch\] REMINDER: filter status still x+\.\.\., expected e+\.\.\.$/,
+    );
+    expect(rendered.sms.length).toBeLessThanOrEqual(160);
+  });
+});
+
 describe('renderAlert on malformed input', () => {
   it('renders an event it does not know', () => {
     // Act

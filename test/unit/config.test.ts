@@ -547,6 +547,58 @@ describe('SHIELDWATCH_NETWORKS ids made only of dots', () => {
   });
 });
 
+describe('SHIELDWATCH_EXPECTED_STATUS and SHIELDWATCH_REMIND_EVERY', () => {
+  it.each([
+    { raw: { SHIELDWATCH_EXPECTED_STATUS: 'active' }, expected: 'active', remind: undefined },
+    { raw: { SHIELDWATCH_EXPECTED_STATUS: ' on ' }, expected: ' on ', remind: undefined },
+    { raw: { SHIELDWATCH_EXPECTED_STATUS: '  ' }, expected: undefined, remind: undefined },
+    {
+      raw: { SHIELDWATCH_EXPECTED_STATUS: 'active', SHIELDWATCH_REMIND_EVERY: '1h' },
+      expected: 'active',
+      remind: 3_600_000,
+    },
+    {
+      raw: { SHIELDWATCH_EXPECTED_STATUS: 'active', SHIELDWATCH_REMIND_EVERY: '90m' },
+      expected: 'active',
+      remind: 5_400_000,
+    },
+    {
+      raw: { SHIELDWATCH_EXPECTED_STATUS: 'active', SHIELDWATCH_REMIND_EVERY: '1d' },
+      expected: 'active',
+      remind: 86_400_000,
+    },
+  ])('reads $raw', ({ raw, expected, remind }) => {
+    // Act
+    const config = loadConfig(env(raw));
+
+    // Assess
+    expect(config.expectedStatus).toBe(expected);
+    expect(config.remindEveryMs).toBe(remind);
+  });
+
+  it.each([
+    {
+      raw: { SHIELDWATCH_EXPECTED_STATUS: 'active', SHIELDWATCH_REMIND_EVERY: '30s' },
+      problem: /SHIELDWATCH_REMIND_EVERY must be/,
+    },
+    {
+      raw: { SHIELDWATCH_EXPECTED_STATUS: 'active', SHIELDWATCH_REMIND_EVERY: 'hourly' },
+      problem: /SHIELDWATCH_REMIND_EVERY must be/,
+    },
+    {
+      raw: { SHIELDWATCH_REMIND_EVERY: '1h' },
+      problem: /SHIELDWATCH_REMIND_EVERY needs SHIELDWATCH_EXPECTED_STATUS/,
+    },
+  ])('refuses $raw', ({ raw, problem }) => {
+    // Act
+    const error = configError(() => loadConfig(env(raw)));
+
+    // Assess
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatch(problem);
+  });
+});
+
 describe('SHIELDWATCH_STATUS_PATH', () => {
   it('is absent when unset', () => {
     // Act

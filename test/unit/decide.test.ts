@@ -572,6 +572,75 @@ describe('decide: alert sequence numbers', () => {
   });
 });
 
+describe('decide: expected status and reminders', () => {
+  const expected = { expectedStatus: 'active', remindEveryMs: 10 * 60_000 };
+  const reminder = (seq: number, atI: number, sinceI: number, to = 'mitigating'): AlertRecord => ({
+    event: 'filter.status_reminder',
+    at: at(atI),
+    to,
+    since: at(sinceI),
+    expected: 'active',
+    severity: 'high',
+    seq,
+  });
+
+  it.each<Sequence>([
+    {
+      name: 'a change away is high, back is resolved, and reminders run every 10 min while away',
+      settings: expected,
+      steps: [
+        { observe: seen(0, 'active'), alerts: [], status: 'active' },
+        {
+          observe: seen(1, 'mitigating'),
+          alerts: [{ ...changed(1, 'active', 'mitigating', 1, 0), expected: 'active', severity: 'high' }],
+          status: 'mitigating',
+        },
+        { observe: seen(10, 'mitigating'), alerts: [], status: 'mitigating' },
+        { observe: seen(11, 'mitigating'), alerts: [reminder(2, 11, 1)], status: 'mitigating' },
+        { observe: seen(20, 'mitigating'), alerts: [], status: 'mitigating' },
+        { observe: failed(22, E503), alerts: [], status: 'mitigating' },
+        { observe: seen(23, 'mitigating'), alerts: [reminder(3, 23, 1)], status: 'mitigating' },
+        {
+          observe: seen(24, 'active'),
+          alerts: [
+            { ...changed(4, 'mitigating', 'active', 24, 1), expected: 'active', severity: 'resolved' },
+          ],
+          status: 'active',
+        },
+        { observe: seen(40, 'active'), alerts: [], status: 'active' },
+      ],
+    },
+    {
+      name: 'a change between two statuses away from it is high, and restarts the reminder clock',
+      settings: expected,
+      steps: [
+        { observe: seen(0, 'blocked'), alerts: [], status: 'blocked' },
+        { observe: seen(10, 'blocked'), alerts: [reminder(1, 10, 0, 'blocked')], status: 'blocked' },
+        {
+          observe: seen(15, 'mitigating'),
+          alerts: [{ ...changed(2, 'blocked', 'mitigating', 15, 0), expected: 'active', severity: 'high' }],
+          status: 'mitigating',
+        },
+        { observe: seen(24, 'mitigating'), alerts: [], status: 'mitigating' },
+        { observe: seen(25, 'mitigating'), alerts: [reminder(3, 25, 15)], status: 'mitigating' },
+      ],
+    },
+    {
+      name: 'without a reminder interval there are no reminders, but severities still apply',
+      settings: { expectedStatus: 'active' },
+      steps: [
+        { observe: seen(0, 'active'), alerts: [], status: 'active' },
+        {
+          observe: seen(1, 'down'),
+          alerts: [{ ...changed(1, 'active', 'down', 1, 0), expected: 'active', severity: 'high' }],
+          status: 'down',
+        },
+        { observe: seen(100, 'down'), alerts: [], status: 'down' },
+      ],
+    },
+  ])('$name', (sequence) => assessSequence(sequence));
+});
+
 describe('decide: rejected key (auth incident)', () => {
   it.each<Sequence>([
     {
