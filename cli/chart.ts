@@ -212,13 +212,17 @@ function yScale(columns: readonly Column[], height: number): Scale {
     const format = compactFormatter(Math.abs(value), Math.abs(value) / 1000);
     return { labels: new Map([[middle, trimZeros(format(value))]]), rowOf: () => middle };
   }
+  // hi - lo overflows for ranges wider than the largest double; halves do not (and tiny ranges do not underflow).
+  const fraction = Number.isFinite(hi - lo)
+    ? (v: number) => (v - lo) / (hi - lo)
+    : (v: number) => (v / 2 - lo / 2) / (hi / 2 - lo / 2);
   const step = ((hi / 2 - lo / 2) / (height - 1)) * 2 * labelRowsStride(height);
   const format = compactFormatter(Math.max(Math.abs(lo), Math.abs(hi)), step);
   return {
     labels: new Map(pickLabelRows(height).map((row) => [row, format(rowValue(row, lo, hi, height))])),
     rowOf: (v) => {
-      const level = Math.round(((v / 2 - lo / 2) / (hi / 2 - lo / 2)) * (height - 1));
-      return height - 1 - Math.min(height - 1, Math.max(0, level));
+      const level = Math.round(fraction(v) * (height - 1));
+      return Number.isFinite(level) ? height - 1 - Math.min(height - 1, Math.max(0, level)) : height - 1;
     },
   };
 }

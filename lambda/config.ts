@@ -1,3 +1,4 @@
+import { networkIdProblem } from './core/network-id.ts';
 import { parseStatusPath } from './core/status.ts';
 
 /** Where the API key comes from. The key itself is never part of the config object. */
@@ -222,18 +223,15 @@ function networkSetting(env: Env, problems: string[]): string[] {
         .filter((id) => id !== ''),
     ),
   ];
-  const bad = ids.filter((id) => /[\x00-\x1F\x7F]/.test(id) || id.length > 512);
+  const bad = ids
+    .map((id) => [id, networkIdProblem(id)] as const)
+    .filter(([, problem]) => problem !== undefined);
   if (bad.length > 0) {
-    problems.push(
-      `SHIELDWATCH_NETWORKS has ${bad.length} id(s) with control characters or over 512 characters`,
-    );
-  }
-  // Percent-encoded dots are still "." and ".." to servers that normalise paths: such an id could climb.
-  const dots = ids.filter((id) => /^\.+$/.test(id));
-  if (dots.length > 0) {
-    problems.push(
-      `SHIELDWATCH_NETWORKS has id(s) made only of dots (${dots.join(', ')}), which cannot be a path segment`,
-    );
+    const shown = bad
+      .slice(0, 5)
+      .map(([id, problem]) => `${JSON.stringify(id.slice(0, 40))}: ${problem}`)
+      .join('; ');
+    problems.push(`SHIELDWATCH_NETWORKS has ${bad.length} invalid id(s): ${shown}`);
   }
   return ids;
 }

@@ -106,8 +106,10 @@ describe('renderLineChart', () => {
   });
 
   it('leaves a long hole as a gap, marked on the x-axis, and bridges short ones', () => {
-    // Prepare: one point a minute, none from minute 20 to minute 79; one missing point at minute 90.
-    const points = series(120, (i) => 10 + (i % 5)).filter((p, i) => (i < 20 || i >= 80) && i !== 90);
+    // Prepare: one point a minute; none from minute 20 to 79 (a gap), none at minutes 90 and 91 (a short hole).
+    const points = series(120, (i) => 10 + (i % 5)).filter(
+      (_, i) => (i < 20 || i >= 80) && i !== 90 && i !== 91,
+    );
     const width = 70;
 
     // Act
@@ -132,6 +134,10 @@ describe('renderLineChart', () => {
           .trim(),
       ).toBe('');
     }
+    const hole = Math.floor((90.5 / 119) * plotWidth);
+    expect(points.some((p) => Math.floor(((p.t - T0) / (119 * MINUTE)) * plotWidth) === hole)).toBe(false);
+    expect(axis[hole]).toBe('─');
+    expect(plotRows(out).some((row) => SERIES_CHARS.test(row.charAt(origin + hole)))).toBe(true);
   });
 
   it.each([

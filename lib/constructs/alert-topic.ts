@@ -1,0 +1,70 @@
+import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription, SmsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+
+/** Properties of {@link AlertTopic}. */
+export interface AlertTopicProps {
+  /**
+   * Email addresses to subscribe (each must confirm the subscription).
+   * @default []
+   */
+  readonly emails?: readonly string[];
+  /**
+   * E.164 phone numbers to subscribe by SMS.
+   * @default []
+   */
+  readonly phoneNumbers?: readonly string[];
+}
+
+/**
+ * The SNS topic every alert goes to: the poller's status-change alerts and the alarms on the monitor.
+ *
+ * Encrypted with a customer-managed key, because the AWS-managed `alias/aws/sns` key cannot let CloudWatch
+ * use it and alarm notifications to the topic would be dropped without a trace.
+ */
+export class AlertTopic extends Construct {
+  readonly topic: Topic;
+  readonly key: Key;
+
+  constructor(scope: Construct, id: string, props: AlertTopicProps = {}) {
+    super(scope, id);
+    const cloudwatch = new ServicePrincipal('cloudwatch.amazonaws.com');
+
+    this.key = new Key(this, 'Key', {
+      description: 'shieldwatch: encrypts the alert topic',
+      enableKeyRotation: true,
+      pendingWindow: Duration.days(7),
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowCloudWatchAlarmsToPublishToTheEncryptedTopic',
+        principals: [cloudwatch],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+      }),
+    );
+
+    this.topic = new Topic(this, 'Topic', { masterKey: this.key, enforceSSL: true });
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowThisAccountsAlarmsToPublish',
+        principals: [cloudwatch],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          ArnLike: {
+            'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*`,
+          },
+          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+        },
+      }),
+    );
+
+    for (const email of props.emails ?? []) this.topic.addSubscription(new EmailSubscription(email));
+    for (const phone of props.phoneNumbers ?? []) this.topic.addSubscription(new SmsSubscription(phone));
+  }
+}

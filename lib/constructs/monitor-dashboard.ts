@@ -1,0 +1,123 @@
+import { Aws, Duration } from 'aws-cdk-lib';
+import {
+  type Alarm,
+  AlarmStatusWidget,
+  Dashboard,
+  GraphWidget,
+  type IWidget,
+  Stats,
+  TextWidget,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { failureMetricName, MetricName } from '../../lambda/metric-names.ts';
+import { monitorMetric, networkFiguresSearch } from './monitor-metrics.ts';
+
+/** Properties of {@link MonitorDashboard}. */
+export interface MonitorDashboardProps {
+  readonly function: IFunction;
+  /** The monitor's alarms, shown in a status row at the top. */
+  readonly alarms: readonly Alarm[];
+  /** Network ids: one graph of real-time figures each. */
+  readonly networks: readonly string[];
+  /** Shortest interval between two scheduled runs, in minutes: the period of every graph. */
+  readonly minIntervalMinutes: number;
+}
+
+/**
+ * The CloudWatch dashboard: alarm states, cycle outcomes, latency, status changes and alerts, and each
+ * network's numeric real-time figures.
+ */
+export class MonitorDashboard extends Construct {
+  readonly dashboard: Dashboard;
+  /** Console URL of the dashboard. */
+  readonly url: string;
+
+  constructor(scope: Construct, id: string, props: MonitorDashboardProps) {
+    super(scope, id);
+    const period = Duration.minutes(props.minIntervalMinutes);
+    const count = (name: string, label: string) => monitorMetric(name, { period, label });
+    const latency = (name: string, statistic: string, label: string) =>
+      monitorMetric(name, { period, statistic, label });
+
+    this.dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.days(1) });
+    this.dashboard.addWidgets(
+      new AlarmStatusWidget({ title: 'Monitor alarms', alarms: [...props.alarms], width: 24, height: 3 }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Cycle outcomes',
+        width: 12,
+        left: [
+          count(MetricName.CyclesCompleted, 'Cycles completed'),
+          count(MetricName.ApiFailures, 'API failures'),
+          props.function.metricErrors({ period, statistic: Stats.SUM, label: 'Function errors' }),
+          props.function.metricThrottles({ period, statistic: Stats.SUM, label: 'Throttles' }),
+        ],
+      }),
+      new GraphWidget({
+        title: 'API failures by kind',
+        width: 12,
+        stacked: true,
+        left: Object.entries(failureMetricName).map(([kind, name]) => count(name, kind)),
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Request latency (ms)',
+        width: 12,
+        left: [
+          latency(MetricName.FilterLatency, Stats.p(90), 'Filter status p90'),
+          latency(MetricName.NetworkLatency, Stats.p(90), 'Network stats p90'),
+          latency(MetricName.FilterLatency, Stats.MAXIMUM, 'Filter status max'),
+          latency(MetricName.NetworkLatency, Stats.MAXIMUM, 'Network stats max'),
+        ],
+      }),
+      new GraphWidget({
+        title: 'Cycle duration (ms)',
+        width: 12,
+        left: [
+          latency(MetricName.CycleDuration, Stats.p(90), 'Cycle p90'),
+          latency(MetricName.CycleDuration, Stats.MAXIMUM, 'Cycle max'),
+          props.function.metricDuration({ period, statistic: Stats.MAXIMUM, label: 'Invocation max' }),
+        ],
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Status changes and alerts',
+        width: 24,
+        left: [
+          count(MetricName.StatusChanges, 'Status changes'),
+          count(MetricName.AlertsPublished, 'Alerts published'),
+          count(MetricName.AlertPublishFailures, 'Alert publish failures'),
+        ],
+      }),
+    );
+    this.dashboard.addWidgets(...this.networkWidgets(props.networks, period));
+
+    this.url =
+      `https://${Aws.REGION}.console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}` +
+      `#dashboards/dashboard/${this.dashboard.dashboardName}`;
+  }
+
+  private networkWidgets(networks: readonly string[], period: Duration): IWidget[] {
+    if (networks.length === 0) {
+      return [
+        new TextWidget({
+          markdown: 'No networks configured: only the filter status is polled.',
+          width: 24,
+          height: 2,
+        }),
+      ];
+    }
+    return networks.map(
+      (networkId) =>
+        new GraphWidget({
+          title: `Network ${networkId}: real-time figures`,
+          width: 12,
+          left: [networkFiguresSearch(networkId, period)],
+        }),
+    );
+  }
+}

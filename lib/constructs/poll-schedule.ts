@@ -1,0 +1,90 @@
+import { Aws, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction, IFunction } from 'aws-cdk-lib/aws-lambda';
+import {
+  ContextAttribute,
+  Schedule,
+  ScheduleExpression,
+  ScheduleTargetInput,
+} from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/** How often Scheduler retries an invocation that Lambda refused (throttled, unavailable). */
+export const SCHEDULE_RETRY_ATTEMPTS = 3;
+
+/** Properties of {@link PollSchedule}. */
+export interface PollScheduleProps {
+  /** The function to invoke. */
+  readonly target: IFunction;
+  /** A `rate(...)` or `cron(...)` expression, already validated. */
+  readonly expression: string;
+  /** Shortest interval between two runs, in minutes: an invocation older than that is not worth delivering. */
+  readonly minIntervalMinutes: number;
+}
+
+/**
+ * The EventBridge Scheduler schedule that starts one poll cycle per run. Invocations Scheduler could not
+ * deliver, even after its retries, go to an encrypted SQS dead-letter queue (alarmed).
+ *
+ * The payload has the shape of an EventBridge "Scheduled Event" (time, id, resources), built from
+ * Scheduler's context attributes, so the handler sees what a scheduled rule would send.
+ */
+export class PollSchedule extends Construct {
+  readonly schedule: Schedule;
+  readonly deadLetterQueue: Queue;
+  /** The role Scheduler assumes to invoke the function. */
+  readonly role: Role;
+
+  constructor(scope: Construct, id: string, props: PollScheduleProps) {
+    super(scope, id);
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself the dead-letter queue of the schedule target; a queue behind it would add nothing.',
+    });
+
+    // Our own role (instead of a shared one CDK would put at the stack root) so that its policy, and the
+    // acknowledgement below, sit with the schedule they serve.
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
+      }),
+      description: 'shieldwatch schedule: invokes the poller, writes undeliverable invocations to the DLQ',
+    });
+    const target = new LambdaInvoke(props.target, {
+      role: this.role,
+      deadLetterQueue: this.deadLetterQueue,
+      retryAttempts: SCHEDULE_RETRY_ATTEMPTS,
+      maxEventAge: Duration.minutes(props.minIntervalMinutes),
+      input: ScheduleTargetInput.fromObject({
+        version: '0',
+        id: ContextAttribute.executionId,
+        'detail-type': 'Scheduled Event',
+        source: 'aws.scheduler',
+        account: Aws.ACCOUNT_ID,
+        time: ContextAttribute.scheduledTime,
+        region: Aws.REGION,
+        resources: [ContextAttribute.scheduleArn],
+        detail: {},
+      }),
+    });
+    this.schedule = new Schedule(this, 'Schedule', {
+      schedule: ScheduleExpression.expression(props.expression),
+      target,
+      description: 'shieldwatch: one poll cycle per run',
+    });
+    Validations.of(this.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(props.target.node.defaultChild as CfnFunction)}.Arn>:*]`,
+      reason:
+        'CDK grantInvoke adds the function ARN with :* so that versions and aliases of this one function ' +
+        'can be invoked; no other function matches.',
+    });
+  }
+}

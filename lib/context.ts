@@ -1,0 +1,377 @@
+/**
+ * Reads and validates the CDK context of the shieldwatch stack (CONTRACT §9).
+ * Pure: takes the context values, returns typed settings or throws one {@link ContextError} that lists
+ * every problem, each naming its key.
+ */
+import { networkIdProblem } from '../lambda/core/network-id.ts';
+import { parseStatusPath } from '../lambda/core/status.ts';
+
+/** The context keys the stack reads. */
+export const CONTEXT_KEYS = [
+  'apiUrl',
+  'networks',
+  'alertEmail',
+  'alertSms',
+  'schedule',
+  'statusPath',
+  'apiKeySecretName',
+  'retentionDays',
+  'reservedConcurrency',
+  'figureMetrics',
+] as const;
+
+/** One of {@link CONTEXT_KEYS}. */
+export type ContextKey = (typeof CONTEXT_KEYS)[number];
+
+/** When the poller runs: the expression as given, and what it means for sizing and alarms. */
+export interface ScheduleSpec {
+  /** An EventBridge Scheduler expression, `rate(...)` or `cron(...)`. */
+  readonly expression: string;
+  /** Shortest time between two runs, in minutes. Sizes the function timeout and the retry window. */
+  readonly minIntervalMinutes: number;
+  /** Longest time between two runs, in minutes. The period of the "no completed cycle" alarm. */
+  readonly maxIntervalMinutes: number;
+}
+
+/** The validated settings of one shieldwatch deployment. */
+export interface MonitorSettings {
+  /** Base URL of the protection API (`https://` only: the function runs in AWS). */
+  readonly apiUrl: string;
+  /**
+   * Network ids whose real-time statistics are polled.
+   * @default [] (filter status only)
+   */
+  readonly networks: readonly string[];
+  /**
+   * Email addresses subscribed to the alert topic.
+   * @default []
+   */
+  readonly alertEmails: readonly string[];
+  /**
+   * Phone numbers (E.164) subscribed to the alert topic by SMS.
+   * @default []
+   */
+  readonly alertSms: readonly string[];
+  /**
+   * When the poller runs.
+   * @default rate(1 minute)
+   */
+  readonly schedule: ScheduleSpec;
+  /**
+   * Dot path to the status in the filter-status body.
+   * @default - unset: the function tries the well-known paths (CONTRACT §5)
+   */
+  readonly statusPath?: string;
+  /**
+   * Name of an existing Secrets Manager secret holding the API key.
+   * @default - unset: the stack creates an empty secret for the user to fill
+   */
+  readonly apiKeySecretName?: string;
+  /**
+   * Days a snapshot is kept before DynamoDB TTL removes it.
+   * @default 90
+   */
+  readonly retentionDays: number;
+  /**
+   * Reserved concurrency of the poller function.
+   * @default - unset: no reservation (a reservation needs spare unreserved concurrency in the account)
+   */
+  readonly reservedConcurrency?: number;
+  /**
+   * Most numeric fields of each network's body published as `NetworkFigure` metrics (0 turns them off).
+   * Each field of each network is a custom metric, the largest item of the monthly bill.
+   * @default - unset: the function's default (5)
+   */
+  readonly figureMetrics?: number;
+}
+
+/** Invalid context: every problem, one line each, each starting with the key it concerns. */
+export class ContextError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(
+      `Invalid shieldwatch context (set it in cdk.json or with -c key=value):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
+    this.name = 'ContextError';
+  }
+}
+
+/** Default poll schedule. */
+export const DEFAULT_SCHEDULE = 'rate(1 minute)';
+/** Default snapshot retention, in days (CONTRACT §3). */
+export const DEFAULT_RETENTION_DAYS = 90;
+/** Most networks one stack polls: one dashboard widget each, and their ids share the 4 KB Lambda environment. */
+export const MAX_NETWORKS = 100;
+/** Most characters of all network ids joined by commas, to stay well inside the 4 KB Lambda environment. */
+export const MAX_NETWORKS_CHARS = 2048;
+/** Longest interval between runs: the no-cycle alarm watches three of them, and a monitor should run daily. */
+export const MAX_INTERVAL_MINUTES = 24 * 60;
+
+/** A parsed value, or why the input was refused (without the key, which the caller adds). */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const fail = (problem: string): Parsed<never> => ({ ok: false, problem });
+
+/**
+ * Validates the context. `values` is the app context (`node.getAllContext()`); keys of other
+ * tools (feature flags, `aws:cdk:*`, ...) are ignored, but a near miss of one of ours (`alertEmails`,
+ * `apiurl`) is an error, because its value would be silently ignored.
+ */
+export function parseMonitorContext(values: Readonly<Record<string, unknown>>): MonitorSettings {
+  const problems: string[] = [];
+  const take = <T>(key: ContextKey, parsed: Parsed<T>): T | undefined => {
+    if (parsed.ok) return parsed.value;
+    problems.push(`${key}: ${parsed.problem}`);
+    return undefined;
+  };
+  const present = (key: ContextKey): unknown => {
+    const value = values[key];
+    return value === '' || value === null ? undefined : value;
+  };
+
+  problems.push(...misspelledKeys(Object.keys(values)));
+  const apiUrl = take('apiUrl', parseApiUrl(present('apiUrl')));
+  const networks = take('networks', parseNetworks(present('networks')));
+  const alertEmails = take('alertEmail', parseList(present('alertEmail'), parseEmail));
+  const alertSms = take('alertSms', parseList(present('alertSms'), parsePhone));
+  const schedule = take('schedule', parseScheduleExpression(present('schedule') ?? DEFAULT_SCHEDULE));
+  const statusPath = take('statusPath', optional(present('statusPath'), parsePath));
+  const apiKeySecretName = take('apiKeySecretName', optional(present('apiKeySecretName'), parseSecretName));
+  const retentionDays = take(
+    'retentionDays',
+    parseInteger(present('retentionDays') ?? DEFAULT_RETENTION_DAYS, 1, 3650, 'days'),
+  );
+  const reservedConcurrency = take(
+    'reservedConcurrency',
+    optional(present('reservedConcurrency'), (v) => parseInteger(v, 1, 1000, 'concurrent executions')),
+  );
+  const figureMetrics = take(
+    'figureMetrics',
+    optional(present('figureMetrics'), (v) => parseInteger(v, 0, 50, 'fields per network')),
+  );
+
+  if (problems.length > 0) throw new ContextError(problems);
+  return {
+    apiUrl: apiUrl!,
+    networks: networks!,
+    alertEmails: alertEmails!,
+    alertSms: alertSms!,
+    schedule: schedule!,
+    ...(statusPath === undefined ? {} : { statusPath }),
+    ...(apiKeySecretName === undefined ? {} : { apiKeySecretName }),
+    retentionDays: retentionDays!,
+    ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
+    ...(figureMetrics === undefined ? {} : { figureMetrics }),
+  };
+}
+
+function misspelledKeys(keys: readonly string[]): string[] {
+  const known = new Set<string>(CONTEXT_KEYS);
+  const normalize = (key: string) =>
+    key
+      .toLowerCase()
+      .replace(/[^a-z]/g, '')
+      .replace(/s$/, '');
+  const byNormal = new Map(CONTEXT_KEYS.map((key) => [normalize(key), key]));
+  return keys
+    .filter((key) => !known.has(key) && byNormal.has(normalize(key)))
+    .map((key) => `${key}: unknown context key; did you mean ${byNormal.get(normalize(key))}?`);
+}
+
+const show = (value: unknown): string => {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
+};
+
+function optional<T>(value: unknown, parse: (value: unknown) => Parsed<T>): Parsed<T | undefined> {
+  return value === undefined ? ok(undefined) : parse(value);
+}
+
+function parseApiUrl(value: unknown): Parsed<string> {
+  if (value === undefined) {
+    return fail('required: the base URL of the protection API, e.g. -c apiUrl=https://api.example.com');
+  }
+  if (typeof value !== 'string') return fail(`expected an https:// URL, got ${show(value)}`);
+  const text = value.trim();
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return fail(`expected an absolute https:// URL such as https://api.example.com, got ${show(value)}`);
+  }
+  if (url.protocol !== 'https:') {
+    return fail(`expected an https:// URL (the function runs in AWS and sends the key), got ${show(value)}`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    return fail('must not contain credentials: put the API key into the secret');
+  }
+  if (url.search !== '' || url.hash !== '') {
+    return fail(`must not have a query or fragment, got ${show(value)}`);
+  }
+  if (text.length > 1024) return fail('expected at most 1024 characters');
+  return ok(text);
+}
+
+/** Accepts a comma-separated string (`-c key=a,b`) or an array of strings (cdk.json). */
+function splitList(value: unknown): Parsed<string[]> {
+  if (value === undefined) return ok([]);
+  const items = typeof value === 'string' ? value.split(',') : value;
+  if (!Array.isArray(items) || items.some((item) => typeof item !== 'string')) {
+    return fail(`expected a comma-separated list or an array of strings, got ${show(value)}`);
+  }
+  const trimmed = items.map((item: string) => item.trim());
+  if (trimmed.some((item) => item === '')) return fail(`has an empty entry in ${show(value)}`);
+  const duplicate = trimmed.find((item, i) => trimmed.indexOf(item) !== i);
+  if (duplicate !== undefined) return fail(`lists ${show(duplicate)} twice`);
+  return ok(trimmed);
+}
+
+function parseList(value: unknown, parseItem: (item: string) => Parsed<string>): Parsed<string[]> {
+  const list = splitList(value);
+  if (!list.ok) return list;
+  const problems: string[] = [];
+  for (const item of list.value) {
+    const parsed = parseItem(item);
+    if (!parsed.ok) problems.push(parsed.problem);
+  }
+  return problems.length > 0 ? fail(problems.join('; ')) : list;
+}
+
+function parseNetworks(value: unknown): Parsed<string[]> {
+  const list = splitList(value);
+  if (!list.ok) return list;
+  for (const id of list.value) {
+    const problem = networkIdProblem(id);
+    if (problem !== undefined) return fail(`${show(id)} is not a network id (${problem})`);
+  }
+  if (list.value.length > MAX_NETWORKS) {
+    return fail(`expected at most ${MAX_NETWORKS} network ids, got ${list.value.length}`);
+  }
+  if (list.value.join(',').length > MAX_NETWORKS_CHARS) {
+    return fail(
+      `expected at most ${MAX_NETWORKS_CHARS} characters in all (the Lambda environment is limited to 4 KB)`,
+    );
+  }
+  return list;
+}
+
+function parseEmail(item: string): Parsed<string> {
+  return /^[^@\s]+@[^@\s]+\.[^@\s.]+$/.test(item)
+    ? ok(item)
+    : fail(`${show(item)} is not an email address (expected name@example.com)`);
+}
+
+function parsePhone(item: string): Parsed<string> {
+  return /^\+[1-9][0-9]{1,14}$/.test(item)
+    ? ok(item)
+    : fail(
+        `${show(item)} is not an E.164 phone number (expected + and up to 15 digits, no spaces, e.g. +14155550100)`,
+      );
+}
+
+function parsePath(value: unknown): Parsed<string> {
+  if (typeof value !== 'string') {
+    return fail(`expected a dot path such as data.filter.state, got ${show(value)}`);
+  }
+  const parsed = parseStatusPath(value);
+  return parsed.ok ? ok(value.trim()) : fail(parsed.error);
+}
+
+function parseSecretName(value: unknown): Parsed<string> {
+  if (typeof value === 'string' && value.startsWith('arn:')) {
+    return fail('expected the secret name, not its ARN (e.g. shieldwatch/api-key)');
+  }
+  if (typeof value !== 'string' || !/^[A-Za-z0-9/_+=.@-]{1,512}$/.test(value)) {
+    return fail(
+      `expected a Secrets Manager secret name (1 to 512 of A-Z a-z 0-9 / _ + = . @ -), got ${show(value)}`,
+    );
+  }
+  return ok(value);
+}
+
+function parseInteger(value: unknown, min: number, max: number, unit: string): Parsed<number> {
+  const number = typeof value === 'string' && /^\s*[0-9]+\s*$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
+    return fail(`expected a whole number of ${unit} from ${min} to ${max}, got ${show(value)}`);
+  }
+  return ok(number);
+}
+
+const SCHEDULE_HELP = 'expected rate(1 minute), rate(N minutes|hours) or cron(Minutes Hours * * ? *)';
+
+/**
+ * Validates an EventBridge Scheduler expression and works out the intervals between its runs.
+ * Cron expressions must run every day (day-of-month, month, day-of-week and year unrestricted): the
+ * no-cycle alarm expects a run in every interval, so a schedule with idle days would page every weekend.
+ */
+export function parseScheduleExpression(value: unknown): Parsed<ScheduleSpec> {
+  if (typeof value !== 'string') return fail(`${SCHEDULE_HELP}, got ${show(value)}`);
+  const expression = value.trim();
+  const intervals = expression.startsWith('cron(') ? cronIntervals(expression) : rateIntervals(expression);
+  if (!intervals.ok) return fail(`${show(value)}: ${intervals.problem}`);
+  const [minIntervalMinutes, maxIntervalMinutes] = intervals.value;
+  if (maxIntervalMinutes > MAX_INTERVAL_MINUTES) {
+    return fail(`${show(value)} runs less than once a day; the monitor must run at least daily`);
+  }
+  return ok({ expression, minIntervalMinutes, maxIntervalMinutes });
+}
+
+const RATE_UNITS: Readonly<Record<string, number>> = { minute: 1, hour: 60, day: 1440 };
+
+function rateIntervals(expression: string): Parsed<[number, number]> {
+  const match = /^rate\(([1-9][0-9]*) (minute|hour|day)(s?)\)$/.exec(expression);
+  if (match === null) return fail(`not a rate or cron expression; ${SCHEDULE_HELP}`);
+  const [, count, unit, plural] = match;
+  const n = Number(count);
+  if ((n === 1) !== (plural === '')) {
+    return fail(
+      `write rate(1 ${unit}) for one and rate(${n} ${unit}s) for more (EventBridge rejects the other forms)`,
+    );
+  }
+  const minutes = n * (RATE_UNITS[unit!] ?? 1);
+  return ok([minutes, minutes]);
+}
+
+function cronIntervals(expression: string): Parsed<[number, number]> {
+  const match = /^cron\((.*)\)$/.exec(expression);
+  const fields = match?.[1]?.trim().split(/\s+/) ?? [];
+  if (fields.length !== 6) {
+    return fail('a cron expression has six fields: cron(Minutes Hours Day-of-month Month Day-of-week Year)');
+  }
+  const [minuteField, hourField, dayOfMonth, month, dayOfWeek, year] = fields as [string, ...string[]];
+  const minutes = cronField(minuteField, 0, 59, 'Minutes');
+  const hours = cronField(hourField!, 0, 23, 'Hours');
+  if (!minutes.ok) return minutes;
+  if (!hours.ok) return hours;
+  const everyDay =
+    month === '*' &&
+    year === '*' &&
+    ((dayOfMonth === '*' && dayOfWeek === '?') || (dayOfMonth === '?' && dayOfWeek === '*'));
+  if (!everyDay) {
+    return fail(
+      'the monitor must run every day: use * * ? * for Day-of-month Month Day-of-week Year ' +
+        '(the no-cycle alarm would fire on idle days)',
+    );
+  }
+  const runs = hours.value.flatMap((h) => minutes.value.map((m) => h * 60 + m)).sort((a, b) => a - b);
+  const gaps = runs.map((run, i) => (i + 1 < runs.length ? runs[i + 1]! : runs[0]! + 1440) - run);
+  return ok([Math.min(...gaps), Math.max(...gaps)]);
+}
+
+/** Parses one cron field of `*`, `n`, `a-b`, each optionally `/step`, joined by commas. */
+function cronField(field: string, min: number, max: number, name: string): Parsed<number[]> {
+  const values = new Set<number>();
+  for (const item of field.split(',')) {
+    const match = /^(\*|([0-9]+)(?:-([0-9]+))?)(?:\/([0-9]+))?$/.exec(item);
+    if (match === null) return fail(`${name} field ${show(field)}: expected *, n, a-b, */n or a/n`);
+    const [, , start, end, step] = match;
+    const from = start === undefined ? min : Number(start);
+    const to = end !== undefined ? Number(end) : start === undefined || step !== undefined ? max : from;
+    const by = step === undefined ? 1 : Number(step);
+    if (from < min || to > max || from > to || by < 1) {
+      return fail(`${name} field ${show(field)}: values must be within ${min}-${max}`);
+    }
+    for (let v = from; v <= to; v += by) values.add(v);
+  }
+  return ok([...values]);
+}

@@ -1,0 +1,100 @@
+import { CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { AlertTopic } from './constructs/alert-topic.ts';
+import { ApiKeySecret } from './constructs/api-key-secret.ts';
+import { MonitorAlarms } from './constructs/monitor-alarms.ts';
+import { MonitorDashboard } from './constructs/monitor-dashboard.ts';
+import { PollSchedule } from './constructs/poll-schedule.ts';
+import { PollerFunction } from './constructs/poller-function.ts';
+import { SnapshotTable } from './constructs/snapshot-table.ts';
+import { type MonitorSettings, parseMonitorContext } from './context.ts';
+
+/** The DynamoDB actions of the poller: reads of state and history, conditional writes, batched snapshots. */
+export const POLLER_TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:Query',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:BatchWriteItem',
+] as const;
+
+/** One shieldwatch deployment: schedule, poller, table, alert topic, secret, alarms, dashboard. */
+export class MonitorStack extends Stack {
+  /** The validated context this stack was built from. */
+  readonly settings: MonitorSettings;
+
+  constructor(scope: Construct, id: string, props: StackProps = {}) {
+    super(scope, id, {
+      description: 'shieldwatch: monitors a network protection service and alerts on filter status changes',
+      ...props,
+    });
+    const settings = parseMonitorContext(this.node.getAllContext());
+    this.settings = settings;
+
+    const table = new SnapshotTable(this, 'Snapshots').table;
+    const alerts = new AlertTopic(this, 'Alerts', {
+      emails: settings.alertEmails,
+      phoneNumbers: settings.alertSms,
+    });
+    const apiKey = new ApiKeySecret(this, 'ApiKey', {
+      existingSecretName: settings.apiKeySecretName,
+    });
+    const poller = new PollerFunction(this, 'Poller', {
+      apiUrl: settings.apiUrl,
+      networks: settings.networks,
+      statusPath: settings.statusPath,
+      apiKeySecretArn: apiKey.secret.secretArn,
+      tableName: table.tableName,
+      topicArn: alerts.topic.topicArn,
+      retentionDays: settings.retentionDays,
+      minIntervalMinutes: settings.schedule.minIntervalMinutes,
+      reservedConcurrency: settings.reservedConcurrency,
+      figureMetrics: settings.figureMetrics,
+    });
+
+    table.grant(poller.function, ...POLLER_TABLE_ACTIONS);
+    alerts.topic.grantPublish(poller.function);
+    apiKey.secret.grantRead(poller.function);
+    Validations.of(poller.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+      reason:
+        'Publishing to the KMS-encrypted topic needs GenerateDataKey; the wildcard only adds its ' +
+        'WithoutPlaintext variant, on the topic key alone (CDK grantPublish).',
+    });
+
+    const schedule = new PollSchedule(this, 'Schedule', {
+      target: poller.function,
+      expression: settings.schedule.expression,
+      minIntervalMinutes: settings.schedule.minIntervalMinutes,
+    });
+    const alarms = new MonitorAlarms(this, 'Alarms', {
+      function: poller.function,
+      deadLetterQueue: schedule.deadLetterQueue,
+      topic: alerts.topic,
+      schedule: settings.schedule,
+    });
+    const dashboard = new MonitorDashboard(this, 'Dashboard', {
+      function: poller.function,
+      alarms: alarms.all(),
+      networks: settings.networks,
+      minIntervalMinutes: settings.schedule.minIntervalMinutes,
+    });
+
+    new CfnOutput(this, 'TableName', {
+      value: table.tableName,
+      description: 'DynamoDB table of snapshots and events',
+    });
+    new CfnOutput(this, 'TopicArn', { value: alerts.topic.topicArn, description: 'SNS topic of all alerts' });
+    new CfnOutput(this, 'SecretName', {
+      value: apiKey.secret.secretName,
+      description: apiKey.created
+        ? 'Secret for the API key: fill it with aws secretsmanager put-secret-value'
+        : 'Secret holding the API key',
+    });
+    new CfnOutput(this, 'DashboardUrl', { value: dashboard.url, description: 'CloudWatch dashboard' });
+    new CfnOutput(this, 'FunctionName', {
+      value: poller.function.functionName,
+      description: 'Poller function',
+    });
+  }
+}

@@ -1,0 +1,256 @@
+import { describe, expect, it } from 'vitest';
+import { ContextError, parseMonitorContext, parseScheduleExpression } from '../../lib/context.ts';
+
+const base = { apiUrl: 'https://api.example.com' };
+
+function problemsOf(values: Record<string, unknown>): readonly string[] {
+  try {
+    parseMonitorContext(values);
+  } catch (error) {
+    if (error instanceof ContextError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ContextError');
+}
+
+describe('parseMonitorContext', () => {
+  it('applies the defaults of CONTRACT §9 when only apiUrl is set', () => {
+    // Act
+    const settings = parseMonitorContext(base);
+
+    // Assess
+    expect(settings).toEqual({
+      apiUrl: 'https://api.example.com',
+      networks: [],
+      alertEmails: [],
+      alertSms: [],
+      schedule: { expression: 'rate(1 minute)', minIntervalMinutes: 1, maxIntervalMinutes: 1 },
+      retentionDays: 90,
+    });
+  });
+
+  it('reads every key, from -c strings', () => {
+    // Act
+    const settings = parseMonitorContext({
+      apiUrl: ' https://api.example.com/v1 ',
+      networks: 'net-1, net 2 ,ä/ö',
+      alertEmail: 'ops@example.com,oncall@example.org',
+      alertSms: '+14155550100,+447700900123',
+      schedule: 'rate(5 minutes)',
+      statusPath: 'data.filter.state',
+      apiKeySecretName: 'shieldwatch/api-key',
+      retentionDays: '30',
+      reservedConcurrency: '1',
+      figureMetrics: '0',
+    });
+
+    // Assess
+    expect(settings).toEqual({
+      apiUrl: 'https://api.example.com/v1',
+      networks: ['net-1', 'net 2', 'ä/ö'],
+      alertEmails: ['ops@example.com', 'oncall@example.org'],
+      alertSms: ['+14155550100', '+447700900123'],
+      schedule: { expression: 'rate(5 minutes)', minIntervalMinutes: 5, maxIntervalMinutes: 5 },
+      statusPath: 'data.filter.state',
+      apiKeySecretName: 'shieldwatch/api-key',
+      retentionDays: 30,
+      reservedConcurrency: 1,
+      figureMetrics: 0,
+    });
+  });
+
+  it('reads lists and numbers as cdk.json holds them', () => {
+    const settings = parseMonitorContext({
+      ...base,
+      networks: ['a', 'b'],
+      alertEmail: ['x@example.com'],
+      retentionDays: 7,
+    });
+    expect(settings.networks).toEqual(['a', 'b']);
+    expect(settings.alertEmails).toEqual(['x@example.com']);
+    expect(settings.retentionDays).toBe(7);
+  });
+
+  it('treats an empty value (-c key=) as unset', () => {
+    const settings = parseMonitorContext({
+      ...base,
+      networks: '',
+      statusPath: '',
+      apiKeySecretName: '',
+      schedule: '',
+    });
+    expect(settings.networks).toEqual([]);
+    expect(settings.statusPath).toBeUndefined();
+    expect(settings.apiKeySecretName).toBeUndefined();
+    expect(settings.schedule.expression).toBe('rate(1 minute)');
+  });
+
+  it('ignores context keys of CDK and other tools', () => {
+    expect(() =>
+      parseMonitorContext({
+        ...base,
+        'cli-telemetry': false,
+        '@aws-cdk/core:checkSecretUsage': true,
+        'aws:cdk:bundling-stacks': [],
+      }),
+    ).not.toThrow();
+  });
+
+  it.each([
+    ['apiUrl', { apiUrl: undefined }, /apiUrl: required/],
+    ['apiUrl', { apiUrl: 'api.example.com' }, /apiUrl: expected an absolute https:\/\/ URL/],
+    ['apiUrl', { apiUrl: 'http://api.example.com' }, /apiUrl: expected an https:\/\/ URL/],
+    ['apiUrl', { apiUrl: 'http://127.0.0.1:8080' }, /apiUrl: expected an https:\/\/ URL/],
+    ['apiUrl', { apiUrl: 'ftp://api.example.com' }, /apiUrl: expected an https:\/\/ URL/],
+    ['apiUrl', { apiUrl: 'https://user:pw@api.example.com' }, /apiUrl: must not contain credentials/],
+    ['apiUrl', { apiUrl: 'https://api.example.com/?key=1' }, /apiUrl: must not have a query/],
+    ['apiUrl', { apiUrl: 42 }, /apiUrl: expected an https:\/\/ URL, got "42"/],
+    ['networks', { networks: 'a,,b' }, /networks: has an empty entry/],
+    ['networks', { networks: 'a,b,a' }, /networks: lists "a" twice/],
+    ['networks', { networks: 'a\u0007b' }, /networks: .* is not a network id/],
+    ['networks', { networks: 'a,..' }, /networks: "\.\." is not a network id \(only dots/],
+    ['networks', { networks: [1, 2] }, /networks: expected a comma-separated list or an array of strings/],
+    [
+      'networks',
+      { networks: Array.from({ length: 101 }, (_, i) => `n${i}`).join(',') },
+      /networks: expected at most 100/,
+    ],
+    [
+      'networks',
+      { networks: Array.from({ length: 99 }, (_, i) => `${i}`.padStart(30, 'x')).join(',') },
+      /networks: expected at most 2048 characters/,
+    ],
+    [
+      'alertEmail',
+      { alertEmail: 'ops.example.com' },
+      /alertEmail: "ops.example.com" is not an email address/,
+    ],
+    ['alertEmail', { alertEmail: 'ops@localhost' }, /alertEmail: "ops@localhost" is not an email address/],
+    [
+      'alertEmail',
+      { alertEmail: 'a@example.com,b c@example.com' },
+      /alertEmail: "b c@example.com" is not an email/,
+    ],
+    ['alertSms', { alertSms: '4155550100' }, /alertSms: "4155550100" is not an E\.164 phone number/],
+    ['alertSms', { alertSms: '+1 415 555 0100' }, /alertSms: "\+1 415 555 0100" is not an E\.164/],
+    ['alertSms', { alertSms: '+0123456' }, /alertSms: "\+0123456" is not an E\.164/],
+    ['alertSms', { alertSms: '+1234567890123456' }, /alertSms: .* is not an E\.164/],
+    ['schedule', { schedule: 'every minute' }, /schedule: "every minute": not a rate or cron expression/],
+    [
+      'schedule',
+      { schedule: 'rate(1 minutes)' },
+      /schedule: "rate\(1 minutes\)": write rate\(1 minute\) for one/,
+    ],
+    [
+      'schedule',
+      { schedule: 'rate(5 minute)' },
+      /schedule: "rate\(5 minute\)": write .* rate\(5 minutes\) for more/,
+    ],
+    ['schedule', { schedule: 'rate(0 minutes)' }, /schedule: .*not a rate or cron expression/],
+    ['schedule', { schedule: 'rate(30 seconds)' }, /schedule: .*not a rate or cron expression/],
+    ['schedule', { schedule: 'rate(2 days)' }, /schedule: .*runs less than once a day/],
+    ['schedule', { schedule: 'cron(0 12 * * ?)' }, /schedule: .*six fields/],
+    [
+      'schedule',
+      { schedule: 'cron(60 * * * ? *)' },
+      /schedule: .*Minutes field "60": values must be within 0-59/,
+    ],
+    ['schedule', { schedule: 'cron(0 24 * * ? *)' }, /schedule: .*Hours field "24"/],
+    ['schedule', { schedule: 'cron(0 * * * * *)' }, /schedule: .*must run every day/],
+    ['schedule', { schedule: 'cron(0 9 ? * MON-FRI *)' }, /schedule: .*must run every day/],
+    ['schedule', { schedule: 'cron(0 9 1 * ? *)' }, /schedule: .*must run every day/],
+    ['schedule', { schedule: 'cron(a * * * ? *)' }, /schedule: .*Minutes field "a": expected/],
+    [
+      'statusPath',
+      { statusPath: 'data..state' },
+      /statusPath: status path "data\.\.state" has an empty segment/,
+    ],
+    ['statusPath', { statusPath: '.state' }, /statusPath: .*empty segment/],
+    ['statusPath', { statusPath: 7 }, /statusPath: expected a dot path/],
+    [
+      'apiKeySecretName',
+      { apiKeySecretName: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:x' },
+      /apiKeySecretName: expected the secret name, not its ARN/,
+    ],
+    [
+      'apiKeySecretName',
+      { apiKeySecretName: 'my secret' },
+      /apiKeySecretName: expected a Secrets Manager secret name/,
+    ],
+    [
+      'retentionDays',
+      { retentionDays: 0 },
+      /retentionDays: expected a whole number of days from 1 to 3650, got "0"/,
+    ],
+    ['retentionDays', { retentionDays: '1.5' }, /retentionDays: expected a whole number of days/],
+    ['retentionDays', { retentionDays: 'ninety' }, /retentionDays: expected a whole number of days/],
+    ['retentionDays', { retentionDays: 3651 }, /retentionDays: expected a whole number/],
+    [
+      'reservedConcurrency',
+      { reservedConcurrency: 0 },
+      /reservedConcurrency: expected a whole number of concurrent executions from 1/,
+    ],
+    [
+      'figureMetrics',
+      { figureMetrics: 51 },
+      /figureMetrics: expected a whole number of fields per network from 0 to 50/,
+    ],
+    [
+      'alertEmails',
+      { alertEmails: 'a@example.com' },
+      /alertEmails: unknown context key; did you mean alertEmail\?/,
+    ],
+    ['apiurl', { apiurl: 'https://x.example.com' }, /apiurl: unknown context key; did you mean apiUrl\?/],
+    [
+      'retention-days',
+      { 'retention-days': 5 },
+      /retention-days: unknown context key; did you mean retentionDays\?/,
+    ],
+  ])('refuses a bad %s with a message that names it (%j)', (_key, values, message) => {
+    // Act
+    const problems = problemsOf({ ...base, ...values });
+
+    // Assess
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(message);
+  });
+
+  it('reports every problem at once, one line per key, in the thrown message', () => {
+    // Act
+    const act = () => parseMonitorContext({ apiUrl: 'http://x', alertSms: '555', retentionDays: -1 });
+
+    // Assess
+    expect(act).toThrow(ContextError);
+    expect(act).toThrow(
+      /Invalid shieldwatch context[\s\S]*- apiUrl: [\s\S]*- alertSms: [\s\S]*- retentionDays: /,
+    );
+  });
+});
+
+describe('parseScheduleExpression', () => {
+  it.each([
+    ['rate(1 minute)', 1, 1],
+    ['rate(15 minutes)', 15, 15],
+    ['rate(1 hour)', 60, 60],
+    ['rate(8 hours)', 480, 480],
+    ['rate(1 day)', 1440, 1440],
+    ['cron(* * * * ? *)', 1, 1],
+    ['cron(0/5 * * * ? *)', 5, 5],
+    ['cron(*/10 * ? * * *)', 10, 10],
+    ['cron(0 * * * ? *)', 60, 60],
+    ['cron(0,15 * * * ? *)', 15, 45],
+    ['cron(0 8-20 * * ? *)', 60, 720],
+    ['cron(30 6,18 * * ? *)', 720, 720],
+    ['cron(0 12 * * ? *)', 1440, 1440],
+    ['  rate(2 minutes)  ', 2, 2],
+  ])('%s runs every %i to %i minutes', (expression, min, max) => {
+    // Act
+    const parsed = parseScheduleExpression(expression);
+
+    // Assess
+    expect(parsed).toEqual({
+      ok: true,
+      value: { expression: expression.trim(), minIntervalMinutes: min, maxIntervalMinutes: max },
+    });
+  });
+});

@@ -1,0 +1,530 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { failureMetricName, MetricName } from '../../lambda/metric-names.ts';
+import { pollerTimeout } from '../../lib/constructs/poller-function.ts';
+import { ContextError } from '../../lib/context.ts';
+import { buildMonitor, onlyResourceId, renderCfn, synthMonitor } from './synth.ts';
+
+const fullContext = {
+  networks: 'net-1,net "2"',
+  alertEmail: 'ops@example.com,oncall@example.org',
+  alertSms: '+14155550100',
+  statusPath: 'data.filter.state',
+  retentionDays: '30',
+  figureMetrics: '3',
+};
+
+/** Every statement of every IAM policy of the template. */
+function policyStatements(
+  template: Template,
+): Array<{ Action: string | string[]; Resource: unknown; Effect: string }> {
+  return Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+    (policy) => policy['Properties'].PolicyDocument.Statement,
+  );
+}
+
+describe('MonitorStack with networks, subscriptions and a new secret', () => {
+  let template: Template;
+  let ids: Record<'table' | 'topic' | 'key' | 'secret' | 'fn' | 'logs' | 'queue' | 'role', string>;
+
+  beforeAll(() => {
+    template = synthMonitor(fullContext);
+    ids = {
+      table: onlyResourceId(template, 'AWS::DynamoDB::Table'),
+      topic: onlyResourceId(template, 'AWS::SNS::Topic'),
+      key: onlyResourceId(template, 'AWS::KMS::Key'),
+      secret: onlyResourceId(template, 'AWS::SecretsManager::Secret'),
+      fn: onlyResourceId(template, 'AWS::Lambda::Function'),
+      logs: onlyResourceId(template, 'AWS::Logs::LogGroup'),
+      queue: onlyResourceId(template, 'AWS::SQS::Queue'),
+      role: Object.keys(
+        template.findResources('AWS::IAM::Role', {
+          Properties: {
+            AssumeRolePolicyDocument: { Statement: [{ Principal: { Service: 'lambda.amazonaws.com' } }] },
+          },
+        }),
+      )[0]!,
+    };
+  });
+
+  describe('schedule', () => {
+    it('invokes the function at the configured expression with a retry policy and a dead-letter queue', () => {
+      template.resourceCountIs('AWS::Scheduler::Schedule', 1);
+      template.hasResourceProperties('AWS::Scheduler::Schedule', {
+        ScheduleExpression: 'rate(1 minute)',
+        State: 'ENABLED',
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: {
+          Arn: { 'Fn::GetAtt': [ids.fn, 'Arn'] },
+          RetryPolicy: { MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: 60 },
+          DeadLetterConfig: { Arn: { 'Fn::GetAtt': [ids.queue, 'Arn'] } },
+        },
+      });
+    });
+
+    it('sends the shape of an EventBridge scheduled event', () => {
+      const schedule = Object.values(template.findResources('AWS::Scheduler::Schedule'))[0]!;
+      const input = JSON.parse(renderCfn(schedule['Properties'].Target.Input));
+      expect(input).toEqual({
+        version: '0',
+        id: '<aws.scheduler.execution-id>',
+        'detail-type': 'Scheduled Event',
+        source: 'aws.scheduler',
+        account: '<AWS::AccountId>',
+        time: '<aws.scheduler.scheduled-time>',
+        region: '<AWS::Region>',
+        resources: ['<aws.scheduler.schedule-arn>'],
+        detail: {},
+      });
+    });
+
+    it('keeps dead letters encrypted, TLS-only, for 14 days', () => {
+      template.hasResourceProperties('AWS::SQS::Queue', {
+        SqsManagedSseEnabled: true,
+        MessageRetentionPeriod: 1_209_600,
+      });
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    });
+
+    it("lets Scheduler's own role invoke the function and write to the queue, nothing else", () => {
+      const role = onlyResourceId(template, 'AWS::Scheduler::Schedule');
+      const schedule = template.findResources('AWS::Scheduler::Schedule')[role]!;
+      const roleId = schedule['Properties'].Target.RoleArn['Fn::GetAtt'][0];
+      template.hasResourceProperties('AWS::IAM::Role', {
+        AssumeRolePolicyDocument: {
+          Statement: [
+            Match.objectLike({
+              Principal: { Service: 'scheduler.amazonaws.com' },
+              Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+            }),
+          ],
+        },
+      });
+      template.hasResourceProperties('AWS::IAM::Policy', {
+        Roles: [{ Ref: roleId }],
+        PolicyDocument: {
+          Statement: [
+            Match.objectLike({ Action: 'lambda:InvokeFunction' }),
+            { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: { 'Fn::GetAtt': [ids.queue, 'Arn'] } },
+          ],
+        },
+      });
+    });
+  });
+
+  describe('function', () => {
+    it('runs Node.js 24 on arm64, sized for a one-minute schedule, with its own log group', () => {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: 256,
+        Timeout: 30,
+        LoggingConfig: { LogGroup: { Ref: ids.logs } },
+        Role: { 'Fn::GetAtt': [ids.role, 'Arn'] },
+        ReservedConcurrentExecutions: Match.absent(),
+      });
+      template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    });
+
+    it('has the SHIELDWATCH_* environment of CONTRACT §3 and the Powertools settings, never the key', () => {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: {
+          Variables: {
+            SHIELDWATCH_API_URL: 'https://api.example.com',
+            SHIELDWATCH_API_KEY_SECRET: { Ref: ids.secret },
+            SHIELDWATCH_API_KEY: Match.absent(),
+            SHIELDWATCH_NETWORKS: 'net-1,net "2"',
+            SHIELDWATCH_STATUS_PATH: 'data.filter.state',
+            SHIELDWATCH_TABLE: { Ref: ids.table },
+            SHIELDWATCH_TOPIC_ARN: { Ref: ids.topic },
+            SHIELDWATCH_RETENTION_DAYS: '30',
+            SHIELDWATCH_FIGURE_METRICS: '3',
+            POWERTOOLS_SERVICE_NAME: 'shieldwatch',
+            POWERTOOLS_METRICS_NAMESPACE: 'Shieldwatch',
+            POWERTOOLS_LOG_LEVEL: 'INFO',
+          },
+        },
+      });
+    });
+
+    it('retries a failed cycle only while it is younger than one schedule interval', () => {
+      template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        FunctionName: { Ref: ids.fn },
+        MaximumRetryAttempts: 2,
+        MaximumEventAgeInSeconds: 60,
+      });
+    });
+  });
+
+  describe('table', () => {
+    it('is on demand, keyed pk/sk, with TTL on expiresAt and point-in-time recovery', () => {
+      template.hasResourceProperties('AWS::DynamoDB::Table', {
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        ProvisionedThroughput: Match.absent(),
+      });
+    });
+
+    it('is retained when the stack is deleted or the table replaced', () => {
+      template.hasResource('AWS::DynamoDB::Table', {
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+      });
+    });
+  });
+
+  describe('alerts', () => {
+    it('encrypts the topic with a rotating customer-managed key', () => {
+      template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+      template.hasResourceProperties('AWS::SNS::Topic', {
+        KmsMasterKeyId: { 'Fn::GetAtt': [ids.key, 'Arn'] },
+      });
+    });
+
+    it('lets CloudWatch use the key, so that alarms can publish to the encrypted topic', () => {
+      template.hasResourceProperties('AWS::KMS::Key', {
+        KeyPolicy: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Allow',
+              Principal: { Service: 'cloudwatch.amazonaws.com' },
+              Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            }),
+          ]),
+        },
+      });
+    });
+
+    it("refuses publishing without TLS and allows this account's alarms", () => {
+      template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+        Topics: [{ Ref: ids.topic }],
+        PolicyDocument: {
+          Statement: [
+            {
+              Sid: 'AllowPublishThroughSSLOnly',
+              Effect: 'Deny',
+              Principal: '*',
+              Action: 'sns:Publish',
+              Resource: { Ref: ids.topic },
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            },
+            Match.objectLike({
+              Effect: 'Allow',
+              Principal: { Service: 'cloudwatch.amazonaws.com' },
+              Action: 'sns:Publish',
+              Condition: Match.objectLike({
+                StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+              }),
+            }),
+          ],
+        },
+      });
+    });
+
+    it('subscribes every email address and phone number of the context', () => {
+      template.resourceCountIs('AWS::SNS::Subscription', 3);
+      for (const [protocol, endpoint] of [
+        ['email', 'ops@example.com'],
+        ['email', 'oncall@example.org'],
+        ['sms', '+14155550100'],
+      ]) {
+        template.hasResourceProperties('AWS::SNS::Subscription', {
+          Protocol: protocol,
+          Endpoint: endpoint,
+          TopicArn: { Ref: ids.topic },
+        });
+      }
+    });
+  });
+
+  describe('secret', () => {
+    it('creates an empty secret: no value, no generated placeholder', () => {
+      template.hasResourceProperties('AWS::SecretsManager::Secret', {
+        SecretString: Match.absent(),
+        GenerateSecretString: Match.absent(),
+      });
+    });
+  });
+
+  describe('IAM', () => {
+    it('gives the function exactly its table actions, publish on its topic and key, and read of its secret', () => {
+      template.hasResourceProperties('AWS::IAM::Policy', {
+        Roles: [{ Ref: ids.role }],
+        PolicyDocument: {
+          Statement: [
+            {
+              Effect: 'Allow',
+              Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+              Resource: { 'Fn::GetAtt': [ids.logs, 'Arn'] },
+            },
+            {
+              Effect: 'Allow',
+              Action: [
+                'dynamodb:BatchWriteItem',
+                'dynamodb:GetItem',
+                'dynamodb:PutItem',
+                'dynamodb:Query',
+                'dynamodb:UpdateItem',
+              ],
+              Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] },
+            },
+            { Effect: 'Allow', Action: 'sns:Publish', Resource: { Ref: ids.topic } },
+            {
+              Effect: 'Allow',
+              Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+              Resource: { 'Fn::GetAtt': [ids.key, 'Arn'] },
+            },
+            {
+              Effect: 'Allow',
+              Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+              Resource: { Ref: ids.secret },
+            },
+          ],
+        },
+      });
+    });
+
+    it('attaches no managed policy to the function role (AWSLambdaBasicExecutionRole writes to any log group)', () => {
+      template.hasResourceProperties('AWS::IAM::Role', {
+        AssumeRolePolicyDocument: {
+          Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })],
+        },
+        ManagedPolicyArns: Match.absent(),
+      });
+    });
+
+    it('has no wildcard resource on DynamoDB, SNS, KMS or Secrets Manager actions', () => {
+      const sensitive = /^(dynamodb|sns|kms|secretsmanager):/;
+      const statements = policyStatements(template).filter((s) =>
+        [s.Action].flat().some((a) => sensitive.test(a)),
+      );
+      expect(statements.length).toBeGreaterThanOrEqual(4);
+      for (const statement of statements) {
+        for (const resource of [statement.Resource].flat()) {
+          expect(renderCfn(resource)).not.toContain('*');
+        }
+      }
+    });
+  });
+
+  describe('alarms', () => {
+    it('has three alarms, each notifying the alert topic on alarm and on recovery', () => {
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+      const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+      for (const alarm of alarms) {
+        expect(alarm['Properties'].AlarmActions).toEqual([{ Ref: ids.topic }]);
+        expect(alarm['Properties'].OKActions).toEqual([{ Ref: ids.topic }]);
+      }
+    });
+
+    it('alarms on function errors', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: ids.fn } }],
+        Statistic: 'Sum',
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        Threshold: 1,
+        TreatMissingData: 'notBreaching',
+      });
+    });
+
+    it('alarms when no cycle completed in three schedule intervals, missing data breaching', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'Shieldwatch',
+        MetricName: MetricName.CyclesCompleted,
+        Dimensions: [{ Name: 'service', Value: 'shieldwatch' }],
+        Statistic: 'Sum',
+        Period: 60,
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: 3,
+        ComparisonOperator: 'LessThanThreshold',
+        Threshold: 1,
+        TreatMissingData: 'breaching',
+      });
+    });
+
+    it('alarms on messages in the dead-letter queue', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.queue, 'QueueName'] } }],
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        Threshold: 1,
+      });
+    });
+  });
+
+  describe('dashboard', () => {
+    type Widget = { type: string; properties: { title?: string; metrics?: unknown[][]; alarms?: string[] } };
+    let widgets: Widget[];
+
+    beforeAll(() => {
+      const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]!;
+      widgets = JSON.parse(renderCfn(dashboard['Properties'].DashboardBody)).widgets;
+    });
+
+    const metricNames = (widget: Widget) =>
+      (widget.properties.metrics ?? []).map((m) => (typeof m[0] === 'string' ? m[1] : m[0]));
+    const titled = (title: string) => {
+      const widget = widgets.find((w) => w.properties.title === title);
+      if (widget === undefined) throw new Error(`no widget "${title}"`);
+      return widget;
+    };
+
+    it('shows the state of the three alarms', () => {
+      expect(titled('Monitor alarms').properties.alarms).toHaveLength(3);
+    });
+
+    it.each([
+      ['Cycle outcomes', [MetricName.CyclesCompleted, MetricName.ApiFailures, 'Errors', 'Throttles']],
+      ['API failures by kind', Object.values(failureMetricName)],
+      ['Request latency (ms)', [MetricName.FilterLatency, MetricName.NetworkLatency]],
+      ['Cycle duration (ms)', [MetricName.CycleDuration, 'Duration']],
+      [
+        'Status changes and alerts',
+        [MetricName.StatusChanges, MetricName.AlertsPublished, MetricName.AlertPublishFailures],
+      ],
+    ])('graphs %s', (title, names) => {
+      expect(metricNames(titled(title))).toEqual(expect.arrayContaining(names));
+    });
+
+    it("graphs each network's numeric figures with a SEARCH on NetworkFigure, the id escaped", () => {
+      const one = titled('Network net-1: real-time figures').properties.metrics![0]![0] as {
+        expression: string;
+      };
+      expect(one.expression).toBe(
+        `SEARCH('{Shieldwatch,Field,NetworkId,service} MetricName="NetworkFigure" service="shieldwatch" NetworkId="net-1"', 'Average', 60)`,
+      );
+      const two = titled('Network net "2": real-time figures').properties.metrics![0]![0] as {
+        expression: string;
+      };
+      expect(two.expression).toContain('NetworkId="net \\"2\\""');
+    });
+  });
+
+  describe('outputs', () => {
+    it.each([
+      ['TableName', { Ref: 'table' }],
+      ['TopicArn', { Ref: 'topic' }],
+    ] as const)('outputs %s', (name, value) => {
+      template.hasOutput(name, { Value: { Ref: ids[value.Ref] } });
+    });
+
+    it('outputs the secret name and the dashboard URL', () => {
+      const outputs = template.findOutputs('*');
+      expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['SecretName', 'DashboardUrl']));
+      // The generated name, taken out of the secret's ARN.
+      expect(JSON.stringify(outputs['SecretName']!['Value'])).toContain(`{"Ref":"${ids.secret}"}`);
+      expect(renderCfn(outputs['DashboardUrl']!['Value'])).toMatch(
+        /^https:\/\/<AWS::Region>\.console\.aws\.amazon\.com\/cloudwatch\/home\?region=<AWS::Region>#dashboards\/dashboard\/<Dashboard\w+>$/,
+      );
+    });
+  });
+});
+
+describe('MonitorStack with an existing secret, a cron schedule and nothing optional', () => {
+  let template: Template;
+
+  beforeAll(() => {
+    template = synthMonitor({
+      apiKeySecretName: 'shieldwatch/api-key',
+      schedule: 'cron(0/5 8-17 * * ? *)',
+      reservedConcurrency: 1,
+    });
+  });
+
+  it('refers to the secret by name and creates none', () => {
+    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0]!;
+    expect(renderCfn(fn['Properties'].Environment.Variables.SHIELDWATCH_API_KEY_SECRET)).toBe(
+      'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:shieldwatch/api-key',
+    );
+  });
+
+  it('outputs the name of the existing secret', () => {
+    template.hasOutput('SecretName', { Value: 'shieldwatch/api-key' });
+  });
+
+  it('lets the function read that one secret (the ?????? is its random suffix)', () => {
+    const secretStatements = policyStatements(template).filter((s) =>
+      [s.Action].flat().includes('secretsmanager:GetSecretValue'),
+    );
+    expect(secretStatements.map((s) => renderCfn(s.Resource))).toEqual([
+      'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:shieldwatch/api-key-??????',
+    ]);
+  });
+
+  it('sizes the timeout, retries and alarm period to the schedule', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'cron(0/5 8-17 * * ? *)',
+      Target: { RetryPolicy: { MaximumEventAgeInSeconds: 300 } },
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Timeout: 120,
+      ReservedConcurrentExecutions: 1,
+    });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { MaximumEventAgeInSeconds: 300 });
+    // The longest gap is the night, 17:55 to 08:00.
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: MetricName.CyclesCompleted,
+      Period: 14 * 3600 + 5 * 60,
+      EvaluationPeriods: 3,
+    });
+    // Errors and graphs follow the busiest rate.
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Errors', Period: 300 });
+  });
+
+  it('leaves out what the context leaves out', () => {
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: {
+          SHIELDWATCH_NETWORKS: '',
+          SHIELDWATCH_STATUS_PATH: Match.absent(),
+          SHIELDWATCH_FIGURE_METRICS: Match.absent(),
+        },
+      },
+    });
+    const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]!;
+    const body = renderCfn(dashboard['Properties'].DashboardBody);
+    expect(body).not.toContain('NetworkFigure');
+    expect(body).toContain('No networks configured');
+  });
+});
+
+describe('MonitorStack context validation', () => {
+  it('fails synth with a message that names the bad key', () => {
+    expect(() => buildMonitor({ apiUrl: 'http://api.example.com', alertSms: '0155' })).toThrow(ContextError);
+    expect(() => buildMonitor({ apiUrl: 'http://api.example.com', alertSms: '0155' })).toThrow(
+      /apiUrl: expected an https:\/\/ URL[\s\S]*alertSms: "0155" is not an E\.164 phone number/,
+    );
+  });
+
+  it.each([
+    [1, 30],
+    [2, 60],
+    [3, 90],
+    [4, 120],
+    [60, 120],
+    [1440, 120],
+  ])('gives a schedule every %i minutes a %i s timeout', (minutes, seconds) => {
+    expect(pollerTimeout(minutes).toSeconds()).toBe(seconds);
+  });
+});
