@@ -5,7 +5,9 @@ import { eventsCommand } from './commands/events.ts';
 import { historyCommand } from './commands/history.ts';
 import { pollCommand } from './commands/poll.ts';
 import { runCommand } from './commands/run.ts';
+import { simulateCommand } from './commands/simulate.ts';
 import { testAlertCommand } from './commands/test-alert.ts';
+import { uptimeCommand } from './commands/uptime.ts';
 import { UsageError } from './format.ts';
 import { type CliIo, type Command, println } from './io.ts';
 
@@ -16,6 +18,8 @@ const COMMANDS: readonly Command[] = [
   eventsCommand,
   checkCommand,
   testAlertCommand,
+  uptimeCommand,
+  simulateCommand,
 ];
 
 function mainHelp(): string {

@@ -48,7 +48,11 @@ export interface Scenario {
   readonly attacks: ReadonlyArray<ScenarioAttack>;
 }
 
-/** Fault injection; every fault is drawn per request from the seeded PRNG. All default off. */
+/**
+ * Fault injection, all off by default. Every request draws its faults from the seeded PRNG; latency applies to
+ * every request, the other faults to authorized GETs of the three endpoints (a wrong key is always a 401, an
+ * unknown path always a 404), in this order of precedence: hang, 401, 429, 5xx, malformed.
+ */
 export interface Faults {
   /** Delay before every answer, ms. @default 0 */
   latencyMs?: number;

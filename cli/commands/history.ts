@@ -4,6 +4,7 @@ import { extractFigures } from '../../lambda/core/figures.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
 import type { Snapshot, Target } from '../../lambda/core/types.ts';
 import type { HistoryQuery } from '../../lambda/ports.ts';
+import { numericSeries, renderLineChart } from '../chart.ts';
 import {
   clip,
   type Format,
@@ -114,6 +115,30 @@ function render(entries: readonly HistoryEntry[], format: Format, io: CliIo, isF
   return entries.length === 0 ? 'no snapshots in that window' : renderTable(headers, rows);
 }
 
+function drawChart(entries: readonly HistoryEntry[], field: string, target: Target, io: CliIo): string {
+  const meta = field === 'latencyMs' || field === 'httpStatus';
+  const points = meta
+    ? entries.flatMap((e) => {
+        const v = e[field as 'latencyMs' | 'httpStatus'];
+        return v === undefined ? [] : [{ t: Date.parse(e.at), v }];
+      })
+    : numericSeries(entries, field);
+  if (points.length === 0) {
+    const latest = [...entries].reverse().find((e) => e.data !== undefined);
+    const fields = latest === undefined ? [] : extractFigures(latest.data, 12).map(([path]) => path);
+    return `no numeric values at "${printable(field)}" in ${entries.length} snapshot(s)${
+      fields.length === 0 ? '' : `; numeric fields of the latest body: ${fields.join(', ')}`
+    }`;
+  }
+  const name = target.kind === 'filter' ? 'filter' : `network ${target.networkId}`;
+  return renderLineChart(points, {
+    width: Math.max(40, Math.min(160, io.stdout.columns ?? 100)),
+    height: 12,
+    title: `${name} ${field} (${points.length} points)`,
+    colour: useColour(io.stdout, io.env),
+  });
+}
+
 export const historyCommand: Command = {
   name: 'history',
   summary: 'print stored snapshots of the filter or of one network',
@@ -131,6 +156,8 @@ export const historyCommand: Command = {
     '  --limit N         only the most recent N (still printed oldest first)',
     '  --format FORMAT   table (default), json (an array of {at, ok, status?, data?, error?, httpStatus?,',
     '                    latencyMs?}) or csv',
+    '  --chart FIELD     draw a terminal line chart of a numeric field over time instead: a dot path',
+    '                    in the body (e.g. traffic.in.pps), or latencyMs / httpStatus',
     '  -h, --help        show this help',
     '',
     'Needs only the store settings (SHIELDWATCH_TABLE, AWS settings or the embedded store).',
@@ -142,6 +169,7 @@ export const historyCommand: Command = {
     until: { type: 'string' },
     limit: { type: 'string' },
     format: { type: 'string' },
+    chart: { type: 'string' },
   },
   async run(values, io) {
     const isFilter = values['filter'] === true;
@@ -161,7 +189,12 @@ export const historyCommand: Command = {
         ...(showProgress ? { onPage: (n: number) => io.stderr.write(`\rread ${n} snapshots...`) } : {}),
       });
       if (showProgress) io.stderr.write('\r\u001b[K');
-      println(io.stdout, render(snapshots.map(toHistoryEntry), format, io, isFilter));
+      const entries = snapshots.map(toHistoryEntry);
+      const chart = typeof values['chart'] === 'string' ? values['chart'] : undefined;
+      println(
+        io.stdout,
+        chart === undefined ? render(entries, format, io, isFilter) : drawChart(entries, chart, target, io),
+      );
       return 0;
     } finally {
       store.client.destroy();

@@ -1,0 +1,103 @@
+import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
+import { loadStoreConfig } from '../../lambda/config.ts';
+import { formatDuration } from '../../lambda/core/alert-text.ts';
+import { displayStatus } from '../../lambda/core/status.ts';
+import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../../lambda/core/uptime.ts';
+import { clip, parseFormat, parseTimeArg, printable, renderTable, UsageError } from '../format.ts';
+import { type CliIo, type Command, println } from '../io.ts';
+import { openStore } from '../store.ts';
+
+const percent = (share: number) => `${(share * 100).toFixed(share >= 0.9995 || share === 0 ? 1 : 2)}%`;
+
+function renderReport(report: UptimeReport): string {
+  const lines = [
+    `window     ${report.from} .. ${report.to}`,
+    `monitored  ${formatDuration(report.monitoredMs)}`,
+  ];
+  if (report.gaps.length > 0) {
+    const total = report.gaps.reduce((ms, gap) => ms + gap.ms, 0);
+    lines.push(
+      `not monitored ${formatDuration(total)} in ${report.gaps.length} gap(s), longest from ${[...report.gaps].sort((a, b) => b.ms - a.ms)[0]?.from}`,
+    );
+  }
+  lines.push('', 'filter status (share of monitored time)');
+  lines.push(
+    renderTable(
+      ['status', 'share', 'time'],
+      report.statuses.map((s) => [
+        s.status === UNREADABLE_STATUS
+          ? s.status
+          : clip(printable(JSON.stringify(displayStatus(s.status))), 40),
+        percent(s.share),
+        formatDuration(s.ms),
+      ]),
+    ),
+  );
+  const a = report.availability;
+  lines.push(
+    '',
+    `API availability  ${percent(a.share)} of monitored time (${a.cycles} cycles, ${a.failedCycles} failed${
+      Object.keys(a.byKind).length === 0
+        ? ''
+        : `: ${Object.entries(a.byKind)
+            .map(([kind, n]) => `${kind} ${n}`)
+            .join(', ')}`
+    })`,
+  );
+  return lines.join('\n');
+}
+
+export const uptimeCommand: Command = {
+  name: 'uptime',
+  summary: 'time-weighted share of each filter status and the API availability, from the history',
+  help: [
+    'Usage: shieldwatch uptime [--since 30d|ISO] [--until ...] [--format table|json]',
+    '',
+    'Reads the stored filter snapshots and reports, for the window:',
+    '  - the share of time in each filter status, each snapshot counting until the next one;',
+    '    time whose status could not be read counts as (unreadable);',
+    '  - the API availability: the share of time the API answered (anything but time-outs,',
+    '    connection errors, 5xx and 429), with failed cycles by kind;',
+    '  - gaps: stretches with no snapshot for more than 3 typical intervals (the monitor was not running),',
+    '    which count in neither share.',
+    '',
+    'Options:',
+    '  --since WHEN     from WHEN: a duration back from now (24h, 7d, 30d) or an ISO date (default 30d)',
+    '  --until WHEN     up to WHEN (default now)',
+    '  --format FORMAT  table (default) or json',
+    '  -h, --help       show this help',
+  ].join('\n'),
+  options: { since: { type: 'string' }, until: { type: 'string' }, format: { type: 'string' } },
+  async run(values, io: CliIo) {
+    const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);
+    if (format === 'csv') throw new UsageError('--format must be table or json');
+    const nowMs = io.now();
+    const since = parseTimeArg(
+      '--since',
+      typeof values['since'] === 'string' ? values['since'] : '30d',
+      nowMs,
+    );
+    const until =
+      typeof values['until'] === 'string'
+        ? parseTimeArg('--until', values['until'], nowMs)
+        : new Date(nowMs).toISOString();
+    if (since > until) throw new UsageError(`--since (${since}) is after --until (${until})`);
+    const config = loadStoreConfig(io.env);
+    const store = await openStore(io.env, config.table);
+    try {
+      const snapshots = await new DynamoStore(store.client, config.table).querySnapshots(
+        { kind: 'filter' },
+        { since, until },
+      );
+      if (snapshots.length === 0) {
+        println(io.stdout, format === 'json' ? JSON.stringify(null) : 'no filter snapshots in that window');
+        return 0;
+      }
+      const report = computeUptime(snapshots, { sinceMs: Date.parse(since), untilMs: Date.parse(until) });
+      println(io.stdout, format === 'json' ? JSON.stringify(report, null, 2) : renderReport(report));
+      return 0;
+    } finally {
+      store.client.destroy();
+    }
+  },
+};
