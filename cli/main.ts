@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../lambda/config.ts';
 import { checkCommand } from './commands/check.ts';
+import { demoCommand } from './commands/demo.ts';
 import { eventsCommand } from './commands/events.ts';
 import { historyCommand } from './commands/history.ts';
 import { pollCommand } from './commands/poll.ts';
@@ -20,6 +21,7 @@ const COMMANDS: readonly Command[] = [
   testAlertCommand,
   uptimeCommand,
   simulateCommand,
+  demoCommand,
 ];
 
 function mainHelp(): string {

@@ -30,24 +30,51 @@ function isAwsEndpoint(endpoint: string | undefined): boolean {
   }
 }
 
+/** Runs a store call, naming the store in the error when it fails (unreachable, missing table, denied). */
+export async function storeCall<T>(store: Pick<CliStore, 'description'>, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw new Error(
+      `cannot use the store (${store.description}): ${(error as Error).name}: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
 /**
  * Opens the store: the configured DynamoDB when AWS settings are present, otherwise the embedded dynalite
  * under `.shieldwatch/`. The table is created when missing on the embedded store and on endpoints outside
  * AWS, never on AWS itself (there the stack owns it).
  */
 export async function openStore(env: Env, table: string): Promise<CliStore> {
+  let store: CliStore;
+  let create: boolean;
   if (hasAwsConfiguration(env)) {
     const endpoint = configuredEndpoint(env, 'dynamodb');
-    const client = createDynamoClient(env);
-    if (!isAwsEndpoint(endpoint)) await ensureTable(client, table);
     const where = endpoint ?? `in ${env['AWS_REGION'] ?? env['AWS_DEFAULT_REGION'] ?? 'the profile region'}`;
-    return {
-      client,
+    store = {
+      client: createDynamoClient(env),
       description: `DynamoDB ${endpoint === undefined ? where : `at ${where}`}, table ${table}`,
     };
+    create = !isAwsEndpoint(endpoint);
+  } else {
+    const embedded = await ensureEmbeddedStore();
+    store = {
+      client: createDynamoClient(env, embedded.endpoint),
+      description: `embedded store (${embedded.dir}), table ${table}`,
+    };
+    create = true;
   }
-  const embedded = await ensureEmbeddedStore();
-  const client = createDynamoClient(env, embedded.endpoint);
-  await ensureTable(client, table);
-  return { client, description: `embedded store (${embedded.dir}), table ${table}` };
+  if (create) {
+    try {
+      await storeCall(store, () => ensureTable(store.client, table));
+    } catch (error) {
+      store.client.destroy();
+      throw error;
+    }
+  }
+  return store;
 }

@@ -395,7 +395,11 @@ async function drainOutbox(
         monitorName: settings.monitorName,
         ...(settings.apiUrl === undefined ? {} : { apiUrl: settings.apiUrl }),
       });
-      const messageId = await deps.publisher.publish(rendered);
+      // Bounded by the cycle's deadline: an SNS that does not answer must not hold the cycle (or the claim).
+      const messageId = await deps.publisher.publish(
+        rendered,
+        AbortSignal.timeout(Math.max(1, deadlineMs - deps.now())),
+      );
       delivered.push({ seq: entry.seq, event: entry.event, messageId });
       deps.metrics?.alertPublished(true);
       deps.log.info('alert published', {

@@ -100,6 +100,6 @@ export interface StateStore {
 export interface AlertPublisher {
   /** Where alerts go, for summaries (`sns:<arn>`, `log`). */
   readonly target: string;
-  /** Resolves with the message id; rejects when the alert was not accepted. */
-  publish(alert: RenderedAlert): Promise<string>;
+  /** Resolves with the message id; rejects when the alert was not accepted or `signal` aborted first. */
+  publish(alert: RenderedAlert, signal?: AbortSignal): Promise<string>;
 }

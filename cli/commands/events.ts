@@ -4,7 +4,7 @@ import { displayStatus } from '../../lambda/core/status.ts';
 import type { StoredEvent } from '../../lambda/ports.ts';
 import { clip, parseFormat, printable, renderCsv, renderTable, UsageError } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
-import { openStore } from '../store.ts';
+import { openStore, storeCall } from '../store.ts';
 import { timeWindow } from './history.ts';
 
 /** One event as `events --format json` prints it (CONTRACT §8). */
@@ -59,8 +59,10 @@ export const eventsCommand: Command = {
     const config = loadStoreConfig(io.env);
     const store = await openStore(io.env, config.table);
     try {
-      const all = await new DynamoStore(store.client, config.table).queryEvents(
-        only === undefined ? query : { ...query, limit: undefined },
+      const all = await storeCall(store, () =>
+        new DynamoStore(store.client, config.table).queryEvents(
+          only === undefined ? query : { ...query, limit: undefined },
+        ),
       );
       const picked =
         only === undefined

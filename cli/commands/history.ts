@@ -19,7 +19,7 @@ import {
   useColour,
 } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
-import { openStore } from '../store.ts';
+import { openStore, storeCall } from '../store.ts';
 
 /** One snapshot as `history --format json` prints it (CONTRACT §8). */
 export interface HistoryEntry {
@@ -184,10 +184,12 @@ export const historyCommand: Command = {
     const store = await openStore(io.env, config.table);
     try {
       const showProgress = io.stderr.isTTY === true;
-      const snapshots = await new DynamoStore(store.client, config.table).querySnapshots(target, {
-        ...query,
-        ...(showProgress ? { onPage: (n: number) => io.stderr.write(`\rread ${n} snapshots...`) } : {}),
-      });
+      const snapshots = await storeCall(store, () =>
+        new DynamoStore(store.client, config.table).querySnapshots(target, {
+          ...query,
+          ...(showProgress ? { onPage: (n: number) => io.stderr.write(`\rread ${n} snapshots...`) } : {}),
+        }),
+      );
       if (showProgress) io.stderr.write('\r\u001b[K');
       const entries = snapshots.map(toHistoryEntry);
       const chart = typeof values['chart'] === 'string' ? values['chart'] : undefined;

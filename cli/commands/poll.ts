@@ -70,12 +70,14 @@ export function summarize(result: CycleResult, io: CliIo, publisherTarget: strin
 /** Builds the monitor for the CLI: the store (embedded or configured), SNS or the terminal for alerts. */
 export async function openMonitor(io: CliIo, config: MonitorConfig, verbose: boolean) {
   const store = await openStore(io.env, config.table);
+  const sns = config.topicArn === undefined ? undefined : createSnsClient(io.env);
+  const secrets = config.apiKey.kind === 'secret' ? createSecretsClient(io.env) : undefined;
   const monitor = buildMonitor({
     config,
     env: io.env,
     dynamo: store.client,
-    ...(config.topicArn === undefined ? {} : { sns: createSnsClient(io.env) }),
-    ...(config.apiKey.kind === 'secret' ? { secrets: createSecretsClient(io.env) } : {}),
+    ...(sns === undefined ? {} : { sns }),
+    ...(secrets === undefined ? {} : { secrets }),
     log: terminalLog(io, verbose),
     fallbackPublisher: new LogAlertPublisher((alert) => printAlert(io, alert)),
     now: io.now,
@@ -83,9 +85,12 @@ export async function openMonitor(io: CliIo, config: MonitorConfig, verbose: boo
   return {
     monitor,
     store,
+    // Destroying the clients closes their sockets, so a call SNS never answered cannot keep the process alive.
     close: async () => {
       await monitor.close();
       store.client.destroy();
+      sns?.destroy();
+      secrets?.destroy();
     },
   };
 }

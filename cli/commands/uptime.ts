@@ -5,7 +5,7 @@ import { displayStatus } from '../../lambda/core/status.ts';
 import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../../lambda/core/uptime.ts';
 import { clip, parseFormat, parseTimeArg, printable, renderTable, UsageError } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
-import { openStore } from '../store.ts';
+import { openStore, storeCall } from '../store.ts';
 
 const percent = (share: number) => `${(share * 100).toFixed(share >= 0.9995 || share === 0 ? 1 : 2)}%`;
 
@@ -85,9 +85,8 @@ export const uptimeCommand: Command = {
     const config = loadStoreConfig(io.env);
     const store = await openStore(io.env, config.table);
     try {
-      const snapshots = await new DynamoStore(store.client, config.table).querySnapshots(
-        { kind: 'filter' },
-        { since, until },
+      const snapshots = await storeCall(store, () =>
+        new DynamoStore(store.client, config.table).querySnapshots({ kind: 'filter' }, { since, until }),
       );
       if (snapshots.length === 0) {
         println(io.stdout, format === 'json' ? JSON.stringify(null) : 'no filter snapshots in that window');

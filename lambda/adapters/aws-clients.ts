@@ -12,6 +12,16 @@ const ENDPOINT_VARIABLES = {
   secretsmanager: 'AWS_ENDPOINT_URL_SECRETS_MANAGER',
 } as const;
 
+/**
+ * Time-outs of every AWS call. `throwOnRequestTimeout` is needed for `requestTimeout` to end a call that gets
+ * no answer (without it the SDK only logs a warning and waits forever).
+ */
+export const AWS_HTTP_OPTIONS = {
+  connectionTimeout: 3000,
+  requestTimeout: 5000,
+  throwOnRequestTimeout: true,
+} as const;
+
 /** A service the monitor talks to. */
 export type Service = keyof typeof ENDPOINT_VARIABLES;
 
@@ -58,7 +68,7 @@ export function createDynamoClient(env: Env, endpoint?: string): DynamoDBClient 
       'dynamodb',
     ),
     ...(endpoint === undefined ? {} : { endpoint }),
-    requestHandler: { connectionTimeout: 3000, requestTimeout: 10_000 },
+    requestHandler: AWS_HTTP_OPTIONS,
   });
 }
 
@@ -67,7 +77,7 @@ export function createSnsClient(env: Env): SNSClient {
   return new SNSClient({
     ...clientDefaults(env, 'sns'),
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 3000, requestTimeout: 10_000 },
+    requestHandler: AWS_HTTP_OPTIONS,
   });
 }
 
@@ -75,6 +85,6 @@ export function createSnsClient(env: Env): SNSClient {
 export function createSecretsClient(env: Env): SecretsManagerClient {
   return new SecretsManagerClient({
     ...clientDefaults(env, 'secretsmanager'),
-    requestHandler: { connectionTimeout: 3000, requestTimeout: 10_000 },
+    requestHandler: AWS_HTTP_OPTIONS,
   });
 }

@@ -13,7 +13,7 @@ export class SnsAlertPublisher implements AlertPublisher {
     this.target = `sns:${topicArn}`;
   }
 
-  async publish(alert: RenderedAlert): Promise<string> {
+  async publish(alert: RenderedAlert, signal?: AbortSignal): Promise<string> {
     const out = await this.client.send(
       new PublishCommand({
         TopicArn: this.topicArn,
@@ -27,6 +27,7 @@ export class SnsAlertPublisher implements AlertPublisher {
           ]),
         ),
       }),
+      signal === undefined ? {} : { abortSignal: signal },
     );
     return out.MessageId ?? 'unknown';
   }

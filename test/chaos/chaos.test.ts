@@ -5,17 +5,20 @@ const asAttribute = (t: string) => t.replace(/(^|>)(?=>|$)/g, '$1(empty)');
 
 /** `npm run test:chaos`: several seeds, hundreds of cycles each. A failure names its seed to replay it. */
 describe('chaos', () => {
-  it.each([1, 2, 3, 42, 20261122])('seed %i: every real transition alerted exactly once, nothing from noise, nothing missing', async (seed) => {
-    // Act
-    const report = await runChaos({ cycles: 400, seed });
+  it.each([1, 2, 3, 42, 20261122])(
+    'seed %i: every real transition alerted exactly once, nothing from noise, nothing missing',
+    async (seed) => {
+      // Act
+      const report = await runChaos({ cycles: 400, seed });
 
-    // Assess
-    console.log(
-      `seed ${seed}: ${report.cycles} cycles, ${report.expected.length} transitions, ${report.publishAttempts} publish attempts (${report.publishFailures} failed), ${report.crashes} crashes, ${report.ms} ms`,
-    );
-    expect(report.alerted).toEqual(report.expected.map(asAttribute));
-    expect(report.events).toEqual(report.expected);
-    expect(report.filterSnapshots).toBe(report.cycles);
-    expect(report.networkSnapshots).toBe(report.cycles * report.networks);
-  });
+      // Assess
+      console.log(
+        `seed ${seed}: ${report.cycles} cycles, ${report.expected.length} transitions, ${report.publishAttempts} publish attempts (${report.publishFailures} failed), ${report.crashes} crashes, ${report.ms} ms`,
+      );
+      expect(report.alerted).toEqual(report.expected.map(asAttribute));
+      expect(report.events).toEqual(report.expected);
+      expect(report.filterSnapshots).toBe(report.cycles);
+      expect(report.networkSnapshots).toBe(report.cycles * report.networks);
+    },
+  );
 });

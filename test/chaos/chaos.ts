@@ -92,8 +92,12 @@ export async function runChaos(options: { cycles: number; seed: number }): Promi
   const networks = ['edge-1', 'edge/2'];
   let truth = 'active';
   let fault: ((status: string) => Reply) | undefined;
-  api.filter = () => (fault === undefined ? { body: { meta: { at: Date.now() }, status: truth } } : fault(truth));
-  api.network = () => (random() < 0.2 ? { status: 502, body: { error: 'bad gateway' } } : { body: { pps: Math.round(random() * 1e6) } });
+  api.filter = () =>
+    fault === undefined ? { body: { meta: { at: Date.now() }, status: truth } } : fault(truth);
+  api.network = () =>
+    random() < 0.2
+      ? { status: 502, body: { error: 'bad gateway' } }
+      : { body: { pps: Math.round(random() * 1e6) } };
 
   const store = new DynamoStore(dynamo.client, dynamo.table);
   let crashes = 0;
@@ -149,7 +153,10 @@ export async function runChaos(options: { cycles: number; seed: number }): Promi
       const roll = random();
       if (roll < 0.1) {
         // The same scheduled event delivered twice, at the same time.
-        await Promise.all([runCycle(deps, settings, Date.now() + 2000), runCycle(deps, settings, Date.now() + 2000)]);
+        await Promise.all([
+          runCycle(deps, settings, Date.now() + 2000),
+          runCycle(deps, settings, Date.now() + 2000),
+        ]);
         cyclesRun += 2;
       } else if (roll < 0.15) {
         await runCycle({ ...deps, state: crashingState }, settings, Date.now() + 2000);
@@ -164,7 +171,11 @@ export async function runChaos(options: { cycles: number; seed: number }): Promi
     fault = undefined;
     snsDown = false;
     for (let i = 0; i < 50; i++) {
-      const result = await runCycle({ ...deps, publisher: new SnsAlertPublisher(sns, 'arn:aws:sns:us-east-1:123456789012:chaos') }, settings, Date.now() + 2000);
+      const result = await runCycle(
+        { ...deps, publisher: new SnsAlertPublisher(sns, 'arn:aws:sns:us-east-1:123456789012:chaos') },
+        settings,
+        Date.now() + 2000,
+      );
       cyclesRun++;
       observe(true);
       if (result.pending === 0 && result.failed.length === 0) break;
@@ -180,7 +191,9 @@ export async function runChaos(options: { cycles: number; seed: number }): Promi
       events,
       filterSnapshots: (await store.querySnapshots({ kind: 'filter' }, {})).length,
       networkSnapshots: (
-        await Promise.all(networks.map((networkId) => store.querySnapshots({ kind: 'network', networkId }, {})))
+        await Promise.all(
+          networks.map((networkId) => store.querySnapshots({ kind: 'network', networkId }, {})),
+        )
       ).reduce((n, list) => n + list.length, 0),
       networks: networks.length,
       publishAttempts,

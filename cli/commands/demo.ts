@@ -1,0 +1,170 @@
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
+import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
+import { loadConfig } from '../../lambda/config.ts';
+import { computeUptime } from '../../lambda/core/uptime.ts';
+import { runCycle } from '../../lambda/cycle.ts';
+import { buildMonitor } from '../../lambda/runtime.ts';
+import { numericSeries, renderLineChart } from '../chart.ts';
+import { palette, parseCount, parseDurationMs, renderTable, useColour } from '../format.ts';
+import { type CliIo, type Command, println } from '../io.ts';
+import { startSimulator } from '../simulator.ts';
+import { openStore } from '../store.ts';
+import { toEventEntry } from './events.ts';
+import { toHistoryEntry } from './history.ts';
+import { printAlert, terminalLog } from './poll.ts';
+import { cycleLine } from './run.ts';
+
+/** The table the demo writes to, in the embedded store; recreated on every run. */
+export const DEMO_TABLE = 'shieldwatch-demo';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** The demo never touches AWS: every AWS setting is dropped, so the embedded store is used. */
+function localOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
+  return Object.fromEntries(
+    Object.entries(env).filter(([name]) => !name.startsWith('AWS_') && !name.startsWith('SHIELDWATCH_')),
+  );
+}
+
+export const demoCommand: Command = {
+  name: 'demo',
+  summary:
+    'the whole job on this machine in about 30 s: simulator, monitor, alerts, history, chart (npm start)',
+  help: [
+    'Usage: shieldwatch demo [--cycles 15] [--every 2s]',
+    '',
+    'Starts the API simulator (scenario demo: active, then mitigating with an attack on edge-1, then',
+    'active again) and the embedded store, runs the monitor every couple of seconds and shows each',
+    'cycle and each alert as it happens, then prints the history, the events, a chart of the attack',
+    'and the uptime, and exits. Needs no AWS account and never uses one, whatever AWS settings are set.',
+    `Its data stays in the embedded store, table ${DEMO_TABLE}, to explore afterwards:`,
+    `  SHIELDWATCH_TABLE=${DEMO_TABLE} npx shieldwatch history --network edge-1 --chart traffic.in.pps`,
+    '',
+    'Options:',
+    '  --cycles N        cycles to run (default 15)',
+    '  --every DURATION  interval between cycles (default 2s)',
+    '  -h, --help        show this help',
+  ].join('\n'),
+  options: { cycles: { type: 'string' }, every: { type: 'string' } },
+  async run(values, io: CliIo) {
+    const cycles = typeof values['cycles'] === 'string' ? parseCount('--cycles', values['cycles']) : 15;
+    const everyMs = parseDurationMs(
+      '--every',
+      typeof values['every'] === 'string' ? values['every'] : '2s',
+      200,
+      60_000,
+    );
+    const colour = palette(useColour(io.stdout, io.env));
+    const env = localOnly(io.env);
+    // The scenario's changes (8 s and 20 s) fall inside the run whatever its length.
+    const runMs = cycles * everyMs;
+    const speed = Math.max(0.05, 26_000 / Math.max(runMs, 1));
+    const simulator = await startSimulator({
+      shape: 'nested',
+      scenario: 'demo',
+      speed,
+      faults: { latencyMs: 20, jitterMs: 40, errorRate: 0.04 },
+    });
+    println(io.stdout, colour.bold('shieldwatch demo'));
+    println(
+      io.stdout,
+      `  simulated API  ${simulator.url} (nested body: status at data.filter.state; 4% of answers fail)`,
+    );
+    const store = await openStore(env, DEMO_TABLE);
+    await store.client.send(new DeleteTableCommand({ TableName: DEMO_TABLE }));
+    const fresh = await openStore(env, DEMO_TABLE);
+    store.client.destroy();
+    println(io.stdout, `  store          ${fresh.description}`);
+    const monitorEnv = {
+      ...env,
+      ...simulator.env,
+      SHIELDWATCH_TABLE: DEMO_TABLE,
+      SHIELDWATCH_EXPECTED_STATUS: 'active',
+      SHIELDWATCH_TIMEOUT_MS: '1500',
+      SHIELDWATCH_ALERT_AFTER: '2',
+    };
+    const monitor = buildMonitor({
+      config: loadConfig(monitorEnv),
+      env: monitorEnv,
+      dynamo: fresh.client,
+      log: terminalLog(io, false),
+      fallbackPublisher: new LogAlertPublisher((alert) => printAlert(io, alert)),
+      now: io.now,
+    });
+    println(
+      io.stdout,
+      `  monitor        ${cycles} cycles, one every ${everyMs / 1000}s; alerts print here (no SNS)`,
+    );
+    println(io.stdout, '');
+    try {
+      const started = io.now();
+      for (let i = 0; i < cycles; i++) {
+        const result = await runCycle(monitor.deps, monitor.settings, io.now() + Math.max(everyMs, 2000));
+        println(io.stdout, cycleLine(result, io));
+        if (i < cycles - 1) await sleep(started + (i + 1) * everyMs - io.now());
+      }
+
+      const storeView = new DynamoStore(fresh.client, DEMO_TABLE);
+      const filter = (await storeView.querySnapshots({ kind: 'filter' }, {})).map(toHistoryEntry);
+      println(io.stdout, `\n${colour.bold('History of the filter status')} (shieldwatch history --filter)`);
+      println(
+        io.stdout,
+        renderTable(
+          ['at', 'ok', 'status', 'ms', 'error'],
+          filter.map((e) => [
+            e.at,
+            e.ok ? 'ok' : 'FAIL',
+            e.status ?? '-',
+            String(e.latencyMs ?? '-'),
+            e.error ?? '',
+          ]),
+        ),
+      );
+      const events = (await storeView.queryEvents({})).map(toEventEntry);
+      println(io.stdout, `\n${colour.bold('Events')} (shieldwatch events)`);
+      println(
+        io.stdout,
+        events.length === 0
+          ? 'none'
+          : renderTable(
+              ['at', 'event', 'from', 'to'],
+              events.map((e) => [e.at, e.event, e.from ?? '', e.to ?? '']),
+            ),
+      );
+      const edge = (await storeView.querySnapshots({ kind: 'network', networkId: 'edge-1' }, {})).map(
+        toHistoryEntry,
+      );
+      println(
+        io.stdout,
+        `\n${colour.bold('Incoming packets per second on edge-1')} (shieldwatch history --network edge-1 --chart traffic.in.pps)`,
+      );
+      println(
+        io.stdout,
+        renderLineChart(numericSeries(edge, 'traffic.in.pps'), {
+          width: Math.max(50, Math.min(100, io.stdout.columns ?? 90)),
+          height: 10,
+          colour: useColour(io.stdout, io.env),
+        }),
+      );
+      const uptime = computeUptime(await storeView.querySnapshots({ kind: 'filter' }, {}), {
+        untilMs: io.now(),
+        gapMs: everyMs * 5,
+      });
+      println(io.stdout, `\n${colour.bold('Uptime')} (shieldwatch uptime)`);
+      for (const s of uptime.statuses)
+        println(io.stdout, `  ${s.status.padEnd(14)} ${(s.share * 100).toFixed(1)}%`);
+      println(io.stdout, `  API availability ${(uptime.availability.share * 100).toFixed(1)}%`);
+      println(
+        io.stdout,
+        `\nDone. Explore the demo's data: SHIELDWATCH_TABLE=${DEMO_TABLE} npx shieldwatch history --filter`,
+      );
+      println(io.stdout, 'Watch your own API: see README.md (npx shieldwatch check, then poll or run).');
+      return 0;
+    } finally {
+      await monitor.close();
+      fresh.client.destroy();
+      await simulator.close();
+    }
+  },
+};

@@ -1,0 +1,161 @@
+/**
+ * Runs the CLI as a user would: `node bin/shieldwatch.mjs <args>` in its own process, with only the
+ * environment a test gives it.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
+import { type FakeApi, type FakeApiOptions, startFakeApi } from '../fixtures/fake-api.ts';
+import { type FakeSns, startFakeSns } from '../fixtures/fake-aws.ts';
+
+/** The project root, where `bin/shieldwatch.mjs` lives. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ENTRY = fileURLToPath(new URL('../../bin/shieldwatch.mjs', import.meta.url));
+
+/** What one CLI run did. */
+export interface CliRun {
+  /** Exit code; `null` when it was killed (see `timedOut`). */
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Wall time, ms. */
+  readonly ms: number;
+  readonly timedOut: boolean;
+}
+
+/** Options of {@link runCli}. */
+export interface RunCliOptions {
+  /** Working directory. @default the project root */
+  cwd?: string;
+  /** Kill the process after this long. @default 45000 */
+  timeoutMs?: number;
+}
+
+/**
+ * Spawns the CLI with a clean environment: `PATH` and `HOME` of this process plus `env`, nothing else, so no
+ * `AWS_*` or `SHIELDWATCH_*` setting of the machine running the tests leaks in.
+ */
+export function runCli(
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+  options: RunCliOptions = {},
+): Promise<CliRun> {
+  const started = Date.now();
+  const child = spawn(process.execPath, [ENTRY, ...args], {
+    cwd: options.cwd ?? PROJECT_ROOT,
+    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, options.timeoutMs ?? 45_000);
+  return new Promise((resolve, reject) => {
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started, timedOut });
+    });
+  });
+}
+
+/** Parses a command's `--format json` output, with the output in the message when it is not JSON. */
+export function parseJsonOutput<T>(run: CliRun): T {
+  try {
+    return JSON.parse(run.stdout) as T;
+  } catch {
+    throw new Error(`not JSON (exit ${run.code}):\n${run.stdout}\n--- stderr ---\n${run.stderr}`);
+  }
+}
+
+/** The run as text, for assertion messages. */
+export function describeRun(run: CliRun): string {
+  return `exit ${run.code} after ${run.ms} ms${run.timedOut ? ' (timed out)' : ''}\n--- stdout ---\n${run.stdout}\n--- stderr ---\n${run.stderr}`;
+}
+
+/** The topic every CLI test publishes to. */
+export const TOPIC_ARN = 'arn:aws:sns:us-east-1:123456789012:alerts';
+
+/** A DynamoDB (dynalite), an SNS and a protection API on loopback, and the environment that points the CLI at them. */
+export interface World {
+  readonly dynamo: LocalDynamo;
+  readonly api: FakeApi;
+  readonly sns: FakeSns;
+  /** Everything `poll` needs: AWS endpoints, dummy credentials, API URL and key, table, topic. */
+  readonly env: Record<string, string>;
+  /** Only the store settings: what `history` and `events` need. */
+  readonly storeEnv: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startWorld}. */
+export interface WorldOptions {
+  /** Extra `SHIELDWATCH_*` settings for `poll`. */
+  settings?: Record<string, string>;
+  api?: FakeApiOptions;
+}
+
+/** Starts a fresh table, SNS and API for one test. */
+export async function startWorld(options: WorldOptions = {}): Promise<World> {
+  const [dynamo, api, sns] = await Promise.all([startDynamo(), startFakeApi(options.api), startFakeSns()]);
+  const storeEnv = {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'AKIDTEST',
+    AWS_SECRET_ACCESS_KEY: 'test-secret',
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    SHIELDWATCH_TABLE: dynamo.table,
+  };
+  const env = {
+    ...storeEnv,
+    AWS_ENDPOINT_URL_SNS: sns.url,
+    SHIELDWATCH_API_URL: api.url,
+    SHIELDWATCH_API_KEY: api.key,
+    SHIELDWATCH_TOPIC_ARN: TOPIC_ARN,
+    ...options.settings,
+  };
+  return {
+    dynamo,
+    api,
+    sns,
+    env,
+    storeEnv,
+    close: async () => {
+      await Promise.all([dynamo.close(), api.close(), sns.close()]);
+    },
+  };
+}
+
+/** Every item of the world's table, as JSON text: for checking what was stored. */
+export async function dumpTable(dynamo: LocalDynamo): Promise<string> {
+  const items: unknown[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.client.send(
+      new ScanCommand({
+        TableName: dynamo.table,
+        ...(start === undefined ? {} : { ExclusiveStartKey: start as never }),
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return JSON.stringify(items);
+}
+
+/** The `default`, `email` and `sms` texts of a `MessageStructure: json` message. */
+export function messageTexts(message: string): Record<string, string> {
+  return JSON.parse(message) as Record<string, string>;
+}
