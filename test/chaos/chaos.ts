@@ -1,6 +1,5 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
-import { StaticApiKey } from '../../lambda/adapters/api-key.ts';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { ProtectionApiClient } from '../../lambda/adapters/protection-api.ts';
 import { SnsAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
