@@ -1,5 +1,5 @@
 import { renderAlert } from './core/alert-text.ts';
-import { type DecideSettings, decide } from './core/decide.ts';
+import { type DecideSettings, decide, INITIAL_STATE } from './core/decide.ts';
 import { extractFigures } from './core/figures.ts';
 import { toCycleObservation, toSnapshot } from './core/observation.ts';
 import type {
@@ -117,9 +117,13 @@ export class KeyError extends Error {
   override readonly name = 'KeyError';
 }
 
-/** How long a cycle may hold an alert while publishing it, in ms. */
-export const CLAIM_MS = 60_000;
+/**
+ * A cycle holds the alerts it sends until its deadline plus this margin; every publish ends by the
+ * deadline, so the next scheduled cycle always finds the claims of a cycle that died expired.
+ */
+export const CLAIM_GRACE_MS = 5000;
 const COMMIT_ATTEMPTS = 8;
+const EMPTY_STATE: VersionedState = { state: INITIAL_STATE, version: 0, outbox: [] };
 const MAX_STORED_FIGURES = 20;
 
 /** Time kept for the store and SNS after the API requests, from the cycle's budget. */
@@ -170,8 +174,9 @@ export async function runCycle(
     }
   }
 
-  // The state read runs alongside the requests; a failure surfaces when it is awaited.
-  const loading = deps.state.load().then(
+  // The state read runs alongside the requests; a failure surfaces when it is awaited. A shard that polls
+  // networks only neither reads nor writes the state.
+  const loading = (settings.pollFilter ? deps.state.load() : Promise.resolve(EMPTY_STATE)).then(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
@@ -225,6 +230,7 @@ export async function runCycle(
     evidence(filter) ? filter : undefined,
     networks.filter(evidence),
   );
+  const claim = { claimant: cycleId, untilMs: deadlineMs + CLAIM_GRACE_MS };
   const [, decided] = await Promise.all([
     deps.snapshots.putSnapshots(all, expiresAt).catch((error: unknown) => {
       throw new StoreError(`cannot store snapshots: ${describe(error)}`, { cause: error });
@@ -232,7 +238,10 @@ export async function runCycle(
     (async () => {
       const loaded = await loading;
       if ('error' in loaded) throw new StoreError(`cannot read the monitor state: ${describe(loaded.error)}`);
-      return applyObservation(deps, settings, observation, loaded.value);
+      // A shard that polls networks only has no say on the filter status or the incidents.
+      if (!settings.pollFilter)
+        return { queued: [], stale: false, loaded: loaded.value, status: loaded.value.state.status };
+      return applyObservation(deps, settings, observation, loaded.value, claim);
     })(),
   ]);
 
@@ -253,15 +262,9 @@ export async function runCycle(
     figures: response.ok ? extractFigures(response.json, MAX_STORED_FIGURES) : [],
     ...(snapshot.ok ? {} : { error: snapshot.error ?? 'failed' }),
   }));
-  const delivery = await drainOutbox(
-    deps,
-    settings,
-    cycleId,
-    decided.loaded,
-    decided.queued,
-    figures,
-    deadlineMs,
-  );
+  const delivery = !settings.pollFilter
+    ? { delivered: [], failed: [], pending: 0 }
+    : await drainOutbox(deps, settings, cycleId, decided.loaded, decided.queued, figures, deadlineMs);
 
   const durationMs = deps.now() - startMs;
   deps.metrics?.cycleCompleted(durationMs);
@@ -322,6 +325,7 @@ async function applyObservation(
   settings: CycleSettings,
   observation: ReturnType<typeof toCycleObservation>,
   first: VersionedState,
+  claim: { readonly claimant: string; readonly untilMs: number },
 ): Promise<Applied> {
   let loaded = first;
   for (let attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
@@ -329,7 +333,7 @@ async function applyObservation(
     if (decision.stale) return { queued: [], stale: true, status: loaded.state.status, loaded } as Applied;
     let committed: boolean;
     try {
-      committed = await deps.state.commit(decision.state, loaded.version, decision.alerts);
+      committed = await deps.state.commit(decision.state, loaded.version, decision.alerts, claim);
     } catch (error) {
       throw new StoreError(`cannot write the monitor state: ${describe(error)}`, { cause: error });
     }
@@ -363,14 +367,16 @@ async function drainOutbox(
   const delivered: DeliveryOutcome[] = [];
   const failed: DeliveryOutcome[] = [];
   let entries: OutboxEntry[] = mergeOutbox(loaded.outbox, queued);
+  // Alerts this cycle committed are claimed by that same write.
+  const own = new Set(queued.map((alert) => alert.seq));
   let reloaded = false;
   for (let i = 0; i < entries.length; ) {
     const entry = entries[i]!;
     const now = deps.now();
     if (now >= deadlineMs) break;
-    let claimed: boolean;
+    let claimed = own.has(entry.seq);
     try {
-      claimed = await deps.state.claim(entry.seq, cycleId, now, now + CLAIM_MS);
+      if (!claimed) claimed = await deps.state.claim(entry.seq, cycleId, now, deadlineMs + CLAIM_GRACE_MS);
     } catch (error) {
       deps.log.error('cannot claim alert', { cycleId, seq: entry.seq, error: describe(error) });
       break;
@@ -435,6 +441,12 @@ async function drainOutbox(
     i++;
   }
   const done = new Set(delivered.map((d) => d.seq));
+  // Alerts this cycle committed but did not get to (an earlier one could not be sent) are handed back at
+  // once, so the next cycle need not wait for their claim to expire.
+  const attempted = new Set([...done, ...failed.map((f) => f.seq)]);
+  for (const seq of own) {
+    if (!attempted.has(seq)) await deps.state.release(seq, cycleId).catch(() => undefined);
+  }
   return { delivered, failed, pending: entries.filter((e) => !done.has(e.seq)).length };
 }
 

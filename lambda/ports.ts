@@ -82,18 +82,26 @@ export interface StateStore {
   /** Strongly consistent read. */
   load(): Promise<VersionedState>;
   /**
-   * Writes the new state and appends the new alerts to the outbox in one conditional write.
+   * Writes the new state and appends the new alerts to the outbox in one conditional write, already claimed
+   * by `claim` when given (so the committing cycle needs no separate claim to send them).
    * Returns false when another cycle changed the state since `expectedVersion` was read.
    */
-  commit(next: MonitorState, expectedVersion: number, alerts: readonly AlertRecord[]): Promise<boolean>;
+  commit(
+    next: MonitorState,
+    expectedVersion: number,
+    alerts: readonly AlertRecord[],
+    claim?: { readonly claimant: string; readonly untilMs: number },
+  ): Promise<boolean>;
   /** Takes the right to send an alert until `untilMs`; false when another live claim holds it or it is gone. */
   claim(seq: number, claimant: string, nowMs: number, untilMs: number): Promise<boolean>;
   /** Records the alert as an event (idempotent); called before publishing, so history never misses one. */
   recordEvent(alert: AlertRecord): Promise<void>;
   /** Removes a published alert from the outbox (only while `claimant` holds it). */
   complete(seq: number, claimant: string): Promise<void>;
-  /** Gives the claim back after a failed publish, noting the error; the next cycle retries. */
-  release(seq: number, claimant: string, error: string): Promise<void>;
+  /**
+   * Gives the claim back, noting the error of a failed publish when given; the next cycle sends it.
+   */
+  release(seq: number, claimant: string, error?: string): Promise<void>;
 }
 
 /** Sends a rendered alert. */

@@ -122,6 +122,25 @@ function dropUndefined<T extends object>(value: T): T {
 
 const seqKey = (seq: number): string => `a${seq}`;
 
+/** The kept record of an alert; written idempotently (its key is fixed by the alert). */
+function eventItem(alert: AlertRecord): Record<string, unknown> {
+  return {
+    pk: KEY.event,
+    sk: eventSortKey(alert),
+    at: alert.at,
+    event: alert.event,
+    from: alert.from,
+    to: alert.to,
+    seq: alert.seq,
+    previousSince: alert.previousSince,
+    since: alert.since,
+    expected: alert.expected,
+    severity: alert.severity,
+    cycles: alert.cycles,
+    detail: alert.detail,
+  };
+}
+
 function eventSortKey(alert: Pick<AlertRecord, 'at' | 'seq'>): string {
   return `${alert.at}#${String(alert.seq).padStart(12, '0')}`;
 }
@@ -241,8 +260,12 @@ export class DynamoStore implements SnapshotStore, StateStore {
     next: MonitorState,
     expectedVersion: number,
     alerts: readonly AlertRecord[],
+    claim?: { readonly claimant: string; readonly untilMs: number },
   ): Promise<boolean> {
     this.stats.writes++;
+    const entries = alerts.map((a) =>
+      claim === undefined ? a : { ...a, claimedBy: claim.claimant, claimUntil: claim.untilMs },
+    );
     try {
       if (expectedVersion === 0) {
         await this.doc.send(
@@ -253,7 +276,7 @@ export class DynamoStore implements SnapshotStore, StateStore {
               sk: KEY.stateSort,
               version: 1,
               state: next,
-              outbox: Object.fromEntries(alerts.map((a) => [seqKey(a.seq), a])),
+              outbox: Object.fromEntries(entries.map((a) => [seqKey(a.seq), a])),
             },
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
@@ -268,7 +291,7 @@ export class DynamoStore implements SnapshotStore, StateStore {
         ':expected': expectedVersion,
       };
       const sets = ['#state = :next', 'version = :version'];
-      alerts.forEach((alert, i) => {
+      entries.forEach((alert, i) => {
         names[`#a${i}`] = seqKey(alert.seq);
         values[`:a${i}`] = alert;
         sets.push(`#outbox.#a${i} = :a${i}`);
@@ -301,23 +324,7 @@ export class DynamoStore implements SnapshotStore, StateStore {
 
   async recordEvent(alert: AlertRecord): Promise<void> {
     this.stats.writes++;
-    await this.doc.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: {
-          pk: KEY.event,
-          sk: eventSortKey(alert),
-          at: alert.at,
-          event: alert.event,
-          from: alert.from,
-          to: alert.to,
-          seq: alert.seq,
-          previousSince: alert.previousSince,
-          cycles: alert.cycles,
-          detail: alert.detail,
-        },
-      }),
-    );
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: eventItem(alert) }));
   }
 
   async complete(seq: number, claimant: string): Promise<void> {
@@ -328,7 +335,15 @@ export class DynamoStore implements SnapshotStore, StateStore {
     });
   }
 
-  async release(seq: number, claimant: string, error: string): Promise<void> {
+  async release(seq: number, claimant: string, error?: string): Promise<void> {
+    if (error === undefined) {
+      await this.conditionalUpdate(seq, {
+        update: 'REMOVE #outbox.#a.claimedBy, #outbox.#a.claimUntil',
+        condition: '#outbox.#a.claimedBy = :me',
+        values: { ':me': claimant },
+      });
+      return;
+    }
     await this.conditionalUpdate(seq, {
       update:
         'SET #outbox.#a.failures = if_not_exists(#outbox.#a.failures, :zero) + :one, #outbox.#a.lastError = :error REMOVE #outbox.#a.claimedBy, #outbox.#a.claimUntil',

@@ -100,9 +100,13 @@ export async function runChaos(options: { cycles: number; seed: number }): Promi
 
   const store = new DynamoStore(dynamo.client, dynamo.table);
   let crashes = 0;
+  // A cycle that dies right after its state write: nothing else it would write reaches the store.
   const crashingState: StateStore = Object.assign(Object.create(store) as DynamoStore, {
-    claim: async () => {
+    recordEvent: async () => {
       crashes++;
+      throw new Error('the process died before publishing');
+    },
+    release: async () => {
       throw new Error('the process died before publishing');
     },
   });
@@ -117,6 +121,10 @@ export async function runChaos(options: { cycles: number; seed: number }): Promi
     retryMaxDelayMs: 20,
   });
   const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+  // The monitor's clock moves one schedule period (a minute) per cycle, as on Lambda: claims of a cycle that
+  // died have expired by the next one.
+  let clockOffset = 0;
+  const now = () => Date.now() + clockOffset;
   let ids = 0;
   const deps: CycleDeps = {
     api: client,
@@ -124,7 +132,7 @@ export async function runChaos(options: { cycles: number; seed: number }): Promi
     state: store,
     publisher: new SnsAlertPublisher(sns, 'arn:aws:sns:us-east-1:123456789012:chaos'),
     log: quiet,
-    now: Date.now,
+    now,
     newId: () => `cycle-${++ids}`,
   };
   const settings: CycleSettings = {
@@ -152,19 +160,17 @@ export async function runChaos(options: { cycles: number; seed: number }): Promi
       const roll = random();
       if (roll < 0.1) {
         // The same scheduled event delivered twice, at the same time.
-        await Promise.all([
-          runCycle(deps, settings, Date.now() + 2000),
-          runCycle(deps, settings, Date.now() + 2000),
-        ]);
+        await Promise.all([runCycle(deps, settings, now() + 2000), runCycle(deps, settings, now() + 2000)]);
         cyclesRun += 2;
       } else if (roll < 0.15) {
-        await runCycle({ ...deps, state: crashingState }, settings, Date.now() + 2000);
+        await runCycle({ ...deps, state: crashingState }, settings, now() + 2000);
         cyclesRun += 1;
       } else {
-        await runCycle(deps, settings, Date.now() + 2000);
+        await runCycle(deps, settings, now() + 2000);
         cyclesRun += 1;
       }
       observe(fault === undefined);
+      clockOffset += 60_000;
     }
     // Calm: no faults, SNS up, until every waiting alert is out.
     fault = undefined;
@@ -173,10 +179,11 @@ export async function runChaos(options: { cycles: number; seed: number }): Promi
       const result = await runCycle(
         { ...deps, publisher: new SnsAlertPublisher(sns, 'arn:aws:sns:us-east-1:123456789012:chaos') },
         settings,
-        Date.now() + 2000,
+        now() + 2000,
       );
       cyclesRun++;
       observe(true);
+      clockOffset += 60_000;
       if (result.pending === 0 && result.failed.length === 0) break;
     }
     const events = (await store.queryEvents({}))

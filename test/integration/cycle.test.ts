@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import type { RenderedAlert } from '../../lambda/core/types.ts';
-import { CLAIM_MS, type CycleLog, KeyError, runCycle, StoreError } from '../../lambda/cycle.ts';
+import { CLAIM_GRACE_MS, type CycleLog, KeyError, runCycle, StoreError } from '../../lambda/cycle.ts';
 import { buildMonitor, type Monitor } from '../../lambda/runtime.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
@@ -266,25 +266,34 @@ describe('the poll cycle against a loopback API and dynalite', () => {
 
   it('publishes an alert whose cycle crashed between the state write and the publish', async () => {
     // Prepare
-    const monitor = h.monitor();
+    let offset = 0;
+    const monitor = h.monitor({}, () => Date.now() + offset);
     h.setStatus({ status: 'A' });
     await h.cycle(monitor);
     h.setStatus({ status: 'B' });
     const crashing = { ...monitor.deps, state: Object.create(monitor.store) };
-    crashing.state.claim = async () => {
+    // A crash: nothing after the state write reaches the store, the claim taken with it included.
+    crashing.state.recordEvent = async () => {
+      throw new Error('process died');
+    };
+    crashing.state.release = async () => {
       throw new Error('process died');
     };
 
     // Act
-    const crashed = await runCycle(crashing, monitor.settings, Date.now() + 10_000);
+    const crashed = await runCycle(crashing, monitor.settings, monitor.deps.now() + 2000);
+    const whileClaimed = await h.cycle(monitor);
+    offset = 2000 + CLAIM_GRACE_MS + 1000;
     const next = await h.cycle(monitor);
 
     // Assess
     expect(crashed.queued).toHaveLength(1);
     expect(crashed.delivered).toEqual([]);
+    expect(whileClaimed.delivered).toEqual([]);
     expect(next.queued).toEqual([]);
     expect(next.delivered.map((d) => d.event)).toEqual(['filter.status_changed']);
     expect(h.published()).toHaveLength(1);
+    expect((await monitor.store.queryEvents({})).map((e) => e.to)).toEqual(['B']);
   });
 
   it('takes over an alert claimed by a cycle that died, once its claim has expired', async () => {
@@ -303,7 +312,7 @@ describe('the poll cycle against a loopback API and dynalite', () => {
 
     // Act
     const whileClaimed = await h.cycle(monitor);
-    offset = CLAIM_MS + 1000;
+    offset = 2_000 + CLAIM_GRACE_MS + 1000;
     const afterExpiry = await h.cycle(monitor);
 
     // Assess
@@ -312,6 +321,34 @@ describe('the poll cycle against a loopback API and dynalite', () => {
     expect(afterExpiry.delivered).toHaveLength(1);
     expect(h.published()).toHaveLength(1);
   });
+
+  it.each([
+    { networks: 0, change: false, writes: 1 + 1 },
+    { networks: 24, change: false, writes: 1 + 1 },
+    { networks: 60, change: false, writes: 3 + 1 },
+    { networks: 60, change: true, writes: 3 + 3 },
+  ])(
+    'writes at most ceil((networks + 1) / 25) + 3 requests: $networks networks, change $change',
+    async ({ networks, change, writes }) => {
+      // Prepare
+      const ids = Array.from({ length: networks }, (_, i) => `n${i}`).join(',');
+      const monitor = h.monitor({ SHIELDWATCH_NETWORKS: ids, SHIELDWATCH_CONCURRENCY: '16' });
+      h.setStatus({ status: 'A' });
+      await h.cycle(monitor);
+      if (change) h.setStatus({ status: 'B' });
+      h.dynamo.operations.length = 0;
+
+      // Act
+      const result = await h.cycle(monitor);
+
+      // Assess
+      const writeOps = h.dynamo.operations.filter((op) => op !== 'GetItem' && op !== 'Query');
+      expect(result.delivered).toHaveLength(change ? 1 : 0);
+      expect(writeOps).toHaveLength(writes);
+      expect(writes).toBeLessThanOrEqual(Math.ceil((networks + 1) / 25) + 3);
+      expect(h.dynamo.operations.filter((op) => op === 'GetItem')).toHaveLength(1);
+    },
+  );
 
   it('throws StoreError when the store cannot be written, so the platform retries', async () => {
     // Prepare
