@@ -6,10 +6,11 @@
  * redirects are never followed (the key must not travel to another origin), and the key is scrubbed from
  * everything handed back.
  */
-import { type Dispatcher, Pool } from 'undici';
+import type { Dispatcher } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { ApiResponse, FailureKind } from '../core/types.ts';
 import type { ProtectionApi, RequestContext } from '../ports.ts';
+import { Pool } from './undici-pool.ts';
 
 export type { RequestContext } from '../ports.ts';
 
