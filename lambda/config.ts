@@ -25,7 +25,7 @@ export interface MonitorConfig extends StoreConfig {
   readonly statusPath?: string;
   /** SNS topic for alerts; unset means alerts go to the log / terminal only. */
   readonly topicArn?: string;
-  /** Most API requests in flight at once. @default 8 */
+  /** Most API requests in flight at once. @default 10 */
   readonly concurrency: number;
   /** One request attempt's time-out in ms. @default 5000 */
   readonly timeoutMs: number;
@@ -260,7 +260,7 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
   }
   const topicArn = topicSetting(env, problems);
   const store = storeSettings(env, problems);
-  const concurrency = integer(env, 'SHIELDWATCH_CONCURRENCY', 8, 1, 256, problems);
+  const concurrency = integer(env, 'SHIELDWATCH_CONCURRENCY', 10, 1, 256, problems);
   const timeoutMs = integer(env, 'SHIELDWATCH_TIMEOUT_MS', 5000, 100, 10_000, problems);
   const maxBodyBytes = integer(env, 'SHIELDWATCH_MAX_BODY_BYTES', 1_048_576, 1024, 16_777_216, problems);
   const retries = integer(env, 'SHIELDWATCH_RETRIES', 2, 0, 5, problems);

@@ -58,7 +58,7 @@ describe('loadConfig defaults', () => {
       networks: [],
       table: 'shieldwatch',
       retentionDays: 90,
-      concurrency: 8,
+      concurrency: 10,
       timeoutMs: 5000,
       maxBodyBytes: 1_048_576,
       retries: 2,
@@ -126,7 +126,7 @@ describe('loadConfig defaults', () => {
 
 describe('whole-number settings', () => {
   const SETTINGS = [
-    { variable: 'SHIELDWATCH_CONCURRENCY', field: 'concurrency', fallback: 8, min: 1, max: 256 },
+    { variable: 'SHIELDWATCH_CONCURRENCY', field: 'concurrency', fallback: 10, min: 1, max: 256 },
     { variable: 'SHIELDWATCH_TIMEOUT_MS', field: 'timeoutMs', fallback: 5000, min: 100, max: 10_000 },
     {
       variable: 'SHIELDWATCH_MAX_BODY_BYTES',
