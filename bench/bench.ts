@@ -1,0 +1,299 @@
+/**
+ * `npm run bench`: what a poll cycle costs, measured side by side in one run.
+ *
+ * Each cycle is the real CLI (`node bin/shieldwatch.mjs poll`) against the API simulator on 127.0.0.1 with
+ * injected latency and a dynalite that counts DynamoDB requests, so the figures are what an operator gets.
+ * Then the Lambda bundle: its size, and its cold import time beside the same modules imported unbundled.
+ * Prints a table and writes every figure to bench/results/bench.json.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type BuildOptions, build } from 'esbuild';
+import { renderTable } from '../cli/format.ts';
+import { startSimulator } from '../cli/simulator.ts';
+import { startDynamo } from '../test/fixtures/dynalite.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const OUT = `${ROOT}bench/results`;
+const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 10);
+const NETWORKS = (process.env['BENCH_NETWORKS'] ?? '1,10,100,1000').split(',').map(Number);
+const LATENCIES = (process.env['BENCH_LATENCIES'] ?? '0,100').split(',').map(Number);
+/** A sequential baseline is run when it takes at most this long; beyond, it is computed from the run. */
+const SEQUENTIAL_RUN_LIMIT_MS = 12_000;
+const DYNAMO_WRITES = new Set(['BatchWriteItem', 'PutItem', 'UpdateItem', 'DeleteItem']);
+const DYNAMO_READS = new Set(['GetItem', 'Query', 'BatchGetItem', 'Scan']);
+
+interface PollRun {
+  readonly cycleMs: number;
+  readonly wallMs: number;
+  readonly maxRssMb: number;
+}
+
+/** Runs one `shieldwatch poll` and reads the cycle time from its summary and the peak RSS from a hook. */
+function poll(env: Record<string, string>): Promise<PollRun> {
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    ['--import', `${ROOT}bench/rss-hook.mjs`, `${ROOT}bin/shieldwatch.mjs`, 'poll'],
+    {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.once('close', (code) => {
+      const cycle = /took (\d+) ms/.exec(stdout);
+      const rss = /BENCH maxrss_kb=(\d+)/.exec(stderr);
+      if (code !== 0 || cycle === null || rss === null) {
+        reject(new Error(`poll failed (exit ${code}):\n${stdout}\n${stderr}`));
+        return;
+      }
+      resolve({
+        cycleMs: Number(cycle[1]),
+        wallMs: performance.now() - started,
+        maxRssMb: Number(rss[1]) / 1024,
+      });
+    });
+  });
+}
+
+interface CycleFigures {
+  readonly networks: number;
+  readonly latencyMs: number;
+  readonly concurrency: number;
+  readonly requests: number;
+  readonly cycleMs: number;
+  readonly idealMs: number;
+  /** cycle time / ideal; undefined at 0 ms latency, where the ideal is 0. */
+  readonly latencyCost?: number;
+  readonly sequentialMs: number;
+  readonly sequentialMeasured: boolean;
+  readonly speedup: number;
+  readonly maxInFlight: number;
+  readonly connections: number;
+  readonly dynamoWrites: number;
+  readonly dynamoWriteBudget: number;
+  readonly dynamoReads: number;
+  readonly dynamoOther: number;
+  readonly peakRssMb: number;
+}
+
+async function measureCycle(networks: number, latencyMs: number): Promise<CycleFigures> {
+  const ids = Array.from({ length: networks }, (_, i) => `net-${i}`);
+  const dynamo = await startDynamo({ table: 'bench' });
+  const run = async (concurrency: number) => {
+    const simulator = await startSimulator({
+      networks: ['*'],
+      scenario: 'steady',
+      faults: { latencyMs },
+      seed: 1,
+    });
+    const env = {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      HOME: process.env['HOME'] ?? '/tmp',
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'bench',
+      AWS_SECRET_ACCESS_KEY: 'bench',
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      SHIELDWATCH_API_URL: simulator.url,
+      SHIELDWATCH_API_KEY: simulator.key,
+      SHIELDWATCH_NETWORKS: ids.join(','),
+      SHIELDWATCH_TABLE: dynamo.table,
+      SHIELDWATCH_CONCURRENCY: String(concurrency),
+      SHIELDWATCH_TIMEOUT_MS: '10000',
+      SHIELDWATCH_RETRIES: '0',
+      SHIELDWATCH_CYCLE_TIMEOUT_MS: '300000',
+    };
+    try {
+      await poll(env); // warm-up: the baseline status, a warm disk cache
+      const before = { requests: simulator.stats.requests, connections: simulator.stats.connections };
+      dynamo.operations.length = 0;
+      const measured = await poll(env);
+      return {
+        ...measured,
+        requests: simulator.stats.requests - before.requests,
+        connections: simulator.stats.connections - before.connections,
+        maxInFlight: simulator.stats.maxInFlight,
+        operations: [...dynamo.operations],
+      };
+    } finally {
+      await simulator.close();
+    }
+  };
+  try {
+    const concurrent = await run(CONCURRENCY);
+    const idealMs = Math.ceil((networks + 1) / CONCURRENCY) * latencyMs;
+    const sequentialEstimate = (networks + 1) * Math.max(latencyMs, concurrent.cycleMs / (networks + 1));
+    const sequentialMeasured = sequentialEstimate <= SEQUENTIAL_RUN_LIMIT_MS;
+    const sequentialMs = sequentialMeasured ? (await run(1)).cycleMs : Math.round(sequentialEstimate);
+    const count = (kinds: Set<string>) => concurrent.operations.filter((op) => kinds.has(op)).length;
+    return {
+      networks,
+      latencyMs,
+      concurrency: CONCURRENCY,
+      requests: concurrent.requests,
+      cycleMs: concurrent.cycleMs,
+      idealMs,
+      ...(latencyMs > 0 ? { latencyCost: concurrent.cycleMs / idealMs } : {}),
+      sequentialMs,
+      sequentialMeasured,
+      speedup: sequentialMs / Math.max(1, concurrent.cycleMs),
+      maxInFlight: concurrent.maxInFlight,
+      connections: concurrent.connections,
+      dynamoWrites: count(DYNAMO_WRITES),
+      dynamoWriteBudget: Math.ceil((networks + 1) / 25) + 3,
+      dynamoReads: count(DYNAMO_READS),
+      dynamoOther: concurrent.operations.length - count(DYNAMO_WRITES) - count(DYNAMO_READS),
+      peakRssMb: concurrent.maxRssMb,
+    };
+  } finally {
+    await dynamo.close();
+  }
+}
+
+/** The Lambda bundle, built as the stack builds it (see lib/constructs/poller-function.ts). */
+const LAMBDA_BUNDLE: BuildOptions = {
+  entryPoints: [`${ROOT}lambda/handler.ts`],
+  bundle: true,
+  platform: 'node',
+  target: 'node24',
+  format: 'esm',
+  minify: true,
+  keepNames: true,
+  mainFields: ['module', 'main'],
+  banner: {
+    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+};
+
+/** Median of `runs` cold imports of `file`, each in a fresh Node process. */
+async function coldImportMs(file: string, runs = 7): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const script = `const t = performance.now(); await import(${JSON.stringify(file)}); console.log(performance.now() - t);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+      env: { PATH: process.env['PATH'] ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+    });
+    await new Promise((resolve) => child.once('close', resolve));
+    times.push(Number(out.trim()));
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+async function measureBundle() {
+  const bundled = `${OUT}/bundle/index.mjs`;
+  // The same modules unbundled: our code in one file, every package imported from node_modules.
+  const unbundled = `${ROOT}bench/.unbundled/handler.mjs`;
+  await build({ ...LAMBDA_BUNDLE, outfile: bundled });
+  await build({ ...LAMBDA_BUNDLE, minify: false, banner: {}, packages: 'external', outfile: unbundled });
+  const bundledMs = await coldImportMs(bundled);
+  const unbundledMs = await coldImportMs(unbundled);
+  return {
+    bundleBytes: statSync(bundled).size,
+    bundledImportMs: bundledMs,
+    unbundledImportMs: unbundledMs,
+    importRatio: bundledMs / unbundledMs,
+  };
+}
+
+const fmt = (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
+
+async function main() {
+  mkdirSync(OUT, { recursive: true });
+  const cycles: CycleFigures[] = [];
+  for (const latencyMs of LATENCIES) {
+    for (const networks of NETWORKS) {
+      process.stderr.write(`measuring ${networks} network(s) at ${latencyMs} ms...\n`);
+      cycles.push(await measureCycle(networks, latencyMs));
+    }
+  }
+  process.stderr.write('measuring the Lambda bundle...\n');
+  const bundle = await measureBundle();
+
+  console.log(
+    `\nPoll cycle, concurrency ${CONCURRENCY} (the real CLI against the simulator and a counting dynalite)\n`,
+  );
+  console.log(
+    renderTable(
+      [
+        'networks',
+        'latency',
+        'requests',
+        'cycle',
+        'ideal',
+        'cost/ideal',
+        'sequential',
+        'speed-up',
+        'in flight',
+        'TCP conns',
+        'DDB writes (budget)',
+        'DDB reads',
+        'peak RSS',
+      ],
+      cycles.map((c) => [
+        String(c.networks),
+        `${c.latencyMs} ms`,
+        String(c.requests),
+        fmt(c.cycleMs),
+        c.latencyMs > 0 ? fmt(c.idealMs) : '-',
+        c.latencyCost === undefined ? '-' : `${c.latencyCost.toFixed(2)}x`,
+        `${fmt(c.sequentialMs)}${c.sequentialMeasured ? '' : ' (est.)'}`,
+        `${c.speedup.toFixed(1)}x`,
+        String(c.maxInFlight),
+        String(c.connections),
+        `${c.dynamoWrites} (${c.dynamoWriteBudget})`,
+        String(c.dynamoReads),
+        `${c.peakRssMb.toFixed(0)} MB`,
+      ]),
+    ),
+  );
+  console.log('\nLambda bundle (lambda/handler.ts, built as the stack builds it)\n');
+  console.log(
+    renderTable(
+      ['bundle size', 'cold import, bundled', 'cold import, unbundled', 'ratio'],
+      [
+        [
+          `${(bundle.bundleBytes / 1024).toFixed(0)} KiB`,
+          fmt(bundle.bundledImportMs),
+          fmt(bundle.unbundledImportMs),
+          `${bundle.importRatio.toFixed(2)}x`,
+        ],
+      ],
+    ),
+  );
+  console.log(
+    '\nDDB writes: BatchWriteItem, PutItem and UpdateItem requests of the measured cycle, beside the budget\n' +
+      'ceil((networks + 1) / 25) + 3. DDB reads: the state read. The CLI also sends one DescribeTable per run\n' +
+      '(the Lambda does not). Peak RSS is the whole CLI process, TypeScript loader included.',
+  );
+  const results = {
+    at: new Date().toISOString(),
+    node: process.version,
+    cpus: (await import('node:os')).cpus().length,
+    concurrency: CONCURRENCY,
+    cycles,
+    bundle,
+  };
+  writeFileSync(`${OUT}/bench.json`, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\nfigures written to bench/results/bench.json`);
+}
+
+await main();
