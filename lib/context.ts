@@ -5,6 +5,15 @@
  */
 import { networkIdProblem } from '../lambda/core/network-id.ts';
 import { parseStatusPath } from '../lambda/core/status.ts';
+import {
+  fittingShardSize,
+  MAX_SCHEDULE_INPUT_CHARS,
+  MAX_SHARDS,
+  MAX_TEMPLATE_INPUT_CHARS,
+  planShards,
+  scheduleInputChars,
+  templateInputChars,
+} from './shards.ts';
 
 /** The context keys the stack reads. */
 export const CONTEXT_KEYS = [
@@ -18,6 +27,7 @@ export const CONTEXT_KEYS = [
   'retentionDays',
   'reservedConcurrency',
   'figureMetrics',
+  'shardSize',
 ] as const;
 
 /** One of {@link CONTEXT_KEYS}. */
@@ -83,6 +93,13 @@ export interface MonitorSettings {
    * @default - unset: the function's default (5)
    */
   readonly figureMetrics?: number;
+  /**
+   * Most networks one schedule polls: the networks are split, in order, across one schedule per slice, each
+   * invocation carrying its slice in its event (not in the function's environment); the first also polls
+   * the filter status. See {@link planShards}.
+   * @default - unset: one schedule polls the filter and every network, listed in the environment
+   */
+  readonly shardSize?: number;
 }
 
 /** Invalid context: every problem, one line each, each starting with the key it concerns. */
@@ -99,10 +116,13 @@ export class ContextError extends Error {
 export const DEFAULT_SCHEDULE = 'rate(1 minute)';
 /** Default snapshot retention, in days (CONTRACT §3). */
 export const DEFAULT_RETENTION_DAYS = 90;
-/** Most networks one stack polls: one dashboard widget each, and their ids share the 4 KB Lambda environment. */
-export const MAX_NETWORKS = 100;
-/** Most characters of all network ids joined by commas, to stay well inside the 4 KB Lambda environment. */
+/**
+ * Without sharding, most characters of all network ids joined by commas: they travel in the function's
+ * environment, and Lambda allows 4 KB for all its variables.
+ */
 export const MAX_NETWORKS_CHARS = 2048;
+/** Largest `shardSize` accepted; the schedule input limit stops far smaller shards of real ids anyway. */
+export const MAX_SHARD_SIZE = 10_000;
 /** Longest interval between runs: the no-cycle alarm watches three of them, and a monitor should run daily. */
 export const MAX_INTERVAL_MINUTES = 24 * 60;
 
@@ -149,6 +169,13 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     'figureMetrics',
     optional(present('figureMetrics'), (v) => parseInteger(v, 0, 50, 'fields per network')),
   );
+  const shardSizeParsed = optional(present('shardSize'), (v) =>
+    parseInteger(v, 1, MAX_SHARD_SIZE, 'networks per shard'),
+  );
+  const shardSize = take('shardSize', shardSizeParsed);
+  if (networks !== undefined && shardSizeParsed.ok) {
+    problems.push(...shardingProblems(networks, shardSize, reservedConcurrency));
+  }
 
   if (problems.length > 0) throw new ContextError(problems);
   return {
@@ -162,7 +189,69 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     retentionDays: retentionDays!,
     ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
     ...(figureMetrics === undefined ? {} : { figureMetrics }),
+    ...(shardSize === undefined ? {} : { shardSize }),
   };
+}
+
+/**
+ * Whether the networks fit where they travel: without sharding the function's environment, with sharding
+ * the schedules' inputs (each, and all together in the template). Each problem names the key to change.
+ */
+function shardingProblems(
+  networks: readonly string[],
+  shardSize: number | undefined,
+  reservedConcurrency: number | undefined,
+): string[] {
+  const count = (n: number) => n.toLocaleString('en-US');
+  if (shardSize === undefined) {
+    const chars = networks.join(',').length;
+    if (chars <= MAX_NETWORKS_CHARS) return [];
+    const suggestion = fittingShardSize(networks, 500) ?? 1;
+    return [
+      `networks: ${count(networks.length)} ids take ${count(chars)} characters, more than the ` +
+        `${count(MAX_NETWORKS_CHARS)} the function's environment holds without sharding (Lambda allows 4 KB ` +
+        `for all variables): set shardSize (e.g. -c shardSize=${suggestion}) so that each schedule carries ` +
+        'its slice of the networks instead',
+    ];
+  }
+
+  const shards = planShards(networks, shardSize);
+  const templateChars = shards.reduce((sum, shard) => sum + templateInputChars(shard), 0);
+  if (templateChars > MAX_TEMPLATE_INPUT_CHARS) {
+    return [
+      `networks: ${count(networks.length)} ids need ${count(templateChars)} characters of schedule input ` +
+        `in the template, more than the ${count(MAX_TEMPLATE_INPUT_CHARS)} one stack holds (CloudFormation ` +
+        'accepts templates of 1 MB): monitor fewer networks, or shorter ids, per stack',
+    ];
+  }
+  if (shards.length > MAX_SHARDS) {
+    return [
+      `shardSize: ${count(networks.length)} networks in shards of ${shardSize} make ${count(shards.length)} ` +
+        `schedules, more than the ${MAX_SHARDS} one stack holds (CloudFormation allows 500 resources): ` +
+        `raise shardSize to at least ${Math.ceil(networks.length / MAX_SHARDS)}`,
+    ];
+  }
+  const sizes = shards.map(scheduleInputChars);
+  const longest = sizes.indexOf(Math.max(...sizes));
+  if (sizes[longest]! > MAX_SCHEDULE_INPUT_CHARS) {
+    const first = longest * shardSize + 1;
+    const last = first + shards[longest]!.networks.length - 1;
+    const suggestion = fittingShardSize(networks, shardSize - 1);
+    return [
+      `shardSize: shard ${longest + 1} of ${shards.length} (networks ${count(first)} to ${count(last)}) ` +
+        `needs a schedule input of ${count(sizes[longest]!)} characters, more than the ` +
+        `${count(MAX_SCHEDULE_INPUT_CHARS)} a schedule carries: lower shardSize` +
+        (suggestion === undefined ? '' : ` to ${suggestion} or less`),
+    ];
+  }
+  if (reservedConcurrency !== undefined && reservedConcurrency < shards.length) {
+    return [
+      `reservedConcurrency: ${reservedConcurrency} is less than the ${shards.length} shards that start ` +
+        `together (shardSize ${shardSize}): the others would be throttled; raise it to at least ` +
+        `${shards.length} or leave it unset`,
+    ];
+  }
+  return [];
 }
 
 function misspelledKeys(keys: readonly string[]): string[] {
@@ -243,14 +332,6 @@ function parseNetworks(value: unknown): Parsed<string[]> {
   for (const id of list.value) {
     const problem = networkIdProblem(id);
     if (problem !== undefined) return fail(`${show(id)} is not a network id (${problem})`);
-  }
-  if (list.value.length > MAX_NETWORKS) {
-    return fail(`expected at most ${MAX_NETWORKS} network ids, got ${list.value.length}`);
-  }
-  if (list.value.join(',').length > MAX_NETWORKS_CHARS) {
-    return fail(
-      `expected at most ${MAX_NETWORKS_CHARS} characters in all (the Lambda environment is limited to 4 KB)`,
-    );
   }
   return list;
 }
