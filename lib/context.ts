@@ -310,8 +310,11 @@ function splitList(value: unknown): Parsed<string[]> {
   }
   const trimmed = items.map((item: string) => item.trim());
   if (trimmed.some((item) => item === '')) return fail(`has an empty entry in ${show(value)}`);
-  const duplicate = trimmed.find((item, i) => trimmed.indexOf(item) !== i);
-  if (duplicate !== undefined) return fail(`lists ${show(duplicate)} twice`);
+  const seen = new Set<string>();
+  for (const item of trimmed) {
+    if (seen.has(item)) return fail(`lists ${show(item)} twice`);
+    seen.add(item);
+  }
   return ok(trimmed);
 }
 

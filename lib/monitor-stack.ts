@@ -8,6 +8,7 @@ import { PollSchedule } from './constructs/poll-schedule.ts';
 import { PollerFunction } from './constructs/poller-function.ts';
 import { SnapshotTable } from './constructs/snapshot-table.ts';
 import { type MonitorSettings, parseMonitorContext } from './context.ts';
+import { planShards } from './shards.ts';
 
 /** The DynamoDB actions of the poller: reads of state and history, conditional writes, batched snapshots. */
 export const POLLER_TABLE_ACTIONS = [
@@ -30,6 +31,8 @@ export class MonitorStack extends Stack {
     });
     const settings = parseMonitorContext(this.node.getAllContext());
     this.settings = settings;
+    // Sharded, the networks travel in each schedule's event; otherwise in the function's environment.
+    const sharded = settings.shardSize !== undefined;
 
     const table = new SnapshotTable(this, 'Snapshots').table;
     const alerts = new AlertTopic(this, 'Alerts', {
@@ -41,7 +44,7 @@ export class MonitorStack extends Stack {
     });
     const poller = new PollerFunction(this, 'Poller', {
       apiUrl: settings.apiUrl,
-      networks: settings.networks,
+      networks: sharded ? undefined : settings.networks,
       statusPath: settings.statusPath,
       apiKeySecretArn: apiKey.secret.secretArn,
       tableName: table.tableName,
@@ -66,6 +69,7 @@ export class MonitorStack extends Stack {
       target: poller.function,
       expression: settings.schedule.expression,
       minIntervalMinutes: settings.schedule.minIntervalMinutes,
+      shards: sharded ? planShards(settings.networks, settings.shardSize) : undefined,
     });
     const alarms = new MonitorAlarms(this, 'Alarms', {
       function: poller.function,

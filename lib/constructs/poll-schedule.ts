@@ -10,6 +10,7 @@ import {
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { type Shard, scheduledEvent } from '../shards.ts';
 
 /** How often Scheduler retries an invocation that Lambda refused (throttled, unavailable). */
 export const SCHEDULE_RETRY_ATTEMPTS = 3;
@@ -22,17 +23,26 @@ export interface PollScheduleProps {
   readonly expression: string;
   /** Shortest interval between two runs, in minutes: an invocation older than that is not worth delivering. */
   readonly minIntervalMinutes: number;
+  /**
+   * The shards, one schedule each, every one carrying its networks and `pollFilter` in its input.
+   * @default - not sharded: one schedule, whose input names no networks (the function polls those of its
+   * environment and the filter)
+   */
+  readonly shards?: readonly Shard[];
 }
 
 /**
- * The EventBridge Scheduler schedule that starts one poll cycle per run. Invocations Scheduler could not
- * deliver, even after its retries, go to an encrypted SQS dead-letter queue (alarmed).
+ * The EventBridge Scheduler schedules that start one poll cycle per run: one, or one per shard, all at the
+ * same expression, with the same retry policy, role and dead-letter queue. Invocations Scheduler could not
+ * deliver, even after its retries, go to that encrypted SQS queue (alarmed).
  *
  * The payload has the shape of an EventBridge "Scheduled Event" (time, id, resources), built from
- * Scheduler's context attributes, so the handler sees what a scheduled rule would send.
+ * Scheduler's context attributes, so the handler sees what a scheduled rule would send; a shard's payload
+ * adds its `networks` and `pollFilter`.
  */
 export class PollSchedule extends Construct {
-  readonly schedule: Schedule;
+  /** The schedules, shard 0 first. */
+  readonly schedules: readonly Schedule[];
   readonly deadLetterQueue: Queue;
   /** The role Scheduler assumes to invoke the function. */
   readonly role: Role;
@@ -58,27 +68,28 @@ export class PollSchedule extends Construct {
       }),
       description: 'shieldwatch schedule: invokes the poller, writes undeliverable invocations to the DLQ',
     });
-    const target = new LambdaInvoke(props.target, {
-      role: this.role,
-      deadLetterQueue: this.deadLetterQueue,
-      retryAttempts: SCHEDULE_RETRY_ATTEMPTS,
-      maxEventAge: Duration.minutes(props.minIntervalMinutes),
-      input: ScheduleTargetInput.fromObject({
-        version: '0',
-        id: ContextAttribute.executionId,
-        'detail-type': 'Scheduled Event',
-        source: 'aws.scheduler',
-        account: Aws.ACCOUNT_ID,
-        time: ContextAttribute.scheduledTime,
-        region: Aws.REGION,
-        resources: [ContextAttribute.scheduleArn],
-        detail: {},
-      }),
-    });
-    this.schedule = new Schedule(this, 'Schedule', {
-      schedule: ScheduleExpression.expression(props.expression),
-      target,
-      description: 'shieldwatch: one poll cycle per run',
+    const fields = {
+      account: Aws.ACCOUNT_ID,
+      region: Aws.REGION,
+      executionId: ContextAttribute.executionId,
+      scheduledTime: ContextAttribute.scheduledTime,
+      scheduleArn: ContextAttribute.scheduleArn,
+    };
+    const shards = props.shards ?? [undefined];
+    this.schedules = shards.map((shard, i) => {
+      const target = new LambdaInvoke(props.target, {
+        role: this.role,
+        deadLetterQueue: this.deadLetterQueue,
+        retryAttempts: SCHEDULE_RETRY_ATTEMPTS,
+        maxEventAge: Duration.minutes(props.minIntervalMinutes),
+        input: ScheduleTargetInput.fromObject(scheduledEvent(fields, shard)),
+      });
+      // The first keeps the id of the unsharded schedule, so turning sharding on does not replace it.
+      return new Schedule(this, i === 0 ? 'Schedule' : `Shard${i + 1}`, {
+        schedule: ScheduleExpression.expression(props.expression),
+        target,
+        description: `shieldwatch: one poll cycle per run${shard === undefined ? '' : shardLabel(shard, shards.length)}`,
+      });
     });
     Validations.of(this.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(props.target.node.defaultChild as CfnFunction)}.Arn>:*]`,
@@ -87,4 +98,10 @@ export class PollSchedule extends Construct {
         'can be invoked; no other function matches.',
     });
   }
+}
+
+/** ` (shard 2 of 5: networks 101 to 200)`, 1-based like the messages of the context. */
+function shardLabel(shard: Shard, count: number): string {
+  const what = shard.networks.length === 0 ? 'no networks' : `${shard.networks.length} networks`;
+  return ` (shard ${shard.index + 1} of ${count}: ${shard.pollFilter ? 'the filter status and ' : ''}${what})`;
 }

@@ -34,7 +34,11 @@ export function pollerTimeout(minIntervalMinutes: number): Duration {
 /** Properties of {@link PollerFunction}. */
 export interface PollerFunctionProps {
   readonly apiUrl: string;
-  readonly networks: readonly string[];
+  /**
+   * The networks of the environment (`SHIELDWATCH_NETWORKS`), polled when the event names none.
+   * @default - unset: the variable is left out (sharded: each schedule's event carries its networks)
+   */
+  readonly networks?: readonly string[];
   /** @default - unset: the function tries the well-known status paths */
   readonly statusPath?: string;
   /** ARN of the secret holding the key (never the key). */
@@ -93,7 +97,7 @@ export class PollerFunction extends Construct {
       environment: {
         SHIELDWATCH_API_URL: props.apiUrl,
         SHIELDWATCH_API_KEY_SECRET: props.apiKeySecretArn,
-        SHIELDWATCH_NETWORKS: props.networks.join(','),
+        ...(props.networks === undefined ? {} : { SHIELDWATCH_NETWORKS: props.networks.join(',') }),
         ...(props.statusPath === undefined ? {} : { SHIELDWATCH_STATUS_PATH: props.statusPath }),
         SHIELDWATCH_TABLE: props.tableName,
         SHIELDWATCH_TOPIC_ARN: props.topicArn,
