@@ -37,11 +37,9 @@ export interface MonitorParts {
   readonly now?: () => number;
 }
 
-/** Wires the adapters for a configuration: the one composition root of the Lambda and the CLI. */
-export function buildMonitor(parts: MonitorParts): Monitor {
-  const { config } = parts;
-  const keys = createApiKeyProvider(config.apiKey, parts.env, parts.secrets);
-  const api = new ProtectionApiClient({
+/** The API client for a configuration, with its key from `keys`. */
+export function createApiClient(config: MonitorConfig, keys: ApiKeyProvider): ProtectionApiClient {
+  return new ProtectionApiClient({
     baseUrl: config.apiUrl,
     apiKey: () => keys.get(),
     timeoutMs: config.timeoutMs,
@@ -49,6 +47,13 @@ export function buildMonitor(parts: MonitorParts): Monitor {
     concurrency: config.concurrency,
     retries: config.retries,
   });
+}
+
+/** Wires the adapters for a configuration: the one composition root of the Lambda and the CLI. */
+export function buildMonitor(parts: MonitorParts): Monitor {
+  const { config } = parts;
+  const keys = createApiKeyProvider(config.apiKey, parts.env, parts.secrets);
+  const api = createApiClient(config, keys);
   const store = new DynamoStore(parts.dynamo, config.table);
   if (config.topicArn !== undefined && parts.sns === undefined) {
     throw new Error('an SNS client is needed when SHIELDWATCH_TOPIC_ARN is set');

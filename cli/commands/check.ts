@@ -1,11 +1,11 @@
 import { createApiKeyProvider } from '../../lambda/adapters/api-key.ts';
 import { createSecretsClient } from '../../lambda/adapters/aws-clients.ts';
-import { ProtectionApiClient } from '../../lambda/adapters/protection-api.ts';
 import { loadConfig, type MonitorConfig } from '../../lambda/config.ts';
 import { extractFigures } from '../../lambda/core/figures.ts';
 import { describeShape, suggestStatusPaths } from '../../lambda/core/shape.ts';
 import { DEFAULT_STATUS_PATHS, displayStatus, extractStatus } from '../../lambda/core/status.ts';
 import type { ApiResponse } from '../../lambda/core/types.ts';
+import { createApiClient } from '../../lambda/runtime.ts';
 import { clip, palette, printable, renderTable, useColour } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 
@@ -96,14 +96,7 @@ export const checkCommand: Command = {
       println(io.stdout, `key            ${fail} ${(error as Error).message}`);
       return 1;
     }
-    const api = new ProtectionApiClient({
-      baseUrl: config.apiUrl,
-      apiKey: () => keys.get(),
-      timeoutMs: config.timeoutMs,
-      maxBodyBytes: config.maxBodyBytes,
-      concurrency: config.concurrency,
-      retries: config.retries,
-    });
+    const api = createApiClient(config, keys);
     try {
       const deadlineMs = io.now() + config.cycleTimeoutMs;
       const [user, filter, networks] = await Promise.all([

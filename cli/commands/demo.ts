@@ -10,7 +10,7 @@ import { palette, parseCount, parseDurationMs, renderTable, useColour } from '..
 import { type CliIo, type Command, println } from '../io.ts';
 import { startSimulator } from '../simulator.ts';
 import { openStore } from '../store.ts';
-import { toEventEntry } from './events.ts';
+import { renderEvents, toEventEntry } from './events.ts';
 import { toHistoryEntry } from './history.ts';
 import { printAlert, terminalLog } from './poll.ts';
 import { cycleLine } from './run.ts';
@@ -123,15 +123,7 @@ export const demoCommand: Command = {
       );
       const events = (await storeView.queryEvents({})).map(toEventEntry);
       println(io.stdout, `\n${colour.bold('Events')} (shieldwatch events)`);
-      println(
-        io.stdout,
-        events.length === 0
-          ? 'none'
-          : renderTable(
-              ['at', 'event', 'from', 'to'],
-              events.map((e) => [e.at, e.event, e.from ?? '', e.to ?? '']),
-            ),
-      );
+      println(io.stdout, renderEvents(events, 'table'));
       const edge = (await storeView.querySnapshots({ kind: 'network', networkId: 'edge-1' }, {})).map(
         toHistoryEntry,
       );

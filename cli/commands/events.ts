@@ -2,19 +2,21 @@ import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
 import type { StoredEvent } from '../../lambda/ports.ts';
-import { clip, parseFormat, printable, renderCsv, renderTable, UsageError } from '../format.ts';
+import { clip, type Format, parseFormat, printable, renderCsv, renderTable, UsageError } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import { openStore, storeCall } from '../store.ts';
 import { timeWindow } from './history.ts';
 
 /** One event as `events --format json` prints it (CONTRACT §8). */
-export function toEventEntry(event: StoredEvent): {
+export interface EventEntry {
   at: string;
   event: string;
   from?: string;
   to?: string;
   detail?: string;
-} {
+}
+
+export function toEventEntry(event: StoredEvent): EventEntry {
   return {
     at: event.at,
     event: event.event,
@@ -22,6 +24,24 @@ export function toEventEntry(event: StoredEvent): {
     ...(event.to === undefined ? {} : { to: event.to }),
     ...(event.detail === undefined ? {} : { detail: event.detail }),
   };
+}
+
+/** Events as `events` prints them: an aligned table, JSON or CSV. */
+export function renderEvents(entries: readonly EventEntry[], format: Format): string {
+  if (format === 'json') return JSON.stringify(entries, null, 2);
+  if (format === 'csv') {
+    return renderCsv(
+      ['at', 'event', 'from', 'to', 'detail'],
+      entries.map((e) => [e.at, e.event, e.from, e.to, e.detail]),
+    );
+  }
+  if (entries.length === 0) return 'no events in that window';
+  const show = (s: string | undefined) =>
+    s === undefined ? '' : clip(printable(JSON.stringify(displayStatus(s))), 40);
+  return renderTable(
+    ['at', 'event', 'from', 'to', 'detail'],
+    entries.map((e) => [e.at, e.event, show(e.from), show(e.to), clip(printable(e.detail ?? ''), 60)]),
+  );
 }
 
 export const eventsCommand: Command = {
@@ -68,34 +88,7 @@ export const eventsCommand: Command = {
         only === undefined
           ? all
           : all.filter((e) => e.event === only).slice(-(query.limit ?? Number.MAX_SAFE_INTEGER));
-      const entries = picked.map(toEventEntry);
-      if (format === 'json') println(io.stdout, JSON.stringify(entries, null, 2));
-      else if (format === 'csv') {
-        println(
-          io.stdout,
-          renderCsv(
-            ['at', 'event', 'from', 'to', 'detail'],
-            entries.map((e) => [e.at, e.event, e.from, e.to, e.detail]),
-          ),
-        );
-      } else if (entries.length === 0) println(io.stdout, 'no events in that window');
-      else {
-        const show = (s: string | undefined) =>
-          s === undefined ? '' : clip(printable(JSON.stringify(displayStatus(s))), 40);
-        println(
-          io.stdout,
-          renderTable(
-            ['at', 'event', 'from', 'to', 'detail'],
-            entries.map((e) => [
-              e.at,
-              e.event,
-              show(e.from),
-              show(e.to),
-              clip(printable(e.detail ?? ''), 60),
-            ]),
-          ),
-        );
-      }
+      println(io.stdout, renderEvents(picked.map(toEventEntry), format));
       return 0;
     } finally {
       store.client.destroy();

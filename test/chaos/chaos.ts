@@ -1,5 +1,6 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
+import { mulberry32 } from '../../cli/simulator.ts';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { ProtectionApiClient } from '../../lambda/adapters/protection-api.ts';
 import { SnsAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
@@ -7,18 +8,6 @@ import { type CycleDeps, type CycleSettings, runCycle } from '../../lambda/cycle
 import type { StateStore } from '../../lambda/ports.ts';
 import { startDynamo } from '../fixtures/dynalite.ts';
 import { type Reply, startFakeApi } from '../fixtures/fake-api.ts';
-
-/** A small seeded PRNG (mulberry32), so a failing run can be replayed from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const STATUSES = ['active', 'mitigating', 'blocked', ''];
 
@@ -65,7 +54,8 @@ export interface ChaosReport {
  */
 export async function runChaos(options: { cycles: number; seed: number }): Promise<ChaosReport> {
   const started = Date.now();
-  const random = prng(options.seed);
+  // Seeded (mulberry32, as the simulator uses), so a failing run can be replayed from its seed.
+  const random = mulberry32(options.seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const api = await startFakeApi({ key: 'chaos-key-0123456789' });
   const dynamo = await startDynamo();

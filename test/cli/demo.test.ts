@@ -35,7 +35,7 @@ describe('the demo (npm start)', () => {
     expect(run.stdout).toMatch(/RESOLVED: Filter status changed: mitigating -> active/);
     expect(run.stdout).toMatch(/History of the filter status[\s\S]*mitigating/);
     expect(run.stdout).toMatch(
-      /Events[\s\S]*filter\.status_changed\s+active\s+mitigating[\s\S]*filter\.status_changed\s+mitigating\s+active/,
+      /Events[\s\S]*filter\.status_changed\s+"active"\s+"mitigating"[\s\S]*filter\.status_changed\s+"mitigating"\s+"active"/,
     );
     expect(run.stdout).toMatch(/[╭╮╯╰]/);
     expect(run.stdout).not.toMatch(/\u001b\[/);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ContextError, parseMonitorContext, parseScheduleExpression } from '../../lib/context.ts';
+import { MAX_SCHEDULE_INPUT_CHARS, scheduleInputChars } from '../../lib/shards.ts';
 
 const base = { apiUrl: 'https://api.example.com' };
 
@@ -40,8 +41,9 @@ describe('parseMonitorContext', () => {
       statusPath: 'data.filter.state',
       apiKeySecretName: 'shieldwatch/api-key',
       retentionDays: '30',
-      reservedConcurrency: '1',
+      reservedConcurrency: '2',
       figureMetrics: '0',
+      shardSize: '2',
     });
 
     // Assess
@@ -54,8 +56,9 @@ describe('parseMonitorContext', () => {
       statusPath: 'data.filter.state',
       apiKeySecretName: 'shieldwatch/api-key',
       retentionDays: 30,
-      reservedConcurrency: 1,
+      reservedConcurrency: 2,
       figureMetrics: 0,
+      shardSize: 2,
     });
   });
 
@@ -112,14 +115,16 @@ describe('parseMonitorContext', () => {
     ['networks', { networks: [1, 2] }, /networks: expected a comma-separated list or an array of strings/],
     [
       'networks',
-      { networks: Array.from({ length: 101 }, (_, i) => `n${i}`).join(',') },
-      /networks: expected at most 100/,
+      { networks: Array.from({ length: 99 }, (_, i) => `${i}`.padStart(30, 'x')).join(',') },
+      /^networks: 99 ids take 3,068 characters, more than the 2,048 the function's environment holds without sharding .*: set shardSize \(e\.g\. -c shardSize=\d+\)/,
     ],
     [
-      'networks',
-      { networks: Array.from({ length: 99 }, (_, i) => `${i}`.padStart(30, 'x')).join(',') },
-      /networks: expected at most 2048 characters/,
+      'shardSize',
+      { shardSize: 0 },
+      /shardSize: expected a whole number of networks per shard from 1 to 10000/,
     ],
+    ['shardSize', { shardSize: '2.5' }, /shardSize: expected a whole number of networks per shard/],
+    ['shardSize', { shardSize: 'ten' }, /shardSize: expected a whole number of networks per shard/],
     [
       'alertEmail',
       { alertEmail: 'ops.example.com' },
@@ -206,6 +211,7 @@ describe('parseMonitorContext', () => {
       { 'retention-days': 5 },
       /retention-days: unknown context key; did you mean retentionDays\?/,
     ],
+    ['shard-size', { 'shard-size': 5 }, /shard-size: unknown context key; did you mean shardSize\?/],
   ])('refuses a bad %s with a message that names it (%j)', (_key, values, message) => {
     // Act
     const problems = problemsOf({ ...base, ...values });
@@ -224,6 +230,83 @@ describe('parseMonitorContext', () => {
     expect(act).toThrow(
       /Invalid shieldwatch context[\s\S]*- apiUrl: [\s\S]*- alertSms: [\s\S]*- retentionDays: /,
     );
+  });
+});
+
+describe('parseMonitorContext with shardSize', () => {
+  const fleet = (n: number, prefix = 'network-') => Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`);
+
+  it('lifts the environment cap: 5,000 networks in shards of 200', () => {
+    // Act
+    const settings = parseMonitorContext({ ...base, networks: fleet(5000), shardSize: '200' });
+
+    // Assess
+    expect(settings.networks).toHaveLength(5000);
+    expect(settings.shardSize).toBe(200);
+  });
+
+  it('accepts the largest slice that fits a schedule input, and refuses one more', () => {
+    // Prepare: ids of 10 characters take 13 each in the input ("id-0000001",), less the last comma;
+    // the shards after the first are the longest (pollFilter false)
+    const networks = fleet(2000, 'id-').map((id) => id.replace(/\d+$/, (n) => n.padStart(7, '0')));
+    const empty = { index: 1, networks: [], pollFilter: false };
+    const largest = Math.floor((MAX_SCHEDULE_INPUT_CHARS - scheduleInputChars(empty) + 1) / 13);
+
+    // Act
+    const act = () => parseMonitorContext({ ...base, networks, shardSize: largest });
+
+    // Assess
+    expect(largest).toBe(600);
+    expect(act).not.toThrow();
+    expect(problemsOf({ ...base, networks, shardSize: largest + 1 })).toEqual([
+      expect.stringMatching(
+        /^shardSize: shard 2 of 4 \(networks 602 to 1,202\) needs a schedule input of 8,2\d\d characters, more than the 8,192 a schedule carries: lower shardSize to 600 or less$/,
+      ),
+    ]);
+  });
+
+  it('fails when a slice does not fit the schedule input, naming shardSize and a size that fits', () => {
+    // Act
+    const problems = problemsOf({ ...base, networks: fleet(2000), shardSize: 1000 });
+
+    // Assess
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(
+      /^shardSize: shard 2 of 2 \(networks 1,001 to 2,000\) needs a schedule input of [\d,]+ characters, more than the 8,192 a schedule carries: lower shardSize to (\d+) or less$/,
+    );
+    const suggested = Number(/to (\d+) or less/.exec(problems[0]!)![1]);
+    expect(() => parseMonitorContext({ ...base, networks: fleet(2000), shardSize: suggested })).not.toThrow();
+  });
+
+  it('fails when the shards would be more schedules than a stack holds, naming shardSize', () => {
+    expect(problemsOf({ ...base, networks: fleet(500), shardSize: 2 })).toEqual([
+      'shardSize: 500 networks in shards of 2 make 250 schedules, more than the 200 one stack holds ' +
+        '(CloudFormation allows 500 resources): raise shardSize to at least 3',
+    ]);
+  });
+
+  it('fails when all the slices together would not fit a template', () => {
+    expect(problemsOf({ ...base, networks: fleet(9000, 'x'.repeat(60)), shardSize: 100 })).toEqual([
+      expect.stringMatching(/^networks: 9,000 ids need [\d,]+ characters of schedule input in the template/),
+    ]);
+  });
+
+  it('fails when reserved concurrency cannot run every shard at once', () => {
+    expect(problemsOf({ ...base, networks: fleet(10), shardSize: 3, reservedConcurrency: 3 })).toEqual([
+      expect.stringMatching(/^reservedConcurrency: 3 is less than the 4 shards that start together/),
+    ]);
+    expect(() =>
+      parseMonitorContext({ ...base, networks: fleet(10), shardSize: 3, reservedConcurrency: 4 }),
+    ).not.toThrow();
+  });
+
+  it('leaves the size checks out while networks or shardSize are themselves invalid', () => {
+    expect(problemsOf({ ...base, networks: 'a,a', shardSize: 1 })).toEqual([
+      expect.stringMatching(/^networks: /),
+    ]);
+    expect(problemsOf({ ...base, networks: fleet(500), shardSize: 0 })).toEqual([
+      expect.stringMatching(/^shardSize: expected/),
+    ]);
   });
 });
 
