@@ -10,15 +10,21 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { failureMetricName, MetricName } from '../../lambda/metric-names.ts';
+import { failureMetricName, METRIC_NAMESPACE, MetricName } from '../../lambda/metric-names.ts';
 import { monitorMetric, networkFiguresSearch } from './monitor-metrics.ts';
+
+/**
+ * Most networks with a graph of their own: a dashboard holds at most 500 widgets and a wall of graphs is
+ * read by nobody. The figures of the others are the same metrics, found with the console's metric search.
+ */
+export const MAX_NETWORK_WIDGETS = 100;
 
 /** Properties of {@link MonitorDashboard}. */
 export interface MonitorDashboardProps {
   readonly function: IFunction;
   /** The monitor's alarms, shown in a status row at the top. */
   readonly alarms: readonly Alarm[];
-  /** Network ids: one graph of real-time figures each. */
+  /** Network ids: one graph of real-time figures each, for the first {@link MAX_NETWORK_WIDGETS}. */
   readonly networks: readonly string[];
   /** Shortest interval between two scheduled runs, in minutes: the period of every graph. */
   readonly minIntervalMinutes: number;
@@ -111,7 +117,7 @@ export class MonitorDashboard extends Construct {
         }),
       ];
     }
-    return networks.map(
+    const graphs: IWidget[] = networks.slice(0, MAX_NETWORK_WIDGETS).map(
       (networkId) =>
         new GraphWidget({
           title: `Network ${networkId}: real-time figures`,
@@ -119,5 +125,17 @@ export class MonitorDashboard extends Construct {
           left: [networkFiguresSearch(networkId, period)],
         }),
     );
+    if (networks.length <= MAX_NETWORK_WIDGETS) return graphs;
+    return [
+      new TextWidget({
+        markdown:
+          `Graphs of the first ${MAX_NETWORK_WIDGETS} of ${networks.length} networks. The figures of every ` +
+          `network are the \`${MetricName.NetworkFigure}\` metrics of namespace \`${METRIC_NAMESPACE}\`, ` +
+          'by `NetworkId` and `Field`: search them in CloudWatch Metrics.',
+        width: 24,
+        height: 2,
+      }),
+      ...graphs,
+    ];
   }
 }

@@ -100,8 +100,9 @@ export class PollSchedule extends Construct {
   }
 }
 
-/** ` (shard 2 of 5: networks 101 to 200)`, 1-based like the messages of the context. */
+/** ` (shard 2 of 5: 100 networks)`, numbered from 1 like the messages of the context. */
 function shardLabel(shard: Shard, count: number): string {
-  const what = shard.networks.length === 0 ? 'no networks' : `${shard.networks.length} networks`;
-  return ` (shard ${shard.index + 1} of ${count}: ${shard.pollFilter ? 'the filter status and ' : ''}${what})`;
+  const n = shard.networks.length;
+  const networks = `${n === 0 ? 'no' : n} network${n === 1 ? '' : 's'}`;
+  return ` (shard ${shard.index + 1} of ${count}: ${shard.pollFilter ? 'the filter status and ' : ''}${networks})`;
 }

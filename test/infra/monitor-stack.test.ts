@@ -509,7 +509,162 @@ describe('MonitorStack with an existing secret, a cron schedule and nothing opti
   });
 });
 
+describe('MonitorStack with shardSize', () => {
+  type Input = { networks?: string[]; pollFilter?: boolean; 'detail-type'?: string };
+  const schedulesOf = (template: Template) =>
+    Object.values(template.findResources('AWS::Scheduler::Schedule')).map((schedule) => ({
+      properties: schedule['Properties'],
+      input: JSON.parse(renderCfn(schedule['Properties'].Target.Input)) as Input,
+    }));
+
+  describe('five networks in shards of two', () => {
+    let template: Template;
+
+    beforeAll(() => {
+      template = synthMonitor({ networks: 'net-1,net-2,net-3,net-4,net "5"', shardSize: '2' });
+    });
+
+    it('has one schedule per shard, each carrying its slice, only the first polling the filter', () => {
+      // Act
+      const inputs = schedulesOf(template).map((s) => s.input);
+
+      // Assess
+      expect(inputs.map(({ networks, pollFilter }) => ({ networks, pollFilter }))).toEqual([
+        { networks: ['net-1', 'net-2'], pollFilter: true },
+        { networks: ['net-3', 'net-4'], pollFilter: false },
+        { networks: ['net "5"'], pollFilter: false },
+      ]);
+      expect(inputs.every((input) => input['detail-type'] === 'Scheduled Event')).toBe(true);
+    });
+
+    it('runs every schedule at the same expression, with the same retry policy, dead-letter queue and role', () => {
+      const queue = onlyResourceId(template, 'AWS::SQS::Queue');
+      const fn = onlyResourceId(template, 'AWS::Lambda::Function');
+      const schedules = schedulesOf(template);
+      expect(schedules).toHaveLength(3);
+      const roles = new Set(schedules.map((s) => JSON.stringify(s.properties.Target.RoleArn)));
+      expect(roles.size).toBe(1);
+      for (const { properties } of schedules) {
+        expect(properties).toMatchObject({
+          ScheduleExpression: 'rate(1 minute)',
+          State: 'ENABLED',
+          FlexibleTimeWindow: { Mode: 'OFF' },
+          Target: {
+            Arn: { 'Fn::GetAtt': [fn, 'Arn'] },
+            RetryPolicy: { MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: 60 },
+            DeadLetterConfig: { Arn: { 'Fn::GetAtt': [queue, 'Arn'] } },
+          },
+        });
+      }
+    });
+
+    it('says in each description which shard it is', () => {
+      expect(schedulesOf(template).map((s) => s.properties.Description)).toEqual([
+        'shieldwatch: one poll cycle per run (shard 1 of 3: the filter status and 2 networks)',
+        'shieldwatch: one poll cycle per run (shard 2 of 3: 2 networks)',
+        'shieldwatch: one poll cycle per run (shard 3 of 3: 1 network)',
+      ]);
+    });
+
+    it('keeps the logical id of the unsharded schedule for the first shard', () => {
+      const unsharded = Object.keys(synthMonitor().findResources('AWS::Scheduler::Schedule'));
+      expect(Object.keys(template.findResources('AWS::Scheduler::Schedule'))[0]).toBe(unsharded[0]);
+    });
+
+    it('grants the one scheduler role invoke and send-to-queue once each', () => {
+      const [schedule] = schedulesOf(template);
+      template.hasResourceProperties('AWS::IAM::Policy', {
+        Roles: [{ Ref: schedule!.properties.Target.RoleArn['Fn::GetAtt'][0] }],
+        PolicyDocument: {
+          Statement: [
+            Match.objectLike({ Action: 'lambda:InvokeFunction' }),
+            Match.objectLike({ Action: 'sqs:SendMessage' }),
+          ],
+        },
+      });
+    });
+
+    it('leaves the network list out of the function environment', () => {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: {
+          Variables: {
+            SHIELDWATCH_NETWORKS: Match.absent(),
+            SHIELDWATCH_API_URL: 'https://api.example.com',
+            SHIELDWATCH_TABLE: Match.anyValue(),
+          },
+        },
+      });
+    });
+
+    it('keeps one no-cycle alarm on the cycles of all shards, and one graph per network', () => {
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: MetricName.CyclesCompleted,
+        Dimensions: [{ Name: 'service', Value: 'shieldwatch' }],
+        Threshold: 1,
+      });
+      const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]!;
+      const body = renderCfn(dashboard['Properties'].DashboardBody);
+      expect(body.match(/: real-time figures/g)).toHaveLength(5);
+    });
+  });
+
+  it.each([
+    ['no more networks than a shard', { networks: 'a,b', shardSize: 5 }, [['a', 'b']]],
+    ['no networks', { shardSize: 5 }, [[]]],
+    ['one network per shard', { networks: 'a,b,c', shardSize: 1 }, [['a'], ['b'], ['c']]],
+  ])(
+    'with %s, puts every network in a schedule input and none in the environment',
+    (_name, context, slices) => {
+      // Act
+      const template = synthMonitor(context);
+
+      // Assess
+      expect(schedulesOf(template).map((s) => s.input)).toEqual(
+        slices.map((networks, i) => expect.objectContaining({ networks, pollFilter: i === 0 })),
+      );
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: { Variables: { SHIELDWATCH_NETWORKS: Match.absent() } },
+      });
+    },
+  );
+
+  it('deploys a fleet of 3,000 networks: 10 schedules, graphs for the first 100 and a note on the rest', () => {
+    // Prepare
+    const networks = Array.from({ length: 3000 }, (_, i) => `network-${i + 1}`);
+
+    // Act
+    const template = synthMonitor({ networks, shardSize: 300 });
+
+    // Assess
+    const schedules = schedulesOf(template);
+    expect(schedules).toHaveLength(10);
+    expect(schedules.flatMap((s) => s.input.networks)).toEqual(networks);
+    expect(schedules.filter((s) => s.input.pollFilter)).toHaveLength(1);
+    const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]!;
+    const body = renderCfn(dashboard['Properties'].DashboardBody);
+    expect(body.match(/: real-time figures/g)).toHaveLength(100);
+    expect(body).toContain('Graphs of the first 100 of 3000 networks');
+    expect(body).not.toContain('network-101:');
+  });
+
+  it('fails synth when a slice would not fit its schedule input, telling to lower shardSize', () => {
+    const networks = Array.from({ length: 1000 }, (_, i) => `network-${i + 1}`);
+    expect(() => buildMonitor({ networks, shardSize: 1000 })).toThrow(ContextError);
+    expect(() => buildMonitor({ networks, shardSize: 1000 })).toThrow(
+      /shardSize: shard 1 of 1 .* more than the 8,192 a schedule carries: lower shardSize to \d+ or less/,
+    );
+  });
+});
+
 describe('MonitorStack context validation', () => {
+  it('fails synth without shardSize when the networks would not fit the environment, suggesting it', () => {
+    const networks = Array.from({ length: 300 }, (_, i) => `network-${i + 1}`);
+    expect(() => buildMonitor({ networks })).toThrow(
+      /networks: 300 ids take 3,\d{3} characters, more than the 2,048 .*: set shardSize/,
+    );
+  });
+
   it('fails synth with a message that names the bad key', () => {
     expect(() => buildMonitor({ apiUrl: 'http://api.example.com', alertSms: '0155' })).toThrow(ContextError);
     expect(() => buildMonitor({ apiUrl: 'http://api.example.com', alertSms: '0155' })).toThrow(
