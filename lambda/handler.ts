@@ -43,7 +43,12 @@ export type PollEvent = Partial<ScheduledEvent> & {
 };
 
 async function poll(event: PollEvent, context: Context) {
-  monitor ??= coldStart();
+  try {
+    monitor ??= coldStart();
+  } catch (error) {
+    logger.error('configuration error', error as Error);
+    throw error;
+  }
   const settings = {
     ...monitor.settings,
     ...(Array.isArray(event.networks)
@@ -52,7 +57,14 @@ async function poll(event: PollEvent, context: Context) {
     ...(typeof event.pollFilter === 'boolean' ? { pollFilter: event.pollFilter } : {}),
   };
   const deadline = Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
-  const result = await runCycle(monitor.deps, settings, deadline);
+  let result: Awaited<ReturnType<typeof runCycle>>;
+  try {
+    result = await runCycle(monitor.deps, settings, deadline);
+  } catch (error) {
+    // The cycle has not run (store or key): say so in the structured log, then let the platform retry.
+    logger.error('cycle failed', error as Error);
+    throw error;
+  }
   const summary = {
     cycleId: result.cycleId,
     status: result.status,

@@ -28,6 +28,7 @@ describe.each([
     'an existing secret',
     { apiKeySecretName: 'shieldwatch/api-key', schedule: 'rate(5 minutes)', reservedConcurrency: 1 },
   ],
+  ['shards', { networks: 'a,b,c,d,e', shardSize: 2, reservedConcurrency: 3 }],
 ])('cdk-nag AwsSolutions on the stack with %s', (_name, context) => {
   const stack = buildMonitor(context);
 

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { CreateTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planShards } from '../../lib/shards.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 import {
   type FakeSecretsManager,
@@ -346,6 +347,30 @@ describe('cdk synth and the bundled function', () => {
       ]);
       expect(['edge-1', 'edge 2']).toContain(doc.NetworkId);
     }
+  });
+
+  it("polls only a shard's networks when its event carries them, leaving the filter and alerts alone", async () => {
+    // Prepare: the event of the second shard of a sharded stack; the filter is back to active, a change only
+    // a cycle that polls the filter could see
+    const [, shard] = planShards(['edge-1', 'edge 2'], 1);
+    const event = {
+      ...(scheduledEvent() as object),
+      networks: shard!.networks,
+      pollFilter: shard!.pollFilter,
+    };
+    api.filter = () => ({ body: { status: 'active' } });
+    const before = { requests: api.requests.length, publishes: sns.publishes.length };
+
+    // Act
+    const answer = await invoke(event);
+
+    // Assess
+    expect(answer.ok, JSON.stringify(answer.error)).toBe(true);
+    expect(answer.result).toMatchObject({ networksOk: 1, networksFailed: 0, alertsQueued: 0 });
+    expect(api.requests.slice(before.requests).map((r) => r.url)).toEqual([
+      '/api/networks/edge%202/realtime',
+    ]);
+    expect(sns.publishes).toHaveLength(before.publishes);
   });
 
   it('never writes the key to its output', () => {
