@@ -52,11 +52,14 @@ describe('the Lambda handler', () => {
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
     vi.stubEnv('POWERTOOLS_METRICS_NAMESPACE', 'Shieldwatch');
     sns.on(PublishCommand).resolves({ MessageId: 'mid-1' });
-    const write = process.stdout.write.bind(process.stdout);
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      output.push(String(chunk));
-      return write(chunk, ...(rest as []));
-    });
+    // Powertools writes INFO to stdout and ERROR to stderr: collect both.
+    for (const stream of [process.stdout, process.stderr]) {
+      const write = stream.write.bind(stream);
+      vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        output.push(String(chunk));
+        return write(chunk, ...(rest as []));
+      });
+    }
   });
   afterAll(async () => {
     vi.unstubAllEnvs();
@@ -119,6 +122,7 @@ describe('the Lambda handler', () => {
 
     // Assess
     await expect(run).rejects.toThrow(/cannot (store snapshots|read the monitor state)/);
+    expect(output.join('')).toMatch(/"level":"ERROR","message":"cycle failed"/);
   });
 
   it('throws a configuration error naming every bad variable', async () => {
