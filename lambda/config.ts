@@ -132,6 +132,17 @@ const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
   d: 86_400_000,
 };
 
+/**
+ * Parses a reminder interval as `SHIELDWATCH_REMIND_EVERY` accepts it: a whole number and a unit s, m, h
+ * or d (`30m`, `1h`, `1d`), from 1m to 30d. Returns milliseconds, or undefined for anything else.
+ * Pure, so that the CDK context check accepts exactly what the function does.
+ */
+export function parseRemindEveryMs(text: string): number | undefined {
+  const match = /^(\d+)\s*([smhd])$/i.exec(text);
+  const ms = match === null ? Number.NaN : Number(match[1]) * DURATION_UNITS_MS[match[2]!.toLowerCase()]!;
+  return Number.isFinite(ms) && ms >= 60_000 && ms <= 30 * 86_400_000 ? ms : undefined;
+}
+
 function expectationSettings(
   env: Env,
   problems: string[],
@@ -141,9 +152,8 @@ function expectationSettings(
   const expectedStatus = raw !== undefined && raw.trim() !== '' ? raw : undefined;
   const remind = read(env, 'SHIELDWATCH_REMIND_EVERY');
   if (remind === undefined) return expectedStatus === undefined ? {} : { expectedStatus };
-  const match = /^(\d+)\s*([smhd])$/i.exec(remind);
-  const ms = match === null ? Number.NaN : Number(match[1]) * DURATION_UNITS_MS[match[2]!.toLowerCase()]!;
-  if (!Number.isFinite(ms) || ms < 60_000 || ms > 30 * 86_400_000) {
+  const ms = parseRemindEveryMs(remind);
+  if (ms === undefined) {
     problems.push(
       `SHIELDWATCH_REMIND_EVERY must be a duration like 30m, 1h or 1d, from 1m to 30d (got "${remind.slice(0, 40)}")`,
     );
@@ -155,7 +165,7 @@ function expectationSettings(
   }
   return {
     ...(expectedStatus === undefined ? {} : { expectedStatus }),
-    ...(Number.isFinite(ms) ? { remindEveryMs: ms } : {}),
+    ...(ms === undefined ? {} : { remindEveryMs: ms }),
   };
 }
 

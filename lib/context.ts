@@ -3,6 +3,7 @@
  * Pure: takes the context values, returns typed settings or throws one {@link ContextError} that lists
  * every problem, each naming its key.
  */
+import { parseRemindEveryMs } from '../lambda/config.ts';
 import { networkIdProblem } from '../lambda/core/network-id.ts';
 import { parseStatusPath } from '../lambda/core/status.ts';
 import {
@@ -28,6 +29,12 @@ export const CONTEXT_KEYS = [
   'reservedConcurrency',
   'figureMetrics',
   'shardSize',
+  'expectedStatus',
+  'remindEvery',
+  'confirmations',
+  'alertAfter',
+  'concurrency',
+  'requestTimeoutMs',
 ] as const;
 
 /** One of {@link CONTEXT_KEYS}. */
@@ -100,6 +107,39 @@ export interface MonitorSettings {
    * @default - unset: one schedule polls the filter and every network, listed in the environment
    */
   readonly shardSize?: number;
+  /**
+   * The status the filter should be in (`SHIELDWATCH_EXPECTED_STATUS`), exact: a change away from it is
+   * `severity=high`, a change back to it `severity=resolved`.
+   * @default - unset: the function's default (no expected status)
+   */
+  readonly expectedStatus?: string;
+  /**
+   * Reminder interval while the status stays away from {@link expectedStatus} (`SHIELDWATCH_REMIND_EVERY`),
+   * as given, e.g. `1h`; needs `expectedStatus`.
+   * @default - unset: no reminders
+   */
+  readonly remindEvery?: string;
+  /**
+   * Cycles in a row a new status must be seen before it is a change (`SHIELDWATCH_CONFIRMATIONS`).
+   * @default - unset: the function's default (1)
+   */
+  readonly confirmations?: number;
+  /**
+   * Cycles in a row before an "unreachable" or "status unreadable" alert (`SHIELDWATCH_ALERT_AFTER`).
+   * @default - unset: the function's default (3)
+   */
+  readonly alertAfter?: number;
+  /**
+   * Most API requests in flight at once per invocation (`SHIELDWATCH_CONCURRENCY`).
+   * @default - unset: the function's default (10)
+   */
+  readonly concurrency?: number;
+  /**
+   * One request attempt's time-out in milliseconds (`SHIELDWATCH_TIMEOUT_MS`), less than the function's
+   * timeout ({@link pollerTimeoutSeconds}).
+   * @default - unset: the function's default (5000)
+   */
+  readonly requestTimeoutMs?: number;
 }
 
 /** Invalid context: every problem, one line each, each starting with the key it concerns. */
@@ -125,6 +165,17 @@ export const MAX_NETWORKS_CHARS = 2048;
 export const MAX_SHARD_SIZE = 10_000;
 /** Longest interval between runs: the no-cycle alarm watches three of them, and a monitor should run daily. */
 export const MAX_INTERVAL_MINUTES = 24 * 60;
+/** Longest function timeout, however rare the schedule: every request times out after at most 10 s. */
+export const MAX_POLLER_TIMEOUT_SECONDS = 120;
+
+/**
+ * Function timeout for a schedule, in seconds: half the shortest interval between two runs, at most
+ * {@link MAX_POLLER_TIMEOUT_SECONDS}. The cycle's deadline is the remaining time less a margin, so a slow
+ * cycle ends well before the next.
+ */
+export function pollerTimeoutSeconds(minIntervalMinutes: number): number {
+  return Math.min((minIntervalMinutes * 60) / 2, MAX_POLLER_TIMEOUT_SECONDS);
+}
 
 /** A parsed value, or why the input was refused (without the key, which the caller adds). */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
@@ -176,6 +227,40 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
   if (networks !== undefined && shardSizeParsed.ok) {
     problems.push(...shardingProblems(networks, shardSize, reservedConcurrency));
   }
+  const expectedStatusParsed = optional(present('expectedStatus'), parseExpectedStatus);
+  const expectedStatus = take('expectedStatus', expectedStatusParsed);
+  const remindEvery = take('remindEvery', optional(present('remindEvery'), parseRemindEvery));
+  if (present('remindEvery') !== undefined && expectedStatusParsed.ok && expectedStatus === undefined) {
+    problems.push(
+      'remindEvery: needs expectedStatus (reminders are sent while the status stays away from it): ' +
+        'set it too, e.g. -c expectedStatus=active, or leave remindEvery unset',
+    );
+  }
+  const confirmations = take(
+    'confirmations',
+    optional(present('confirmations'), (v) => parseInteger(v, 1, 100, 'cycles')),
+  );
+  const alertAfter = take(
+    'alertAfter',
+    optional(present('alertAfter'), (v) => parseInteger(v, 1, 1000, 'cycles')),
+  );
+  const concurrency = take(
+    'concurrency',
+    optional(present('concurrency'), (v) => parseInteger(v, 1, 256, 'requests in flight')),
+  );
+  const requestTimeoutMs = take(
+    'requestTimeoutMs',
+    optional(present('requestTimeoutMs'), (v) => parseInteger(v, 100, 10_000, 'milliseconds')),
+  );
+  if (requestTimeoutMs !== undefined && schedule !== undefined) {
+    const timeoutMs = pollerTimeoutSeconds(schedule.minIntervalMinutes) * 1000;
+    if (requestTimeoutMs >= timeoutMs) {
+      problems.push(
+        `requestTimeoutMs: ${requestTimeoutMs} is not less than the function's timeout of ${timeoutMs} ms ` +
+          `(half the shortest interval of schedule ${show(schedule.expression)}): lower it`,
+      );
+    }
+  }
 
   if (problems.length > 0) throw new ContextError(problems);
   return {
@@ -190,6 +275,12 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
     ...(figureMetrics === undefined ? {} : { figureMetrics }),
     ...(shardSize === undefined ? {} : { shardSize }),
+    ...(expectedStatus === undefined ? {} : { expectedStatus }),
+    ...(remindEvery === undefined ? {} : { remindEvery }),
+    ...(confirmations === undefined ? {} : { confirmations }),
+    ...(alertAfter === undefined ? {} : { alertAfter }),
+    ...(concurrency === undefined ? {} : { concurrency }),
+    ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
   };
 }
 
@@ -371,6 +462,23 @@ function parseSecretName(value: unknown): Parsed<string> {
     );
   }
   return ok(value);
+}
+
+/** The expected status is compared exactly, so it is kept as given, spaces included. */
+function parseExpectedStatus(value: unknown): Parsed<string> {
+  if (typeof value !== 'string') {
+    return fail(`expected the status as a string, e.g. active, got ${show(value)}`);
+  }
+  if (value.trim() === '') return fail(`expected a non-blank status such as active, got ${show(value)}`);
+  return ok(value);
+}
+
+function parseRemindEvery(value: unknown): Parsed<string> {
+  const text = typeof value === 'string' ? value.trim() : undefined;
+  if (text === undefined || parseRemindEveryMs(text) === undefined) {
+    return fail(`expected a duration like 30m, 1h or 1d, from 1m to 30d, got ${show(value)}`);
+  }
+  return ok(text);
 }
 
 function parseInteger(value: unknown, min: number, max: number, unit: string): Parsed<number> {

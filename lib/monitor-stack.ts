@@ -53,6 +53,12 @@ export class MonitorStack extends Stack {
       minIntervalMinutes: settings.schedule.minIntervalMinutes,
       reservedConcurrency: settings.reservedConcurrency,
       figureMetrics: settings.figureMetrics,
+      expectedStatus: settings.expectedStatus,
+      remindEvery: settings.remindEvery,
+      confirmations: settings.confirmations,
+      alertAfter: settings.alertAfter,
+      concurrency: settings.concurrency,
+      requestTimeoutMs: settings.requestTimeoutMs,
     });
 
     table.grant(poller.function, ...POLLER_TABLE_ACTIONS);

@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -18,17 +18,19 @@ export interface MonitorAlarmsProps {
   readonly deadLetterQueue: IQueue;
   /** Where alarm and recovery notifications go. */
   readonly topic: ITopic;
-  /** When the poller runs: the longest interval is the period of the no-cycle alarm. */
+  /** When the poller runs: the longest interval is the period of the no-cycle and filter alarms. */
   readonly schedule: ScheduleSpec;
 }
 
 /**
  * Alarms that watch the monitor itself, each notifying the alert topic when it fires and when it recovers:
- * a failing function, a monitor that stopped completing cycles, and invocations that never arrived.
+ * a failing function, a monitor that stopped completing cycles, a filter no cycle polls any more, and
+ * invocations that never arrived.
  */
 export class MonitorAlarms extends Construct {
   readonly functionErrors: Alarm;
   readonly noCompletedCycles: Alarm;
+  readonly filterNotObserved: Alarm;
   readonly deadLetters: Alarm;
 
   constructor(scope: Construct, id: string, props: MonitorAlarmsProps) {
@@ -62,6 +64,24 @@ export class MonitorAlarms extends Construct {
       treatMissingData: TreatMissingData.BREACHING,
     });
 
+    // FilterLatency is emitted once per cycle that requested the filter status, whatever the answer: only
+    // shard 1 does when sharded, so this pages when the filter goes unwatched while other shards complete.
+    this.filterNotObserved = new Alarm(this, 'FilterNotObserved', {
+      alarmDescription:
+        `shieldwatch: the filter status was not requested in ${MISSED_CYCLES_TO_ALARM} schedule intervals: ` +
+        'the filter is unwatched (its schedule, shard 1 when sharded, disabled or not delivered, or its ' +
+        'invocations failing before any request, e.g. the key unreadable), even while other shards complete cycles.',
+      metric: monitorMetric(MetricName.FilterLatency, {
+        period: Duration.minutes(maxIntervalMinutes),
+        statistic: Stats.SAMPLE_COUNT,
+      }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: MISSED_CYCLES_TO_ALARM,
+      datapointsToAlarm: MISSED_CYCLES_TO_ALARM,
+      treatMissingData: TreatMissingData.BREACHING,
+    });
+
     this.deadLetters = new Alarm(this, 'DeadLetters', {
       alarmDescription:
         'shieldwatch: Scheduler could not invoke the poller and left the invocation in the dead-letter queue.',
@@ -84,6 +104,6 @@ export class MonitorAlarms extends Construct {
 
   /** The alarms, in the order of their importance. */
   all(): Alarm[] {
-    return [this.noCompletedCycles, this.functionErrors, this.deadLetters];
+    return [this.noCompletedCycles, this.filterNotObserved, this.functionErrors, this.deadLetters];
   }
 }

@@ -6,6 +6,7 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { METRIC_NAMESPACE, SERVICE_NAME } from '../../lambda/metric-names.ts';
+import { MAX_POLLER_TIMEOUT_SECONDS, pollerTimeoutSeconds } from '../context.ts';
 
 /** The project root (for the lock file and the entry point). */
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -21,14 +22,14 @@ export const POLLER_ENTRY = fileURLToPath(new URL('../../lambda/handler.ts', imp
 export const POLLER_MEMORY_MB = 256;
 
 /** Longest function timeout, however rare the schedule: every request times out after at most 10 s. */
-export const MAX_POLLER_TIMEOUT = Duration.minutes(2);
+export const MAX_POLLER_TIMEOUT = Duration.seconds(MAX_POLLER_TIMEOUT_SECONDS);
 
 /**
- * Function timeout for a schedule: half the shortest interval between two runs, at most two minutes.
- * The cycle's deadline is the remaining time less a margin, so a slow cycle ends well before the next.
+ * Function timeout for a schedule: half the shortest interval between two runs, at most two minutes
+ * ({@link pollerTimeoutSeconds}, where the context check of `requestTimeoutMs` reads it too).
  */
 export function pollerTimeout(minIntervalMinutes: number): Duration {
-  return Duration.seconds(Math.min((minIntervalMinutes * 60) / 2, MAX_POLLER_TIMEOUT.toSeconds()));
+  return Duration.seconds(pollerTimeoutSeconds(minIntervalMinutes));
 }
 
 /** Properties of {@link PollerFunction}. */
@@ -52,6 +53,38 @@ export interface PollerFunctionProps {
   readonly reservedConcurrency?: number;
   /** @default - the function's default number of figure metrics per network */
   readonly figureMetrics?: number;
+  /** `SHIELDWATCH_EXPECTED_STATUS`, exact. @default - unset: no expected status */
+  readonly expectedStatus?: string;
+  /** `SHIELDWATCH_REMIND_EVERY`, e.g. `1h`; needs `expectedStatus`. @default - unset: no reminders */
+  readonly remindEvery?: string;
+  /** `SHIELDWATCH_CONFIRMATIONS`. @default - the function's default (1) */
+  readonly confirmations?: number;
+  /** `SHIELDWATCH_ALERT_AFTER`. @default - the function's default (3) */
+  readonly alertAfter?: number;
+  /** `SHIELDWATCH_CONCURRENCY`. @default - the function's default (10) */
+  readonly concurrency?: number;
+  /** `SHIELDWATCH_TIMEOUT_MS`, less than the function's timeout. @default - the function's default (5000) */
+  readonly requestTimeoutMs?: number;
+}
+
+/** The optional `SHIELDWATCH_*` variables of the props that are set, and no others. */
+function optionalVariables(props: PollerFunctionProps): Record<string, string> {
+  const variables: Record<string, string | number | undefined> = {
+    SHIELDWATCH_NETWORKS: props.networks?.join(','),
+    SHIELDWATCH_STATUS_PATH: props.statusPath,
+    SHIELDWATCH_FIGURE_METRICS: props.figureMetrics,
+    SHIELDWATCH_EXPECTED_STATUS: props.expectedStatus,
+    SHIELDWATCH_REMIND_EVERY: props.remindEvery,
+    SHIELDWATCH_CONFIRMATIONS: props.confirmations,
+    SHIELDWATCH_ALERT_AFTER: props.alertAfter,
+    SHIELDWATCH_CONCURRENCY: props.concurrency,
+    SHIELDWATCH_TIMEOUT_MS: props.requestTimeoutMs,
+  };
+  return Object.fromEntries(
+    Object.entries(variables)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => [name, String(value)]),
+  );
 }
 
 /**
@@ -97,14 +130,10 @@ export class PollerFunction extends Construct {
       environment: {
         SHIELDWATCH_API_URL: props.apiUrl,
         SHIELDWATCH_API_KEY_SECRET: props.apiKeySecretArn,
-        ...(props.networks === undefined ? {} : { SHIELDWATCH_NETWORKS: props.networks.join(',') }),
-        ...(props.statusPath === undefined ? {} : { SHIELDWATCH_STATUS_PATH: props.statusPath }),
         SHIELDWATCH_TABLE: props.tableName,
         SHIELDWATCH_TOPIC_ARN: props.topicArn,
         SHIELDWATCH_RETENTION_DAYS: String(props.retentionDays),
-        ...(props.figureMetrics === undefined
-          ? {}
-          : { SHIELDWATCH_FIGURE_METRICS: String(props.figureMetrics) }),
+        ...optionalVariables(props),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
         POWERTOOLS_LOG_LEVEL: 'INFO',

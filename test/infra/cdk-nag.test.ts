@@ -22,7 +22,18 @@ function acknowledgements(root: IConstruct): Array<{ id: string; path: string; r
 describe.each([
   [
     'a new secret and every option',
-    { networks: 'a,b', alertEmail: 'ops@example.com', alertSms: '+14155550100', statusPath: 'x.y' },
+    {
+      networks: 'a,b',
+      alertEmail: 'ops@example.com',
+      alertSms: '+14155550100',
+      statusPath: 'x.y',
+      expectedStatus: 'active',
+      remindEvery: '1h',
+      confirmations: 2,
+      alertAfter: 5,
+      concurrency: 20,
+      requestTimeoutMs: 3000,
+    },
   ],
   [
     'an existing secret',

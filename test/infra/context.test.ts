@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ContextError, parseMonitorContext, parseScheduleExpression } from '../../lib/context.ts';
+import { ConfigError, loadConfig } from '../../lambda/config.ts';
+import {
+  ContextError,
+  MAX_POLLER_TIMEOUT_SECONDS,
+  parseMonitorContext,
+  parseScheduleExpression,
+  pollerTimeoutSeconds,
+} from '../../lib/context.ts';
 import { MAX_SCHEDULE_INPUT_CHARS, scheduleInputChars } from '../../lib/shards.ts';
 
 const base = { apiUrl: 'https://api.example.com' };
@@ -307,6 +314,209 @@ describe('parseMonitorContext with shardSize', () => {
     expect(problemsOf({ ...base, networks: fleet(500), shardSize: 0 })).toEqual([
       expect.stringMatching(/^shardSize: expected/),
     ]);
+  });
+});
+
+describe("parseMonitorContext with the function's optional settings", () => {
+  it('leaves every one of them out when unset or empty', () => {
+    // Act
+    const settings = parseMonitorContext({
+      ...base,
+      expectedStatus: '',
+      remindEvery: '',
+      confirmations: '',
+      alertAfter: '',
+      concurrency: '',
+      requestTimeoutMs: '',
+    });
+
+    // Assess
+    expect(settings).toEqual(parseMonitorContext(base));
+  });
+
+  it.each([
+    ['expectedStatus', { expectedStatus: 'active' }, { expectedStatus: 'active' }],
+    ['expectedStatus', { expectedStatus: ' Active ' }, { expectedStatus: ' Active ' }],
+    ['expectedStatus', { expectedStatus: 'mitigation: on' }, { expectedStatus: 'mitigation: on' }],
+    [
+      'remindEvery',
+      { expectedStatus: 'active', remindEvery: '30m' },
+      { expectedStatus: 'active', remindEvery: '30m' },
+    ],
+    [
+      'remindEvery',
+      { expectedStatus: 'active', remindEvery: ' 1h ' },
+      { expectedStatus: 'active', remindEvery: '1h' },
+    ],
+    [
+      'remindEvery',
+      { expectedStatus: 'active', remindEvery: '1m' },
+      { expectedStatus: 'active', remindEvery: '1m' },
+    ],
+    [
+      'remindEvery',
+      { expectedStatus: 'active', remindEvery: '30d' },
+      { expectedStatus: 'active', remindEvery: '30d' },
+    ],
+    [
+      'remindEvery',
+      { expectedStatus: 'active', remindEvery: '90s' },
+      { expectedStatus: 'active', remindEvery: '90s' },
+    ],
+    ['confirmations', { confirmations: '1' }, { confirmations: 1 }],
+    ['confirmations', { confirmations: 100 }, { confirmations: 100 }],
+    ['alertAfter', { alertAfter: '1' }, { alertAfter: 1 }],
+    ['alertAfter', { alertAfter: 1000 }, { alertAfter: 1000 }],
+    ['concurrency', { concurrency: '1' }, { concurrency: 1 }],
+    ['concurrency', { concurrency: 256 }, { concurrency: 256 }],
+    ['requestTimeoutMs', { requestTimeoutMs: '100' }, { requestTimeoutMs: 100 }],
+    ['requestTimeoutMs', { requestTimeoutMs: 10_000 }, { requestTimeoutMs: 10_000 }],
+  ])('accepts %s %j', (_key, values, expected) => {
+    // Act
+    const settings = parseMonitorContext({ ...base, ...values });
+
+    // Assess
+    expect(settings).toEqual({ ...parseMonitorContext(base), ...expected });
+  });
+
+  it.each([
+    ['expectedStatus', { expectedStatus: '   ' }, /^expectedStatus: expected a non-blank status/],
+    ['expectedStatus', { expectedStatus: 1 }, /^expectedStatus: expected the status as a string, .*got "1"/],
+    [
+      'remindEvery',
+      { expectedStatus: 'active', remindEvery: 'hourly' },
+      /^remindEvery: expected a duration like 30m, 1h or 1d, from 1m to 30d, got "hourly"/,
+    ],
+    ['remindEvery', { expectedStatus: 'active', remindEvery: '59s' }, /^remindEvery: expected a duration/],
+    ['remindEvery', { expectedStatus: 'active', remindEvery: '31d' }, /^remindEvery: expected a duration/],
+    ['remindEvery', { expectedStatus: 'active', remindEvery: '1.5h' }, /^remindEvery: expected a duration/],
+    ['remindEvery', { expectedStatus: 'active', remindEvery: '1w' }, /^remindEvery: expected a duration/],
+    ['remindEvery', { expectedStatus: 'active', remindEvery: 60 }, /^remindEvery: expected a duration/],
+    [
+      'confirmations',
+      { confirmations: 0 },
+      /^confirmations: expected a whole number of cycles from 1 to 100, got "0"/,
+    ],
+    ['confirmations', { confirmations: '101' }, /^confirmations: expected a whole number .* 1 to 100/],
+    ['confirmations', { confirmations: '2.5' }, /^confirmations: expected a whole number/],
+    [
+      'alertAfter',
+      { alertAfter: 0 },
+      /^alertAfter: expected a whole number of cycles from 1 to 1000, got "0"/,
+    ],
+    ['alertAfter', { alertAfter: '1001' }, /^alertAfter: expected a whole number .* 1 to 1000/],
+    ['alertAfter', { alertAfter: 'three' }, /^alertAfter: expected a whole number/],
+    [
+      'concurrency',
+      { concurrency: 0 },
+      /^concurrency: expected a whole number of requests in flight from 1 to 256, got "0"/,
+    ],
+    ['concurrency', { concurrency: 257 }, /^concurrency: expected a whole number .* 1 to 256/],
+    ['concurrency', { concurrency: -1 }, /^concurrency: expected a whole number/],
+    [
+      'requestTimeoutMs',
+      { requestTimeoutMs: 99 },
+      /^requestTimeoutMs: expected a whole number of milliseconds from 100 to 10000, got "99"/,
+    ],
+    ['requestTimeoutMs', { requestTimeoutMs: '10001' }, /^requestTimeoutMs: expected .* 100 to 10000/],
+    ['requestTimeoutMs', { requestTimeoutMs: '5s' }, /^requestTimeoutMs: expected a whole number/],
+    [
+      'expected-status',
+      { 'expected-status': 'active' },
+      /^expected-status: unknown context key; did you mean expectedStatus\?/,
+    ],
+    [
+      'remind_every',
+      { remind_every: '1h' },
+      /^remind_every: unknown context key; did you mean remindEvery\?/,
+    ],
+    [
+      'requestTimeoutMS',
+      { requestTimeoutMS: 500 },
+      /^requestTimeoutMS: unknown context key; did you mean requestTimeoutMs\?/,
+    ],
+  ])('refuses a bad %s with a message that names it (%j)', (_key, values, message) => {
+    // Act
+    const problems = problemsOf({ ...base, ...values });
+
+    // Assess
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(message);
+  });
+
+  it.each([
+    ['unset', {}],
+    ['empty', { expectedStatus: '' }],
+  ])('refuses remindEvery without expectedStatus (%s), naming both', (_name, values) => {
+    expect(problemsOf({ ...base, remindEvery: '1h', ...values })).toEqual([
+      'remindEvery: needs expectedStatus (reminders are sent while the status stays away from it): ' +
+        'set it too, e.g. -c expectedStatus=active, or leave remindEvery unset',
+    ]);
+  });
+
+  it('reports a bad remindEvery and a missing expectedStatus together, and a blank expectedStatus once', () => {
+    expect(problemsOf({ ...base, remindEvery: '1y' })).toEqual([
+      expect.stringMatching(/^remindEvery: expected a duration/),
+      expect.stringMatching(/^remindEvery: needs expectedStatus/),
+    ]);
+    expect(problemsOf({ ...base, remindEvery: '1h', expectedStatus: ' ' })).toEqual([
+      expect.stringMatching(/^expectedStatus: expected a non-blank status/),
+    ]);
+  });
+
+  it("keeps every accepted request timeout below the function's timeout, whatever the schedule", () => {
+    // The check of requestTimeoutMs against the timeout guards the sizing rule; today the shortest
+    // function timeout (30 s, for rate(1 minute)) is above the longest request time-out.
+    expect(pollerTimeoutSeconds(1)).toBe(30);
+    expect(pollerTimeoutSeconds(60 * 24)).toBe(MAX_POLLER_TIMEOUT_SECONDS);
+    expect(pollerTimeoutSeconds(1) * 1000).toBeGreaterThan(10_000);
+    expect(
+      parseMonitorContext({ ...base, schedule: 'rate(1 minute)', requestTimeoutMs: 10_000 }).requestTimeoutMs,
+    ).toBe(10_000);
+  });
+
+  describe('accepts exactly what the function accepts', () => {
+    const functionEnv = { SHIELDWATCH_API_URL: 'https://api.example.com', SHIELDWATCH_API_KEY: 'k' };
+    const functionAccepts = (variables: Record<string, string>): boolean => {
+      try {
+        loadConfig({ ...functionEnv, ...variables });
+        return true;
+      } catch (error) {
+        if (error instanceof ConfigError) return false;
+        throw error;
+      }
+    };
+    const contextAccepts = (values: Record<string, unknown>): boolean => {
+      try {
+        parseMonitorContext({ ...base, ...values });
+        return true;
+      } catch (error) {
+        if (error instanceof ContextError) return false;
+        throw error;
+      }
+    };
+
+    it.each([
+      ['confirmations', 'SHIELDWATCH_CONFIRMATIONS', ['0', '1', '100', '101', 'x']],
+      ['alertAfter', 'SHIELDWATCH_ALERT_AFTER', ['0', '1', '1000', '1001', '-3']],
+      ['concurrency', 'SHIELDWATCH_CONCURRENCY', ['0', '1', '256', '257', '8.0']],
+      ['requestTimeoutMs', 'SHIELDWATCH_TIMEOUT_MS', ['99', '100', '10000', '10001', '1e3']],
+    ])('%s as %s', (key, variable, values) => {
+      for (const value of values) {
+        expect(contextAccepts({ [key]: value }), `${key}=${value}`).toBe(
+          functionAccepts({ [variable]: value }),
+        );
+      }
+    });
+
+    it.each(['1m', '60s', '59s', '30d', '31d', '720h', '721h', '2 H', '1w', '0m'])(
+      'remindEvery %j as SHIELDWATCH_REMIND_EVERY',
+      (value) => {
+        expect(contextAccepts({ expectedStatus: 'active', remindEvery: value })).toBe(
+          functionAccepts({ SHIELDWATCH_EXPECTED_STATUS: 'active', SHIELDWATCH_REMIND_EVERY: value }),
+        );
+      },
+    );
   });
 });
 

@@ -1,5 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../lambda/config.ts';
 import { failureMetricName, MetricName } from '../../lambda/metric-names.ts';
 import { pollerTimeout } from '../../lib/constructs/poller-function.ts';
 import { ContextError } from '../../lib/context.ts';
@@ -324,8 +325,8 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
   });
 
   describe('alarms', () => {
-    it('has three alarms, each notifying the alert topic on alarm and on recovery', () => {
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+    it('has four alarms, each notifying the alert topic on alarm and on recovery', () => {
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
       for (const alarm of alarms) {
         expect(alarm['Properties'].AlarmActions).toEqual([{ Ref: ids.topic }]);
@@ -360,6 +361,24 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
       });
     });
 
+    it('alarms when the filter status was not requested in three schedule intervals, missing data breaching', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        AlarmDescription: Match.stringLikeRegexp('filter status was not requested in 3 schedule intervals'),
+        Namespace: 'Shieldwatch',
+        MetricName: MetricName.FilterLatency,
+        Dimensions: [{ Name: 'service', Value: 'shieldwatch' }],
+        Statistic: 'SampleCount',
+        Period: 60,
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: 3,
+        ComparisonOperator: 'LessThanThreshold',
+        Threshold: 1,
+        TreatMissingData: 'breaching',
+        AlarmActions: [{ Ref: ids.topic }],
+        OKActions: [{ Ref: ids.topic }],
+      });
+    });
+
     it('alarms on messages in the dead-letter queue', () => {
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/SQS',
@@ -388,8 +407,17 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
       return widget;
     };
 
-    it('shows the state of the three alarms', () => {
-      expect(titled('Monitor alarms').properties.alarms).toHaveLength(3);
+    it('shows the state of the four alarms, the filter one among them', () => {
+      const alarmIds = Object.keys(template.findResources('AWS::CloudWatch::Alarm'));
+      const filterAlarm = Object.keys(
+        template.findResources('AWS::CloudWatch::Alarm', {
+          Properties: { MetricName: MetricName.FilterLatency },
+        }),
+      );
+      const shown = titled('Monitor alarms').properties.alarms!;
+      expect(shown).toHaveLength(4);
+      expect(shown.map((arn) => arn.replace(/^<(\w+)\.Arn>$/, '$1')).sort()).toEqual(alarmIds.sort());
+      expect(filterAlarm).toHaveLength(1);
     });
 
     it.each([
@@ -482,11 +510,13 @@ describe('MonitorStack with an existing secret, a cron schedule and nothing opti
     });
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { MaximumEventAgeInSeconds: 300 });
     // The longest gap is the night, 17:55 to 08:00.
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: MetricName.CyclesCompleted,
-      Period: 14 * 3600 + 5 * 60,
-      EvaluationPeriods: 3,
-    });
+    for (const metricName of [MetricName.CyclesCompleted, MetricName.FilterLatency]) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: metricName,
+        Period: 14 * 3600 + 5 * 60,
+        EvaluationPeriods: 3,
+      });
+    }
     // Errors and graphs follow the busiest rate.
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Errors', Period: 300 });
   });
@@ -597,7 +627,7 @@ describe('MonitorStack with shardSize', () => {
     });
 
     it('keeps one no-cycle alarm on the cycles of all shards, and one graph per network', () => {
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         MetricName: MetricName.CyclesCompleted,
         Dimensions: [{ Name: 'service', Value: 'shieldwatch' }],
@@ -606,6 +636,21 @@ describe('MonitorStack with shardSize', () => {
       const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]!;
       const body = renderCfn(dashboard['Properties'].DashboardBody);
       expect(body.match(/: real-time figures/g)).toHaveLength(5);
+    });
+  });
+
+  it('alarms when the filter goes unobserved, which only shard 1 reports, whatever the other shards do', () => {
+    // Act
+    const template = synthMonitor({ networks: 'a,b,c', shardSize: 1 });
+
+    // Assess
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: MetricName.FilterLatency,
+      Statistic: 'SampleCount',
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      EvaluationPeriods: 3,
+      TreatMissingData: 'breaching',
     });
   });
 
@@ -653,6 +698,58 @@ describe('MonitorStack with shardSize', () => {
     expect(() => buildMonitor({ networks, shardSize: 1000 })).toThrow(ContextError);
     expect(() => buildMonitor({ networks, shardSize: 1000 })).toThrow(
       /shardSize: shard 1 of 1 .* more than the 8,192 a schedule carries: lower shardSize to \d+ or less/,
+    );
+  });
+});
+
+describe("MonitorStack with the function's optional settings", () => {
+  const optional = {
+    expectedStatus: ['SHIELDWATCH_EXPECTED_STATUS', ' Active '],
+    remindEvery: ['SHIELDWATCH_REMIND_EVERY', '1h'],
+    confirmations: ['SHIELDWATCH_CONFIRMATIONS', '2'],
+    alertAfter: ['SHIELDWATCH_ALERT_AFTER', '5'],
+    concurrency: ['SHIELDWATCH_CONCURRENCY', '32'],
+    requestTimeoutMs: ['SHIELDWATCH_TIMEOUT_MS', '2500'],
+  } as const;
+  const variables = Object.values(optional).map(([variable]) => variable);
+
+  /** The optional variables of the function's environment. */
+  function optionalEnvironment(context: Record<string, unknown>): Record<string, unknown> {
+    const fn = Object.values(synthMonitor(context).findResources('AWS::Lambda::Function'))[0]!;
+    const environment = fn['Properties'].Environment.Variables as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.entries(environment).filter(([name]) => variables.includes(name as never)),
+    );
+  }
+
+  it('passes none of them when the context sets none', () => {
+    expect(optionalEnvironment({})).toEqual({});
+  });
+
+  it.each([
+    ['expectedStatus', { expectedStatus: ' Active ' }],
+    ['expectedStatus and remindEvery', { expectedStatus: ' Active ', remindEvery: '1h' }],
+    ['confirmations', { confirmations: '2' }],
+    ['alertAfter', { alertAfter: 5 }],
+    ['concurrency', { concurrency: '32' }],
+    ['requestTimeoutMs', { requestTimeoutMs: 2500 }],
+    ['all of them', Object.fromEntries(Object.entries(optional).map(([key, [, value]]) => [key, value]))],
+  ])('passes exactly the variables of %s, as the function reads them', (_name, context) => {
+    // Act
+    const environment = optionalEnvironment(context);
+
+    // Assess
+    expect(environment).toEqual(
+      Object.fromEntries(Object.keys(context).map((key) => optional[key as keyof typeof optional])),
+    );
+    const functionEnv = { SHIELDWATCH_API_URL: 'https://api.example.com', SHIELDWATCH_API_KEY: 'k' };
+    expect(() => loadConfig({ ...functionEnv, ...(environment as Record<string, string>) })).not.toThrow();
+  });
+
+  it('fails synth on a bad value, and on remindEvery without expectedStatus, naming each key', () => {
+    expect(() => buildMonitor({ remindEvery: '1h', concurrency: 0 })).toThrow(ContextError);
+    expect(() => buildMonitor({ remindEvery: '1h', concurrency: 0 })).toThrow(
+      /remindEvery: needs expectedStatus[\s\S]*concurrency: expected a whole number of requests in flight from 1 to 256/,
     );
   });
 });
