@@ -1,6 +1,9 @@
 import { networkIdProblem } from './core/network-id.ts';
 import { parseStatusPath } from './core/status.ts';
 
+/** Shortest API key accepted (see {@link ApiKeySource}). */
+export const MIN_KEY_LENGTH = 4;
+
 /** Where the API key comes from. The key itself is never part of the config object. */
 export type ApiKeySource =
   | { readonly kind: 'env'; readonly variable: 'SHIELDWATCH_API_KEY' }
@@ -214,6 +217,10 @@ function apiKeySetting(env: Env, problems: string[]): ApiKeySource {
   // The key goes into an HTTP header: refuse what would break or split it, without echoing it.
   if (hasKey && !/^[\x21-\x7E]+$/.test(key.trim())) {
     problems.push('SHIELDWATCH_API_KEY must be printable ASCII without spaces (value not shown)');
+  }
+  // A shorter key could not be told apart from ordinary data when it is scrubbed from what the API echoes.
+  if (hasKey && key.trim().length < MIN_KEY_LENGTH) {
+    problems.push(`SHIELDWATCH_API_KEY is shorter than ${MIN_KEY_LENGTH} characters (value not shown)`);
   }
   if (secretId !== undefined && !/^[A-Za-z0-9/_+=.@:-]{1,2048}$/.test(secretId)) {
     problems.push('SHIELDWATCH_API_KEY_SECRET must be a secret name or ARN (letters, digits and /_+=.@-:)');

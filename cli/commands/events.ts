@@ -46,20 +46,22 @@ export function renderEvents(entries: readonly EventEntry[], format: Format): st
 
 export const eventsCommand: Command = {
   name: 'events',
-  summary: 'print status transitions and other alert events, oldest first',
+  summary: 'print filter status transitions (--all: every alert event), oldest first',
   help: [
-    'Usage: shieldwatch events [--since 24h|7d|ISO] [--until ...] [--limit N] [--event NAME]',
+    'Usage: shieldwatch events [--since 24h|7d|ISO] [--until ...] [--limit N] [--all | --event NAME]',
     '                          [--format table|json|csv]',
     '',
-    'Prints the alert events kept in the store, oldest first: filter status transitions',
-    "(filter.status_changed) and the incidents about the monitor's view of the API (api.auth_failed,",
-    'api.unreachable, filter.status_unreadable and their recoveries). Events never expire.',
+    'Prints the filter status transitions (filter.status_changed) kept in the store, oldest first.',
+    "With --all, also the other alert events: the incidents about the monitor's view of the API",
+    '(api.auth_failed, api.unreachable, filter.status_unreadable and their recoveries) and the',
+    'reminders (filter.status_reminder). Events never expire.',
     '',
     'Options:',
     '  --since WHEN      from WHEN: a duration back from now (90s, 30m, 24h, 7d, 2w) or an ISO date',
     '  --until WHEN      up to WHEN (same forms)',
     '  --limit N         only the most recent N (still printed oldest first)',
-    '  --event NAME      only events of this name, e.g. filter.status_changed',
+    '  --all             every alert event, not only the status transitions',
+    '  --event NAME      only events of this name, e.g. api.unreachable',
     '  --format FORMAT   table (default), json (an array of {at, event, from?, to?, detail?}) or csv',
     '  -h, --help        show this help',
   ].join('\n'),
@@ -68,14 +70,20 @@ export const eventsCommand: Command = {
     until: { type: 'string' },
     limit: { type: 'string' },
     event: { type: 'string' },
+    all: { type: 'boolean' },
     format: { type: 'string' },
   },
   async run(values, io: CliIo) {
     const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);
     const query = timeWindow(values, io.now());
-    const only = typeof values['event'] === 'string' ? values['event'] : undefined;
-    if (only !== undefined && !/^[a-z]+\.[a-z_]+$/.test(only))
-      throw new UsageError(`--event: not an event name: "${only}"`);
+    const named = typeof values['event'] === 'string' ? values['event'] : undefined;
+    if (named !== undefined && values['all'] === true)
+      throw new UsageError('give --all or --event NAME, not both');
+    if (named !== undefined && !/^[a-z]+\.[a-z_]+$/.test(named)) {
+      throw new UsageError(`--event: not an event name: "${named}"`);
+    }
+    // CONTRACT §8: `events` lists the status transitions; the other alert events on request.
+    const only = values['all'] === true ? undefined : (named ?? 'filter.status_changed');
     const config = loadStoreConfig(io.env);
     const store = await openStore(io.env, config.table);
     try {

@@ -1,6 +1,6 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { ApiKeySource } from '../config.ts';
+import { type ApiKeySource, MIN_KEY_LENGTH } from '../config.ts';
 import type { ApiKeyProvider } from '../ports.ts';
 
 /** How long a key read from Secrets Manager is reused before it is read again. */
@@ -29,6 +29,11 @@ export function parseSecretValue(secretId: string, value: unknown): string {
     key = field.trim();
   }
   if (key === '') throw new Error(`secret ${secretId} is empty: put the API key into it`);
+  if (key.length < MIN_KEY_LENGTH) {
+    throw new Error(
+      `secret ${secretId} holds a key shorter than ${MIN_KEY_LENGTH} characters (value not shown)`,
+    );
+  }
   if (!/^[\x21-\x7E]+$/.test(key)) {
     throw new Error(`secret ${secretId} holds a key with spaces or non-ASCII characters (value not shown)`);
   }

@@ -72,6 +72,13 @@ const EXCERPT_CHARS = 200;
 const DRAIN_LIMIT_BYTES = 64 * 1024;
 /** Shorter keys are not scrubbed from bodies: replacing them could corrupt ordinary data. */
 const MIN_SCRUB_KEY_LENGTH = 8;
+/**
+ * Keys at least this long are also looked for in the parsed body's strings and names (where escapes are
+ * decoded); shorter ones would match ordinary data. The config loader refuses keys shorter than this.
+ */
+export const MIN_STRUCTURAL_SCRUB_KEY_LENGTH = 4;
+/** Deepest nesting accepted in a body; deeper is a `contract` failure (no real API nests this deep). */
+export const MAX_BODY_DEPTH = 64;
 const REDACTED = '[REDACTED]';
 
 /**
@@ -406,7 +413,23 @@ export class ProtectionApiClient implements ProtectionApi {
       } catch {
         const type = scrub(sanitise(String(headers['content-type'] ?? 'none')));
         const what = text.trim().length === 0 ? 'body is empty' : 'body is not JSON';
-        return contractFailure(status, `${what} (content-type: ${type})`, read.length, text);
+        return contractFailure(status, `${what} (content-type: ${type})`, read.length, scrub(text));
+      }
+      const depth = nestingDepth(json);
+      if (depth > MAX_BODY_DEPTH) {
+        return contractFailure(
+          status,
+          `body nested ${depth} levels deep (at most ${MAX_BODY_DEPTH})`,
+          read.length,
+        );
+      }
+      // The key may come back JSON-escaped (\u0073..., \/): look for it in the parsed strings too.
+      if (key.length >= MIN_STRUCTURAL_SCRUB_KEY_LENGTH) {
+        const scrubbed = scrubParsed(json, key);
+        if (scrubbed.changed) {
+          json = scrubbed.value;
+          text = JSON.stringify(json);
+        }
       }
       return { response: { ok: true, httpStatus: status, json, text, bodyBytes: read.length } };
     }
@@ -419,8 +442,11 @@ export class ProtectionApiClient implements ProtectionApi {
       return withBytes(httpFailure('client', status, `redirect (${status}) not followed (${to})`), announced);
     }
 
-    const { excerpt, bytesRead } = await readExcerpt(body, announced);
-    const quoted = excerpt.length > 0 ? `: ${scrub(excerpt)}` : '';
+    const raw = await readExcerpt(body, announced);
+    // JSON escapes are decoded first, so an escaped copy of the key is scrubbed too.
+    const excerpt = sanitise(scrub(decodeJsonEscapes(raw.excerpt)));
+    const bytesRead = raw.bytesRead;
+    const quoted = excerpt.length > 0 ? `: ${excerpt}` : '';
     const bodyBytes = announced ?? bytesRead;
     if (status === 401 || status === 403) {
       return withBytes(httpFailure('auth', status, `key rejected (HTTP ${status})${quoted}`), bodyBytes);
@@ -533,7 +559,8 @@ async function readExcerpt(
     // The status already says what happened; a broken error body only loses the excerpt.
     complete = false;
   }
-  const excerpt = sanitise(Buffer.concat(kept, keptBytes).subarray(0, EXCERPT_READ_BYTES).toString('utf8'));
+  // Raw: the caller scrubs the key before cutting, so no fragment of it survives the cut.
+  const excerpt = Buffer.concat(kept, keptBytes).subarray(0, EXCERPT_READ_BYTES).toString('utf8');
   return complete ? { excerpt, bytesRead: total } : { excerpt };
 }
 
@@ -548,6 +575,56 @@ async function drain(body: Dispatcher.ResponseData['body'], announced: number | 
   } catch {
     // Nothing to report: the answer is already decided by its status.
   }
+}
+
+/** Deepest nesting of arrays and objects in a parsed body, measured without recursion. */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > MAX_BODY_DEPTH) return deepest;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Replaces the key in every string and property name of a parsed body (depth already bounded). */
+function scrubParsed(value: unknown, key: string): { value: unknown; changed: boolean } {
+  let changed = false;
+  const clean = (text: string) => {
+    if (!text.includes(key)) return text;
+    changed = true;
+    return text.replaceAll(key, REDACTED);
+  };
+  const walk = (item: unknown): unknown => {
+    if (typeof item === 'string') return clean(item);
+    if (Array.isArray(item)) return item.map(walk);
+    if (typeof item === 'object' && item !== null) {
+      const out: Record<string, unknown> = {};
+      for (const [name, child] of Object.entries(item)) {
+        Object.defineProperty(out, clean(name), {
+          value: walk(child),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return out;
+    }
+    return item;
+  };
+  const result = walk(value);
+  return { value: changed ? result : value, changed };
+}
+
+/** Decodes `\uXXXX` and `\/` escapes, so that an escaped copy of the key is found by a plain search. */
+function decodeJsonEscapes(text: string): string {
+  return text
+    .replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    .replace(/\\\//g, '/');
 }
 
 /** One line of printable ASCII, at most {@link EXCERPT_CHARS} characters. */

@@ -51,6 +51,9 @@ export function parseStatusPath(path: string): StatusPathParse {
   return { ok: true, segments };
 }
 
+/** Longest status accepted, in UTF-16 code units; a longer one is an unreadable status. */
+export const MAX_STATUS_LENGTH = 1024;
+
 /**
  * Reads the filter status from a parsed body.
  *
@@ -60,6 +63,7 @@ export function parseStatusPath(path: string): StatusPathParse {
  * A string is returned exactly as it is (empty, whitespace, any unicode); a number or boolean as its JSON text.
  * Only own data properties are followed, so `constructor` or `toString` never resolve through a prototype,
  * and arrays are indexed by canonical numeric segments only (`length` is not a status).
+ * A status longer than {@link MAX_STATUS_LENGTH} is unreadable.
  * Never throws; error texts are short (under 200 characters) and say what was found instead.
  */
 export function extractStatus(body: unknown, path?: string): StatusReading {
@@ -94,7 +98,21 @@ function readConfigured(body: unknown, path: string): StatusReading {
       error: `status path ${quotePath(normalized)} holds ${describe(lookup.value)}, not a status`,
     };
   }
-  return { ok: true, status, path: normalized };
+  return bounded(status, normalized);
+}
+
+/**
+ * A status longer than {@link MAX_STATUS_LENGTH} is unreadable: no filter has such a status, and it would
+ * not fit the monitor state, the alert attributes or a DynamoDB item beside its body.
+ */
+function bounded(status: string, path: string): StatusReading {
+  if (status.length > MAX_STATUS_LENGTH) {
+    return {
+      ok: false,
+      error: `status at ${quotePath(path)} is ${status.length} characters long (at most ${MAX_STATUS_LENGTH})`,
+    };
+  }
+  return { ok: true, status, path };
 }
 
 function readDefault(body: unknown): StatusReading {
@@ -103,7 +121,7 @@ function readDefault(body: unknown): StatusReading {
     if (lookup.found) {
       const status = scalarText(lookup.value);
       if (status !== undefined) {
-        return { ok: true, status, path };
+        return bounded(status, path);
       }
     }
   }

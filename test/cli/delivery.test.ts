@@ -194,7 +194,9 @@ describe.concurrent('alert delivery across CLI processes', () => {
         expect(Object.keys(JSON.parse(publish.message)).sort()).toEqual(['default', 'email', 'sms']);
         expect(JSON.parse(publish.message).sms.length).toBeLessThanOrEqual(160);
       }
-      const run = await runCli(['events', '--format', 'json'], world.storeEnv);
+      const transitions = await runCli(['events', '--format', 'json'], world.storeEnv);
+      expect(parseJsonOutput<EventEntry[]>(transitions)).toEqual([]);
+      const run = await runCli(['events', '--all', '--format', 'json'], world.storeEnv);
       expect(parseJsonOutput<EventEntry[]>(run).map((e) => e.event)).toEqual([
         'api.unreachable',
         'api.recovered',

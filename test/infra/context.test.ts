@@ -476,7 +476,7 @@ describe("parseMonitorContext with the function's optional settings", () => {
   });
 
   describe('accepts exactly what the function accepts', () => {
-    const functionEnv = { SHIELDWATCH_API_URL: 'https://api.example.com', SHIELDWATCH_API_KEY: 'k' };
+    const functionEnv = { SHIELDWATCH_API_URL: 'https://api.example.com', SHIELDWATCH_API_KEY: 'test-key' };
     const functionAccepts = (variables: Record<string, string>): boolean => {
       try {
         loadConfig({ ...functionEnv, ...variables });

@@ -742,7 +742,7 @@ describe("MonitorStack with the function's optional settings", () => {
     expect(environment).toEqual(
       Object.fromEntries(Object.keys(context).map((key) => optional[key as keyof typeof optional])),
     );
-    const functionEnv = { SHIELDWATCH_API_URL: 'https://api.example.com', SHIELDWATCH_API_KEY: 'k' };
+    const functionEnv = { SHIELDWATCH_API_URL: 'https://api.example.com', SHIELDWATCH_API_KEY: 'test-key' };
     expect(() => loadConfig({ ...functionEnv, ...(environment as Record<string, string>) })).not.toThrow();
   });
 

@@ -529,6 +529,63 @@ describe('the key never leaks', () => {
     expect(results[5]!.json).toEqual({ auth: 'Bearer [REDACTED]' });
     for (const result of results) expect(JSON.stringify(result)).not.toContain(KEY);
   });
+
+  it.each([
+    { name: 'JSON-escaped in a 2xx body', status: 200 },
+    { name: 'JSON-escaped in an error body', status: 500 },
+  ])('is found and scrubbed when it comes back $name', async ({ status }) => {
+    // Prepare: every character of the key as a \u escape, and the slash-escaped form in a property name
+    const escaped = [...KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const api = await fakeApi();
+    api.filter = () => ({ status, body: `{"status":"on","echo":"${escaped}","${escaped}":1}` });
+
+    // Act
+    const result = await client(api.url, { retries: 0 }).getFilterStatus();
+
+    // Assess
+    const everything = JSON.stringify(result);
+    expect(everything).not.toContain(KEY);
+    expect(JSON.stringify(JSON.parse(everything))).not.toContain(KEY);
+    if (status === 200) {
+      expect(result.json).toEqual({ status: 'on', echo: '[REDACTED]', '[REDACTED]': 1 });
+      expect(JSON.parse(result.text!)).toEqual(result.json);
+    } else {
+      expect(result.error).toContain('[REDACTED]');
+    }
+  });
+
+  it('leaves no fragment of the key where an error excerpt is cut', async () => {
+    // Prepare: the key straddles the 200-character cut of the excerpt
+    const api = await fakeApi();
+    api.filter = () => ({
+      status: 500,
+      body: `${'x'.repeat(190)}${KEY}`,
+      headers: { 'content-type': 'text/plain' },
+    });
+
+    // Act
+    const result = await client(api.url, { retries: 0 }).getFilterStatus();
+
+    // Assess
+    expect(result.error).not.toContain(KEY.slice(0, 8));
+    expect(result.error).toMatch(/x+\[REDACTED\]|x+\.\.\./);
+  });
+});
+
+describe('hostile shapes', () => {
+  it('refuses a body nested deeper than the limit, without recursion', async () => {
+    // Prepare
+    const api = await fakeApi();
+    api.filter = () => ({ body: `${'['.repeat(100_000)}${']'.repeat(100_000)}` });
+
+    // Act
+    const result = await client(api.url).getFilterStatus();
+
+    // Assess
+    expect(result).toMatchObject({ ok: false, errorKind: 'contract', httpStatus: 200 });
+    expect(result.error).toMatch(/nested \d+ levels deep \(at most 64\)/);
+    expect(result.json).toBeUndefined();
+  });
 });
 
 describe('retries', () => {

@@ -376,7 +376,7 @@ describe('the API key source', () => {
     },
     {
       name: 'the key with an empty secret beside it',
-      vars: { SHIELDWATCH_API_KEY: 'abc', SHIELDWATCH_API_KEY_SECRET: '' },
+      vars: { SHIELDWATCH_API_KEY: 'abcd', SHIELDWATCH_API_KEY_SECRET: '' },
       source: { kind: 'env', variable: 'SHIELDWATCH_API_KEY' },
     },
   ])('accepts $name', ({ vars, source }) => {
@@ -400,8 +400,13 @@ describe('the API key source', () => {
     },
     {
       name: 'both',
-      vars: { SHIELDWATCH_API_KEY: 'abc', SHIELDWATCH_API_KEY_SECRET: 'sw-key' },
+      vars: { SHIELDWATCH_API_KEY: 'abcd', SHIELDWATCH_API_KEY_SECRET: 'sw-key' },
       problem: /^SHIELDWATCH_API_KEY and SHIELDWATCH_API_KEY_SECRET are both set: set only one$/,
+    },
+    {
+      name: 'a key shorter than 4 characters',
+      vars: { SHIELDWATCH_API_KEY: 'k9x' },
+      problem: /^SHIELDWATCH_API_KEY is shorter than 4 characters \(value not shown\)$/,
     },
     {
       name: 'a key with a space inside',

@@ -450,3 +450,24 @@ describe('displayStatus', () => {
     expect(text).toBe(shown);
   });
 });
+
+describe('extractStatus: the length cap', () => {
+  it.each([
+    { name: 'at the cap, configured path', body: { s: 'x'.repeat(1024) }, path: 's', ok: true },
+    { name: 'over the cap, configured path', body: { s: 'x'.repeat(1025) }, path: 's', ok: false },
+    {
+      name: 'over the cap, default path',
+      body: { status: 'y'.repeat(250_000), state: 'on' },
+      path: undefined,
+      ok: false,
+    },
+  ])('$name', ({ body, path, ok }) => {
+    // Act
+    const reading = extractStatus(body, path);
+
+    // Assess
+    expect(reading.ok).toBe(ok);
+    if (!reading.ok) expect(reading.error).toMatch(/is \d+ characters long \(at most 1024\)/);
+    if (!reading.ok) expect(reading.error.length).toBeLessThan(200);
+  });
+});
