@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { renderAlert } from './core/alert-text.ts';
 import { type DecideSettings, decide, INITIAL_STATE } from './core/decide.ts';
 import { extractFigures } from './core/figures.ts';
@@ -149,11 +150,18 @@ export async function runCycle(
   deadlineMs: number,
   options: CycleOptions = {},
 ): Promise<CycleResult> {
+  deps = {
+    ...deps,
+    state: untilDeadline(deps.state, deadlineMs, deps.now),
+    snapshots: untilDeadline(deps.snapshots, deadlineMs, deps.now),
+  };
   const cycleId = deps.newId();
   const startMs = deps.now();
   const startedAt = new Date(startMs).toISOString();
   const requestDeadline = deadlineMs - storeReserveMs(deadlineMs - startMs);
   const abort = new AbortController();
+  // Every request of the cycle listens to this one signal; the default cap of 10 listeners is for leaks.
+  setMaxListeners(0, abort.signal);
   const timer = setTimeout(
     () => abort.abort(new Error('cycle deadline reached')),
     Math.max(0, requestDeadline - startMs),
@@ -282,6 +290,35 @@ export async function runCycle(
     cutShort,
     ...(decided.status === undefined ? {} : { status: decided.status }),
   };
+}
+
+/**
+ * The same store, but every call fails with a {@link StoreError} once the cycle's deadline has passed
+ * without an answer: a store that does not answer must not hold the cycle past its deadline.
+ */
+function untilDeadline<T extends object>(store: T, deadlineMs: number, now: () => number): T {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const work = Promise.resolve(value.apply(target, args));
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                new StoreError(`the store did not answer (${String(property)}) before the cycle's deadline`),
+              ),
+            Math.max(0, deadlineMs - now()),
+          );
+        });
+        // The loser of the race must not surface as an unhandled rejection.
+        work.catch(() => undefined);
+        return Promise.race([work, late]).finally(() => clearTimeout(timer));
+      };
+    },
+  });
 }
 
 function describe(error: unknown): string {

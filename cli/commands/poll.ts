@@ -9,6 +9,9 @@ import { clip, palette, printable, renderTable, useColour } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import { openStore } from '../store.ts';
 
+/** Time kept after a `poll` cycle's deadline to print the summary and close the clients. */
+const EXIT_MARGIN_MS = 500;
+
 /** A log for the terminal: warnings and errors on stderr, details only with --verbose. */
 export function terminalLog(io: CliIo, verbose: boolean): CycleLog {
   const line = (level: string, message: string, extra: Record<string, unknown>[]) => {
@@ -62,7 +65,7 @@ export function summarize(result: CycleResult, io: CliIo, publisherTarget: strin
   return [
     `cycle ${result.cycleId} at ${result.startedAt} took ${result.durationMs} ms${result.stale ? ' (older than a cycle already applied: no decision)' : ''}`,
     renderTable(['target', 'result', 'http', 'latency', 'detail'], rows),
-    `filter status: ${result.status === undefined ? '(not known yet)' : JSON.stringify(displayStatus(result.status))}`,
+    `filter status: ${result.status === undefined ? '(not known yet)' : clip(printable(JSON.stringify(displayStatus(result.status))), 200)}`,
     `alerts: ${alerts}`,
   ].join('\n');
 }
@@ -117,7 +120,11 @@ export const pollCommand: Command = {
     const config = loadConfig(io.env);
     const { monitor, close } = await openMonitor(io, config, values['verbose'] === true);
     try {
-      const result = await runCycle(monitor.deps, monitor.settings, io.now() + config.cycleTimeoutMs);
+      // The budget counts from the process start (start-up and the store come out of it), less a moment to
+      // print and close, so `poll` as a whole ends within SHIELDWATCH_CYCLE_TIMEOUT_MS.
+      const deadline =
+        Math.min(io.now(), Math.round(performance.timeOrigin)) + config.cycleTimeoutMs - EXIT_MARGIN_MS;
+      const result = await runCycle(monitor.deps, monitor.settings, deadline);
       println(io.stdout, summarize(result, io, monitor.deps.publisher.target));
       return 0;
     } finally {

@@ -163,6 +163,13 @@ const EMAIL_INTROS: ReadonlyMap<string, string> = new Map<AlertEvent, string>([
 ]);
 
 /** Events about an incident, whose `cycles` counts failures in a row rather than confirmations. */
+/** Incident events that end an incident. */
+const RECOVERY_EVENTS: ReadonlySet<string> = new Set<AlertEvent>([
+  'api.auth_restored',
+  'api.recovered',
+  'filter.status_readable',
+]);
+
 const INCIDENT_EVENTS: ReadonlySet<string> = new Set<AlertEvent>([
   'api.auth_failed',
   'api.auth_restored',
@@ -342,10 +349,17 @@ function renderSms(alert: AlertRecord, name: string): string {
   } else {
     const sentence = SMS_SENTENCES.get(alert.event) ?? `alert ${shorten(unknownEventLabel(alert), 40)}`;
     const cycles = INCIDENT_EVENTS.has(alert.event) ? cyclesOf(alert) : undefined;
-    const count = cycles !== undefined && cycles > 1 ? ` (${cycles} cycles in a row)` : '';
+    // A recovery's count and detail describe the incident that ended, and say so.
+    const recovery = RECOVERY_EVENTS.has(alert.event);
+    const count =
+      cycles !== undefined && cycles > 1
+        ? recovery
+          ? ` (after ${cycles} failing cycles)`
+          : ` (${cycles} cycles in a row)`
+        : '';
     const detail =
       typeof alert.detail === 'string' && alert.detail !== ''
-        ? ` ${shorten(foldBounded(alert.detail).trim(), MAX_DETAIL_IN_SMS)}`
+        ? ` ${recovery ? 'Last error was: ' : ''}${shorten(foldBounded(alert.detail).trim(), MAX_DETAIL_IN_SMS)}`
         : '';
     sms = `${name}: ${sentence}${count}, ${when}.${detail}`;
   }

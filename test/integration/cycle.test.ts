@@ -362,6 +362,22 @@ describe('the poll cycle against a loopback API and dynalite', () => {
     await expect(run).rejects.toThrow(/cannot (store snapshots|read the monitor state)/);
   });
 
+  it('fails with StoreError at its deadline when the store stops answering', async () => {
+    // Prepare
+    const monitor = h.monitor();
+    h.setStatus({ status: 'A' });
+    const hung = Object.create(monitor.store);
+    hung.commit = () => new Promise(() => {});
+
+    // Act
+    const started = Date.now();
+    const run = runCycle({ ...monitor.deps, state: hung }, monitor.settings, Date.now() + 1500);
+
+    // Assess
+    await expect(run).rejects.toThrow(/the store did not answer \(commit\) before the cycle's deadline/);
+    expect(Date.now() - started).toBeLessThan(2500);
+  });
+
   it('ends within its deadline when every endpoint hangs', async () => {
     // Prepare
     h.api.filter = () => ({ hang: true });

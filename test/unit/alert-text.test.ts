@@ -623,3 +623,26 @@ describe('renderAlert on malformed input', () => {
     expect(rendered.attributes).toEqual({ event: 'filter.status_changed' });
   });
 });
+
+describe('renderAlert: recoveries speak of the incident that ended', () => {
+  it.each([
+    {
+      event: 'api.recovered' as const,
+      sms: /the API is reachable again \(after 4 failing cycles\), seen .*\. Last error was: timed out after 5000 ms$/,
+    },
+    {
+      event: 'api.unreachable' as const,
+      sms: /the API is unreachable \(4 cycles in a row\), seen .*\. timed out after 5000 ms$/,
+    },
+  ])('$event', ({ event, sms }) => {
+    // Act
+    const rendered = renderAlert(
+      incident(event, { cycles: 4, detail: 'timed out after 5000 ms' }),
+      NO_NETWORKS,
+    );
+
+    // Assess
+    expect(rendered.sms).toMatch(sms);
+    expect(rendered.sms.length).toBeLessThanOrEqual(160);
+  });
+});
