@@ -170,6 +170,8 @@ interface AttemptResult {
   readonly response: Omit<ApiResponse, 'latencyMs' | 'attempts'>;
   /** Server-requested wait before the next attempt, in ms (429/503 `Retry-After`). */
   readonly retryAfterMs?: number;
+  /** True when nothing was sent (aborted or out of time before the attempt began). */
+  readonly notSent?: boolean;
 }
 
 const RETRYABLE: ReadonlySet<FailureKind> = new Set<FailureKind>(['transport', 'server', 'rate_limited']);
@@ -290,13 +292,17 @@ export class ProtectionApiClient implements ProtectionApi {
       this.#inFlight++;
       if (this.#inFlight > this.stats.maxInFlight) this.stats.maxInFlight = this.#inFlight;
       startedAt ??= Date.now();
-      attempts++;
+      let result: AttemptResult;
       try {
-        last = await this.#attempt(path, key, scrub, signal, deadlineMs);
+        result = await this.#attempt(path, key, scrub, signal, deadlineMs);
       } finally {
         this.#inFlight--;
         this.#slots.release();
       }
+      // A retry that could not be sent reports the attempt that was: its status and error are the news.
+      if (result.notSent && last !== undefined) break;
+      if (!result.notSent) attempts++;
+      last = result;
 
       const kind = last.response.errorKind;
       if (kind === undefined || !RETRYABLE.has(kind) || attempts > this.#retries) break;
@@ -341,8 +347,10 @@ export class ProtectionApiClient implements ProtectionApi {
       limitMs = Math.max(0, deadlineMs - Date.now());
       limitCause = 'deadline';
     }
-    if (outer?.aborted) return { response: transportFailure('aborted') };
-    if (limitMs <= 0) return { response: transportFailure('deadline reached before the request was sent') };
+    if (outer?.aborted) return { response: transportFailure('aborted'), notSent: true };
+    if (limitMs <= 0) {
+      return { response: transportFailure('deadline reached before the request was sent'), notSent: true };
+    }
 
     const controller = new AbortController();
     let cause: AbortCause | undefined;
