@@ -121,9 +121,12 @@ export const pollCommand: Command = {
     const { monitor, close } = await openMonitor(io, config, values['verbose'] === true);
     try {
       // The budget counts from the process start (start-up and the store come out of it), less a moment to
-      // print and close, so `poll` as a whole ends within SHIELDWATCH_CYCLE_TIMEOUT_MS.
-      const deadline =
-        Math.min(io.now(), Math.round(performance.timeOrigin)) + config.cycleTimeoutMs - EXIT_MARGIN_MS;
+      // print and close, so `poll` as a whole ends within SHIELDWATCH_CYCLE_TIMEOUT_MS; but the cycle itself
+      // always keeps at least half of it, however slow the start was.
+      const now = io.now();
+      const spentMs = Math.max(0, now - Math.round(performance.timeOrigin));
+      const budgetMs = Math.max(config.cycleTimeoutMs / 2, config.cycleTimeoutMs - spentMs - EXIT_MARGIN_MS);
+      const deadline = now + budgetMs;
       const result = await runCycle(monitor.deps, monitor.settings, deadline);
       println(io.stdout, summarize(result, io, monitor.deps.publisher.target));
       return 0;
