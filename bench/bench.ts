@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build } from 'esbuild';
 import { renderTable } from '../cli/format.ts';
 import { startSimulator } from '../cli/simulator.ts';
+import { runCli } from '../test/cli/helpers.ts';
 import { startDynamo } from '../test/fixtures/dynalite.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -31,40 +32,17 @@ interface PollRun {
 }
 
 /** Runs one `shieldwatch poll` and reads the cycle time from its summary and the peak RSS from a hook. */
-function poll(env: Record<string, string>): Promise<PollRun> {
-  const started = performance.now();
-  const child = spawn(
-    process.execPath,
-    ['--import', `${ROOT}bench/rss-hook.mjs`, `${ROOT}bin/shieldwatch.mjs`, 'poll'],
-    {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
+async function poll(env: Record<string, string>): Promise<PollRun> {
+  const run = await runCli(['poll'], env, {
+    nodeArgs: ['--import', `${ROOT}bench/rss-hook.mjs`],
+    timeoutMs: 600_000,
   });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    child.once('close', (code) => {
-      const cycle = /took (\d+) ms/.exec(stdout);
-      const rss = /BENCH maxrss_kb=(\d+)/.exec(stderr);
-      if (code !== 0 || cycle === null || rss === null) {
-        reject(new Error(`poll failed (exit ${code}):\n${stdout}\n${stderr}`));
-        return;
-      }
-      resolve({
-        cycleMs: Number(cycle[1]),
-        wallMs: performance.now() - started,
-        maxRssMb: Number(rss[1]) / 1024,
-      });
-    });
-  });
+  const cycle = /took (\d+) ms/.exec(run.stdout);
+  const rss = /BENCH maxrss_kb=(\d+)/.exec(run.stderr);
+  if (run.code !== 0 || cycle === null || rss === null) {
+    throw new Error(`poll failed (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
+  }
+  return { cycleMs: Number(cycle[1]), wallMs: run.ms, maxRssMb: Number(rss[1]) / 1024 };
 }
 
 interface CycleFigures {
@@ -99,8 +77,6 @@ async function measureCycle(networks: number, latencyMs: number): Promise<CycleF
       seed: 1,
     });
     const env = {
-      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-      HOME: process.env['HOME'] ?? '/tmp',
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'bench',
       AWS_SECRET_ACCESS_KEY: 'bench',

@@ -6,7 +6,7 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { METRIC_NAMESPACE, SERVICE_NAME } from '../../lambda/metric-names.ts';
-import { MAX_POLLER_TIMEOUT_SECONDS, pollerTimeoutSeconds } from '../context.ts';
+import { MAX_POLLER_TIMEOUT_SECONDS, type MonitorSettings, pollerTimeoutSeconds } from '../context.ts';
 
 /** The project root (for the lock file and the entry point). */
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -32,8 +32,15 @@ export function pollerTimeout(minIntervalMinutes: number): Duration {
   return Duration.seconds(pollerTimeoutSeconds(minIntervalMinutes));
 }
 
-/** Properties of {@link PollerFunction}. */
-export interface PollerFunctionProps {
+/**
+ * Properties of {@link PollerFunction}. The alert and request tunables are the validated context settings,
+ * passed to the function as their `SHIELDWATCH_*` variables only when set.
+ */
+export interface PollerFunctionProps
+  extends Pick<
+    MonitorSettings,
+    'expectedStatus' | 'remindEvery' | 'confirmations' | 'alertAfter' | 'concurrency' | 'requestTimeoutMs'
+  > {
   readonly apiUrl: string;
   /**
    * The networks of the environment (`SHIELDWATCH_NETWORKS`), polled when the event names none.
@@ -53,18 +60,6 @@ export interface PollerFunctionProps {
   readonly reservedConcurrency?: number;
   /** @default - the function's default number of figure metrics per network */
   readonly figureMetrics?: number;
-  /** `SHIELDWATCH_EXPECTED_STATUS`, exact. @default - unset: no expected status */
-  readonly expectedStatus?: string;
-  /** `SHIELDWATCH_REMIND_EVERY`, e.g. `1h`; needs `expectedStatus`. @default - unset: no reminders */
-  readonly remindEvery?: string;
-  /** `SHIELDWATCH_CONFIRMATIONS`. @default - the function's default (1) */
-  readonly confirmations?: number;
-  /** `SHIELDWATCH_ALERT_AFTER`. @default - the function's default (3) */
-  readonly alertAfter?: number;
-  /** `SHIELDWATCH_CONCURRENCY`. @default - the function's default (10) */
-  readonly concurrency?: number;
-  /** `SHIELDWATCH_TIMEOUT_MS`, less than the function's timeout. @default - the function's default (5000) */
-  readonly requestTimeoutMs?: number;
 }
 
 /** The optional `SHIELDWATCH_*` variables of the props that are set, and no others. */

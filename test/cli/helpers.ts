@@ -30,6 +30,8 @@ export interface RunCliOptions {
   cwd?: string;
   /** Kill the process after this long. @default 45000 */
   timeoutMs?: number;
+  /** Options for Node itself, before the entry (e.g. `--import` a hook). */
+  nodeArgs?: readonly string[];
 }
 
 /**
@@ -42,7 +44,7 @@ export function runCli(
   options: RunCliOptions = {},
 ): Promise<CliRun> {
   const started = Date.now();
-  const child = spawn(process.execPath, [ENTRY, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ENTRY, ...args], {
     cwd: options.cwd ?? PROJECT_ROOT,
     env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
