@@ -124,6 +124,10 @@ export class KeyError extends Error {
  */
 export const CLAIM_GRACE_MS = 5000;
 const COMMIT_ATTEMPTS = 8;
+/** Waiting alerts kept in the state item before the oldest move to items of their own. */
+export const SPILL_ABOVE = 64;
+/** Newest waiting alerts that stay in the state item when the others move. */
+const SPILL_KEEP = 16;
 const EMPTY_STATE: VersionedState = { state: INITIAL_STATE, version: 0, outbox: [] };
 const MAX_STORED_FIGURES = 20;
 
@@ -406,6 +410,7 @@ async function drainOutbox(
   let entries: OutboxEntry[] = mergeOutbox(loaded.outbox, queued);
   // Alerts this cycle committed are claimed by that same write.
   const own = new Set(queued.map((alert) => alert.seq));
+  entries = await spillIfLarge(deps, entries, own);
   let reloaded = false;
   for (let i = 0; i < entries.length; ) {
     const entry = entries[i]!;
@@ -413,7 +418,7 @@ async function drainOutbox(
     if (now >= deadlineMs) break;
     let claimed = own.has(entry.seq);
     try {
-      if (!claimed) claimed = await deps.state.claim(entry.seq, cycleId, now, deadlineMs + CLAIM_GRACE_MS);
+      if (!claimed) claimed = await deps.state.claim(entry, cycleId, now, deadlineMs + CLAIM_GRACE_MS);
     } catch (error) {
       deps.log.error('cannot claim alert', { cycleId, seq: entry.seq, error: describe(error) });
       break;
@@ -462,11 +467,11 @@ async function drainOutbox(
         event: entry.event,
         error: message,
       });
-      await deps.state.release(entry.seq, cycleId, message).catch(() => undefined);
+      await deps.state.release(entry, cycleId, message).catch(() => undefined);
       break;
     }
     try {
-      await deps.state.complete(entry.seq, cycleId);
+      await deps.state.complete(entry, cycleId);
     } catch (error) {
       deps.log.error('alert published but not removed from the outbox', {
         cycleId,
@@ -482,9 +487,41 @@ async function drainOutbox(
   // once, so the next cycle need not wait for their claim to expire.
   const attempted = new Set([...done, ...failed.map((f) => f.seq)]);
   for (const seq of own) {
-    if (!attempted.has(seq)) await deps.state.release(seq, cycleId).catch(() => undefined);
+    if (!attempted.has(seq)) await deps.state.release({ seq }, cycleId).catch(() => undefined);
   }
   return { delivered, failed, pending: entries.filter((e) => !done.has(e.seq)).length };
+}
+
+/**
+ * During a long SNS outage the outbox grows by every transition; past {@link SPILL_ABOVE} alerts in the state
+ * item, the oldest unclaimed ones move to items of their own, so the state item (and every cycle's state
+ * write) stays far from DynamoDB's 400 KB item limit. Their order and delivery are unchanged.
+ */
+async function spillIfLarge(
+  deps: CycleDeps,
+  entries: OutboxEntry[],
+  own: ReadonlySet<number>,
+): Promise<OutboxEntry[]> {
+  const inState = entries.filter((entry) => entry.spilled !== true);
+  if (inState.length <= SPILL_ABOVE) return entries;
+  const now = deps.now();
+  const movable = inState
+    .slice(0, inState.length - SPILL_KEEP)
+    .filter((e) => !own.has(e.seq) && (e.claimUntil === undefined || e.claimUntil < now));
+  let moved = false;
+  try {
+    moved = movable.length > 0 && (await deps.state.spill(movable, now));
+  } catch (error) {
+    deps.log.warn('cannot move waiting alerts out of the state item', { error: describe(error) });
+  }
+  if (!moved) return entries;
+  deps.log.warn('moved waiting alerts out of the state item', { alerts: movable.length });
+  const gone = new Set(movable.map((entry) => entry.seq));
+  return entries.map((entry) =>
+    gone.has(entry.seq)
+      ? { ...entry, spilled: true, claimedBy: undefined, claimUntil: undefined }
+      : entry,
+  );
 }
 
 function mergeOutbox(outbox: readonly OutboxEntry[], queued: readonly AlertRecord[]): OutboxEntry[] {

@@ -63,7 +63,12 @@ export interface OutboxEntry extends AlertRecord {
   /** Failed publish attempts so far. */
   readonly failures?: number;
   readonly lastError?: string;
+  /** True when the alert was moved out of the state item into an item of its own (a long outage). */
+  readonly spilled?: boolean;
 }
+
+/** Which outbox alert, and where it lives. */
+export type OutboxRef = Pick<OutboxEntry, 'seq' | 'spilled'>;
 
 /** The monitor state with its optimistic-locking version and its outbox. */
 export interface VersionedState {
@@ -93,15 +98,21 @@ export interface StateStore {
     claim?: { readonly claimant: string; readonly untilMs: number },
   ): Promise<boolean>;
   /** Takes the right to send an alert until `untilMs`; false when another live claim holds it or it is gone. */
-  claim(seq: number, claimant: string, nowMs: number, untilMs: number): Promise<boolean>;
+  claim(entry: OutboxRef, claimant: string, nowMs: number, untilMs: number): Promise<boolean>;
   /** Records the alert as an event (idempotent); called before publishing, so history never misses one. */
   recordEvent(alert: AlertRecord): Promise<void>;
   /** Removes a published alert from the outbox (only while `claimant` holds it). */
-  complete(seq: number, claimant: string): Promise<void>;
+  complete(entry: OutboxRef, claimant: string): Promise<void>;
   /**
    * Gives the claim back, noting the error of a failed publish when given; the next cycle sends it.
    */
-  release(seq: number, claimant: string, error?: string): Promise<void>;
+  release(entry: OutboxRef, claimant: string, error?: string): Promise<void>;
+  /**
+   * Moves committed, unclaimed alerts out of the state item into items of their own, so a long SNS outage
+   * cannot grow the state item to DynamoDB's item limit. False (nothing moved) when one of them was claimed
+   * or sent meanwhile.
+   */
+  spill(entries: readonly OutboxEntry[], nowMs: number): Promise<boolean>;
 }
 
 /** Sends a rendered alert. */

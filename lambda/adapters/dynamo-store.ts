@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
+  DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -20,6 +21,7 @@ import type { AlertEvent, AlertRecord, FailureKind, Snapshot, Target } from '../
 import type {
   HistoryQuery,
   OutboxEntry,
+  OutboxRef,
   SnapshotStore,
   StateStore,
   StoredEvent,
@@ -30,12 +32,14 @@ import type {
  * Table layout (one table, `pk` + `sk`, both strings):
  * - snapshots: pk `filter` or `network#<id>`, sk `<at ISO>#<cycleId>`, TTL `expiresAt` (epoch seconds);
  * - alert events: pk `event`, sk `<at ISO>#<seq, 12 digits>`, no TTL;
- * - the monitor state and its outbox: pk `state`, sk `monitor`.
+ * - the monitor state and its outbox: pk `state`, sk `monitor`;
+ * - alerts moved out of the outbox during a long SNS outage: pk `outbox`, sk `<seq, 12 digits>`.
  */
 export const KEY = {
   filter: 'filter',
   networkPrefix: 'network#',
   event: 'event',
+  outbox: 'outbox',
   state: 'state',
   stateSort: 'monitor',
 } as const;
@@ -121,6 +125,17 @@ function dropUndefined<T extends object>(value: T): T {
 }
 
 const seqKey = (seq: number): string => `a${seq}`;
+const outboxSortKey = (seq: number): string => String(seq).padStart(12, '0');
+
+/** The item and the attribute path of one outbox alert. */
+interface Location {
+  readonly key: Record<string, string>;
+  /** Prefix of the alert's attributes: `#outbox.#a.` inside the state item, empty in an item of its own. */
+  readonly path: string;
+  /** Condition that the alert is still there. */
+  readonly exists: string;
+  readonly names?: Record<string, string>;
+}
 
 /** The kept record of an alert; written idempotently (its key is fixed by the alert). */
 function eventItem(alert: AlertRecord): Record<string, unknown> {
@@ -250,10 +265,89 @@ export class DynamoStore implements SnapshotStore, StateStore {
     );
     const item = out.Item;
     if (item === undefined) return { state: INITIAL_STATE, version: 0, outbox: [] };
-    const outbox = Object.values((item['outbox'] ?? {}) as Record<string, OutboxEntry>).sort(
-      (a, b) => a.seq - b.seq,
-    );
+    const inState = Object.values((item['outbox'] ?? {}) as Record<string, OutboxEntry>);
+    const spilled = item['spilled'] === true ? await this.loadSpilled(num(item['spillGen']) ?? 0) : [];
+    // While a spill is under way an alert can be in both places; the state item's copy is the one that counts.
+    const held = new Set(inState.map((e) => e.seq));
+    const outbox = [...inState, ...spilled.filter((e) => !held.has(e.seq))].sort((a, b) => a.seq - b.seq);
     return { state: item['state'] as MonitorState, version: num(item['version']) ?? 0, outbox };
+  }
+
+  /** Alerts moved out of the state item; when none is left, the state item stops saying there are. */
+  private async loadSpilled(spillGen: number): Promise<OutboxEntry[]> {
+    const entries: OutboxEntry[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      this.stats.reads++;
+      const out = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': KEY.outbox },
+          ConsistentRead: true,
+          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const { pk: _pk, sk: _sk, ...entry } = item;
+        entries.push({ ...(entry as OutboxEntry), spilled: true });
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    if (entries.length === 0) {
+      // Only if no spill happened since (spillGen unchanged); otherwise the next load finds its alerts.
+      this.stats.writes++;
+      await this.doc
+        .send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { pk: KEY.state, sk: KEY.stateSort },
+            UpdateExpression: 'REMOVE spilled',
+            ConditionExpression: 'spillGen = :gen',
+            ExpressionAttributeValues: { ':gen': spillGen },
+          }),
+        )
+        .catch((error: unknown) => {
+          if (!isConditionFailure(error)) throw error;
+        });
+    }
+    return entries;
+  }
+
+  async spill(entries: readonly OutboxEntry[], nowMs: number): Promise<boolean> {
+    if (entries.length === 0) return false;
+    const puts = entries.map(({ claimedBy: _by, claimUntil: _until, spilled: _spilled, ...alert }) => ({
+      PutRequest: { Item: { pk: KEY.outbox, sk: outboxSortKey(alert.seq), ...alert } },
+    }));
+    for (let i = 0; i < puts.length; i += BATCH_SIZE) await this.writeChunk(puts.slice(i, i + BATCH_SIZE));
+    const names: Record<string, string> = { '#outbox': 'outbox' };
+    const removes: string[] = [];
+    const conditions: string[] = [];
+    entries.forEach((entry, i) => {
+      names[`#a${i}`] = seqKey(entry.seq);
+      removes.push(`#outbox.#a${i}`);
+      conditions.push(
+        `(attribute_exists(#outbox.#a${i}) AND (attribute_not_exists(#outbox.#a${i}.claimUntil) OR #outbox.#a${i}.claimUntil < :now))`,
+      );
+    });
+    this.stats.writes++;
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: KEY.state, sk: KEY.stateSort },
+          UpdateExpression: `SET spilled = :yes, spillGen = if_not_exists(spillGen, :zero) + :one REMOVE ${removes.join(', ')}`,
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':yes': true, ':zero': 0, ':one': 1, ':now': nowMs },
+        }),
+      );
+      return true;
+    } catch (error) {
+      // The copies written above stay behind the state item's own until a later spill overwrites them.
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   async commit(
@@ -313,11 +407,11 @@ export class DynamoStore implements SnapshotStore, StateStore {
     }
   }
 
-  async claim(seq: number, claimant: string, nowMs: number, untilMs: number): Promise<boolean> {
-    return this.conditionalUpdate(seq, {
-      update: 'SET #outbox.#a.claimedBy = :me, #outbox.#a.claimUntil = :until',
-      condition:
-        'attribute_exists(#outbox.#a) AND (attribute_not_exists(#outbox.#a.claimUntil) OR #outbox.#a.claimUntil < :now)',
+  async claim(entry: OutboxRef, claimant: string, nowMs: number, untilMs: number): Promise<boolean> {
+    const at = this.locate(entry);
+    return this.conditionalUpdate(at, {
+      update: `SET ${at.path}claimedBy = :me, ${at.path}claimUntil = :until`,
+      condition: `${at.exists} AND (attribute_not_exists(${at.path}claimUntil) OR ${at.path}claimUntil < :now)`,
       values: { ':me': claimant, ':until': untilMs, ':now': nowMs },
     });
   }
@@ -327,33 +421,60 @@ export class DynamoStore implements SnapshotStore, StateStore {
     await this.doc.send(new PutCommand({ TableName: this.table, Item: eventItem(alert) }));
   }
 
-  async complete(seq: number, claimant: string): Promise<void> {
-    await this.conditionalUpdate(seq, {
-      update: 'REMOVE #outbox.#a',
-      condition: '#outbox.#a.claimedBy = :me',
-      values: { ':me': claimant },
-    });
-  }
-
-  async release(seq: number, claimant: string, error?: string): Promise<void> {
-    if (error === undefined) {
-      await this.conditionalUpdate(seq, {
-        update: 'REMOVE #outbox.#a.claimedBy, #outbox.#a.claimUntil',
+  async complete(entry: OutboxRef, claimant: string): Promise<void> {
+    const at = this.locate(entry);
+    if (entry.spilled !== true) {
+      await this.conditionalUpdate(at, {
+        update: 'REMOVE #outbox.#a',
         condition: '#outbox.#a.claimedBy = :me',
         values: { ':me': claimant },
       });
       return;
     }
-    await this.conditionalUpdate(seq, {
-      update:
-        'SET #outbox.#a.failures = if_not_exists(#outbox.#a.failures, :zero) + :one, #outbox.#a.lastError = :error REMOVE #outbox.#a.claimedBy, #outbox.#a.claimUntil',
-      condition: '#outbox.#a.claimedBy = :me',
-      values: { ':me': claimant, ':zero': 0, ':one': 1, ':error': error.slice(0, 500) },
-    });
+    this.stats.writes++;
+    await this.doc
+      .send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: at.key,
+          ConditionExpression: 'claimedBy = :me',
+          ExpressionAttributeValues: { ':me': claimant },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+  }
+
+  async release(entry: OutboxRef, claimant: string, error?: string): Promise<void> {
+    const at = this.locate(entry);
+    const unclaim = `REMOVE ${at.path}claimedBy, ${at.path}claimUntil`;
+    await this.conditionalUpdate(
+      at,
+      error === undefined
+        ? { update: unclaim, condition: `${at.path}claimedBy = :me`, values: { ':me': claimant } }
+        : {
+            update: `SET ${at.path}failures = if_not_exists(${at.path}failures, :zero) + :one, ${at.path}lastError = :error ${unclaim}`,
+            condition: `${at.path}claimedBy = :me`,
+            values: { ':me': claimant, ':zero': 0, ':one': 1, ':error': error.slice(0, 500) },
+          },
+    );
+  }
+
+  /** Where an outbox alert lives: inside the state item, or in an item of its own after a spill. */
+  private locate(entry: OutboxRef): Location {
+    return entry.spilled === true
+      ? { key: { pk: KEY.outbox, sk: outboxSortKey(entry.seq) }, path: '', exists: 'attribute_exists(pk)' }
+      : {
+          key: { pk: KEY.state, sk: KEY.stateSort },
+          path: '#outbox.#a.',
+          exists: 'attribute_exists(#outbox.#a)',
+          names: { '#outbox': 'outbox', '#a': seqKey(entry.seq) },
+        };
   }
 
   private async conditionalUpdate(
-    seq: number,
+    at: Location,
     expression: { update: string; condition: string; values: Record<string, unknown> },
   ): Promise<boolean> {
     this.stats.writes++;
@@ -361,10 +482,10 @@ export class DynamoStore implements SnapshotStore, StateStore {
       await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: { pk: KEY.state, sk: KEY.stateSort },
+          Key: at.key,
           UpdateExpression: expression.update,
           ConditionExpression: expression.condition,
-          ExpressionAttributeNames: { '#outbox': 'outbox', '#a': seqKey(seq) },
+          ...(at.names === undefined ? {} : { ExpressionAttributeNames: at.names }),
           ExpressionAttributeValues: expression.values,
         }),
       );

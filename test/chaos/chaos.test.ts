@@ -21,4 +21,18 @@ describe('chaos', () => {
       expect(report.networkSnapshots).toBe(report.cycles * report.networks);
     },
   );
+
+  it('a long SNS outage with a flapping status: every transition waits (most out of the state item) and is then sent once, in order', async () => {
+    // Act
+    const report = await runChaos({ cycles: 400, seed: 7, changeRate: 0.5, outage: [20, 380] });
+
+    // Assess
+    console.log(
+      `long outage: ${report.cycles} cycles, ${report.expected.length} transitions, ${report.ms} ms`,
+    );
+    expect(report.expected.length).toBeGreaterThan(100);
+    expect(report.alerted).toEqual(report.expected.map(asAttribute));
+    expect(report.events).toEqual(report.expected);
+    expect(report.filterSnapshots).toBe(report.cycles);
+  });
 });

@@ -52,7 +52,14 @@ export interface ChaosReport {
  * cycles that "crash" between the state write and the publish. Then it lets the monitor drain in calm
  * conditions and reports what was alerted against what really happened.
  */
-export async function runChaos(options: { cycles: number; seed: number }): Promise<ChaosReport> {
+export async function runChaos(options: {
+  cycles: number;
+  seed: number;
+  /** Chance per cycle that the true status changes. @default 0.15 */
+  changeRate?: number;
+  /** Cycles [from, to) during which SNS refuses everything: a long outage that overflows the state item. */
+  outage?: readonly [number, number];
+}): Promise<ChaosReport> {
   const started = Date.now();
   // Seeded (mulberry32, as the simulator uses), so a failing run can be replayed from its seed.
   const random = mulberry32(options.seed);
@@ -144,9 +151,10 @@ export async function runChaos(options: { cycles: number; seed: number }): Promi
   };
   try {
     for (let i = 0; i < options.cycles; i++) {
-      if (random() < 0.15) truth = pick(STATUSES.filter((s) => s !== truth));
+      if (random() < (options.changeRate ?? 0.15)) truth = pick(STATUSES.filter((s) => s !== truth));
       fault = random() < 0.33 ? pick(FAULTS) : undefined;
       snsDown = random() < 0.1 ? !snsDown : snsDown;
+      if (options.outage !== undefined) snsDown = i >= options.outage[0] && i < options.outage[1];
       const roll = random();
       if (roll < 0.1) {
         // The same scheduled event delivered twice, at the same time.

@@ -6,7 +6,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import type { RenderedAlert } from '../../lambda/core/types.ts';
-import { CLAIM_GRACE_MS, type CycleLog, KeyError, runCycle, StoreError } from '../../lambda/cycle.ts';
+import {
+  CLAIM_GRACE_MS,
+  type CycleLog,
+  KeyError,
+  runCycle,
+  SPILL_ABOVE,
+  StoreError,
+} from '../../lambda/cycle.ts';
 import { buildMonitor, type Monitor } from '../../lambda/runtime.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
@@ -244,6 +251,51 @@ describe('the poll cycle against a loopback API and dynalite', () => {
       ),
     ).toEqual(['A>B', 'B>A']);
     expect((await monitor.store.queryEvents({})).map((e) => `${e.from}>${e.to}`)).toEqual(['A>B', 'B>A']);
+  });
+
+  it('keeps every transition of a long SNS outage out of the state item, then sends them all in order', async () => {
+    // Prepare: SNS down while the status flaps 90 times
+    const monitor = h.monitor({ SHIELDWATCH_NETWORKS: '' });
+    h.setStatus({ status: 'S0' });
+    await h.cycle(monitor);
+    h.snsMock
+      .on(PublishCommand)
+      .rejects(Object.assign(new Error('SNS is down'), { name: 'InternalErrorException' }));
+    for (let i = 1; i <= SPILL_ABOVE + 26; i++) {
+      h.setStatus({ status: `S${i}` });
+      await h.cycle(monitor);
+    }
+    const duringOutage = await monitor.store.load();
+    const stateItem = await DynamoDBDocumentClient.from(h.dynamo.client).send(
+      new QueryCommand({
+        TableName: h.dynamo.table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'state' },
+      }),
+    );
+
+    // Act
+    let ids = 0;
+    h.snsMock.on(PublishCommand).callsFake(async () => ({ MessageId: `ok-${++ids}` }));
+    const after = await h.cycle(monitor);
+
+    // Assess
+    const transitions = SPILL_ABOVE + 26;
+    expect(duringOutage.outbox).toHaveLength(transitions);
+    expect(Object.keys(stateItem.Items?.[0]?.['outbox'] ?? {}).length).toBeLessThanOrEqual(SPILL_ABOVE + 1);
+    expect(duringOutage.outbox.some((e) => e.spilled)).toBe(true);
+    expect(after.delivered).toHaveLength(transitions);
+    expect(after.pending).toBe(0);
+    const sent = h
+      .published()
+      .filter((p) => p.MessageAttributes?.['event']?.StringValue === 'filter.status_changed');
+    expect(sent.slice(-transitions).map((p) => p.MessageAttributes?.['to']?.StringValue)).toEqual(
+      Array.from({ length: transitions }, (_, i) => `S${i + 1}`),
+    );
+    expect((await monitor.store.load()).outbox).toEqual([]);
+    expect((await monitor.store.queryEvents({})).map((e) => e.to)).toEqual(
+      Array.from({ length: transitions }, (_, i) => `S${i + 1}`),
+    );
   });
 
   it('sends one alert when cycles run at the same time or twice', async () => {

@@ -97,15 +97,15 @@ describe('DynamoStore on dynalite', () => {
     const first = await store.commit(s1, fresh.version, [change(1, 'a', 'b'), change(2, 'b', '')]);
     const duplicate = await store.commit(s1, fresh.version, [change(1, 'a', 'b')]);
     const loaded = await store.load();
-    const claimA = await store.claim(1, 'cycle-a', 1000, 61_000);
-    const claimB = await store.claim(1, 'cycle-b', 2000, 62_000);
-    const takeover = await store.claim(1, 'cycle-b', 61_001, 121_001);
-    await store.release(1, 'cycle-b', 'SNS down');
+    const claimA = await store.claim({ seq: 1 }, 'cycle-a', 1000, 61_000);
+    const claimB = await store.claim({ seq: 1 }, 'cycle-b', 2000, 62_000);
+    const takeover = await store.claim({ seq: 1 }, 'cycle-b', 61_001, 121_001);
+    await store.release({ seq: 1 }, 'cycle-b', 'SNS down');
     const afterRelease = await store.load();
-    const claimC = await store.claim(1, 'cycle-c', 70_000, 130_000);
+    const claimC = await store.claim({ seq: 1 }, 'cycle-c', 70_000, 130_000);
     await store.recordEvent(change(1, 'a', 'b'));
     await store.recordEvent(change(1, 'a', 'b'));
-    await store.complete(1, 'cycle-c');
+    await store.complete({ seq: 1 }, 'cycle-c');
     const afterComplete = await store.load();
     const events = await store.queryEvents({});
 
@@ -138,5 +138,42 @@ describe('DynamoStore on dynalite', () => {
     expect(stale).toBe(false);
     expect(after.version).toBe(current.version + 1);
     expect(after.outbox.map((e) => e.seq)).toEqual([2, 3]);
+  });
+
+  it('spills unclaimed outbox alerts into items of their own, keeps the order, and sends them from there', async () => {
+    // Prepare: a fresh state with five waiting alerts, the second one claimed by a live cycle
+    const spillStore = new DynamoStore(dynamo.client, `${dynamo.table}`);
+    const current = await spillStore.load();
+    const waiting = [10, 11, 12, 13, 14]
+      .map((seq) => change(seq % 10, `s${seq}`, `s${seq + 1}`))
+      .map((a, i) => ({ ...a, seq: 10 + i }));
+    await spillStore.commit(current.state, current.version, waiting);
+    await spillStore.claim({ seq: 11 }, 'live-cycle', 1000, 999_999);
+    const loaded = await spillStore.load();
+
+    // Act
+    const refused = await spillStore.spill(
+      loaded.outbox.filter((e) => e.seq <= 12),
+      2000,
+    );
+    const moved = await spillStore.spill(
+      loaded.outbox.filter((e) => e.seq === 10 || e.seq === 12),
+      2000,
+    );
+    const after = await spillStore.load();
+    const claimSpilled = await spillStore.claim({ seq: 12, spilled: true }, 'me', 3000, 9000);
+    const claimAgain = await spillStore.claim({ seq: 12, spilled: true }, 'other', 3001, 9001);
+    await spillStore.complete({ seq: 12, spilled: true }, 'me');
+    const end = await spillStore.load();
+
+    // Assess
+    expect(refused).toBe(false);
+    expect(moved).toBe(true);
+    const seqs = (outbox: readonly { seq: number }[]) => outbox.filter((e) => e.seq >= 10).map((e) => e.seq);
+    expect(seqs(after.outbox)).toEqual([10, 11, 12, 13, 14]);
+    expect(after.outbox.filter((e) => e.spilled).map((e) => e.seq)).toEqual([10, 12]);
+    expect(after.outbox.find((e) => e.seq === 12)).toMatchObject({ from: 's12', to: 's13' });
+    expect([claimSpilled, claimAgain]).toEqual([true, false]);
+    expect(seqs(end.outbox)).toEqual([10, 11, 13, 14]);
   });
 });
