@@ -10,13 +10,17 @@ import { SnapshotTable } from './constructs/snapshot-table.ts';
 import { type MonitorSettings, parseMonitorContext } from './context.ts';
 import { planShards } from './shards.ts';
 
-/** The DynamoDB actions of the poller: reads of state and history, conditional writes, batched snapshots. */
+/**
+ * The DynamoDB actions of the poller: reads of state and history, conditional writes, batched snapshots, and
+ * the removal of a sent alert that a long SNS outage had moved out of the state item.
+ */
 export const POLLER_TABLE_ACTIONS = [
   'dynamodb:GetItem',
   'dynamodb:Query',
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:BatchWriteItem',
+  'dynamodb:DeleteItem',
 ] as const;
 
 /** One shieldwatch deployment: schedule, poller, table, alert topic, secret, alarms, dashboard. */

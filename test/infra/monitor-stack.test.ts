@@ -278,6 +278,7 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
               Effect: 'Allow',
               Action: [
                 'dynamodb:BatchWriteItem',
+                'dynamodb:DeleteItem',
                 'dynamodb:GetItem',
                 'dynamodb:PutItem',
                 'dynamodb:Query',
