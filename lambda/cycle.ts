@@ -518,9 +518,7 @@ async function spillIfLarge(
   deps.log.warn('moved waiting alerts out of the state item', { alerts: movable.length });
   const gone = new Set(movable.map((entry) => entry.seq));
   return entries.map((entry) =>
-    gone.has(entry.seq)
-      ? { ...entry, spilled: true, claimedBy: undefined, claimUntil: undefined }
-      : entry,
+    gone.has(entry.seq) ? { ...entry, spilled: true, claimedBy: undefined, claimUntil: undefined } : entry,
   );
 }
 
