@@ -268,12 +268,15 @@ export async function runCycle(
     });
   }
 
-  const figures: NetworkFigures[] = networkObserved.map(({ snapshot, response }) => ({
-    networkId: snapshot.target.kind === 'network' ? snapshot.target.networkId : '',
-    at: snapshot.at,
-    figures: response.ok ? extractFigures(response.json, MAX_STORED_FIGURES) : [],
-    ...(snapshot.ok ? {} : { error: snapshot.error ?? 'failed' }),
-  }));
+  // Only an alert's email needs the figures: worked out once, and only when an alert is sent.
+  let figureCache: NetworkFigures[] | undefined;
+  const figures = (): NetworkFigures[] =>
+    (figureCache ??= networkObserved.map(({ snapshot, response }) => ({
+      networkId: snapshot.target.kind === 'network' ? snapshot.target.networkId : '',
+      at: snapshot.at,
+      figures: response.ok ? extractFigures(response.json, MAX_STORED_FIGURES) : [],
+      ...(snapshot.ok ? {} : { error: snapshot.error ?? 'failed' }),
+    })));
   const delivery = !settings.pollFilter
     ? { delivered: [], failed: [], pending: 0 }
     : await drainOutbox(deps, settings, cycleId, decided.loaded, decided.queued, figures, deadlineMs);
@@ -402,7 +405,7 @@ async function drainOutbox(
   cycleId: string,
   loaded: VersionedState,
   queued: readonly AlertRecord[],
-  networks: readonly NetworkFigures[],
+  networks: () => readonly NetworkFigures[],
   deadlineMs: number,
 ): Promise<{ delivered: DeliveryOutcome[]; failed: DeliveryOutcome[]; pending: number }> {
   const delivered: DeliveryOutcome[] = [];
@@ -439,7 +442,7 @@ async function drainOutbox(
     try {
       await deps.state.recordEvent(entry);
       const rendered = renderAlert(entry, {
-        networks,
+        networks: networks(),
         monitorName: settings.monitorName,
         ...(settings.apiUrl === undefined ? {} : { apiUrl: settings.apiUrl }),
       });
