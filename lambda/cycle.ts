@@ -223,7 +223,10 @@ export async function runCycle(
   // Requests the operator stopped are recorded as cut short, and are no evidence about the API.
   const cutShort = options.signal?.aborted === true;
   const markCut = (o: Observed): Observed =>
-    cutShort && !o.snapshot.ok && o.snapshot.errorKind === 'transport'
+    cutShort &&
+    !o.snapshot.ok &&
+    o.snapshot.errorKind === 'transport' &&
+    o.snapshot.error?.startsWith(CUT_SHORT) !== true
       ? { ...o, snapshot: { ...o.snapshot, error: `${CUT_SHORT} (${o.snapshot.error ?? 'aborted'})` } }
       : o;
   filterObserved = filterObserved === undefined ? undefined : markCut(filterObserved);

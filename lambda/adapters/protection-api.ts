@@ -347,7 +347,7 @@ export class ProtectionApiClient implements ProtectionApi {
       limitMs = Math.max(0, deadlineMs - Date.now());
       limitCause = 'deadline';
     }
-    if (outer?.aborted) return { response: transportFailure('aborted'), notSent: true };
+    if (outer?.aborted) return { response: transportFailure(abortReason(outer)), notSent: true };
     if (limitMs <= 0) {
       return { response: transportFailure('deadline reached before the request was sent'), notSent: true };
     }
@@ -363,7 +363,7 @@ export class ProtectionApiClient implements ProtectionApi {
     const abortMessage = (): string => {
       if (cause === 'timeout') return `timed out after ${this.#timeoutMs} ms`;
       if (cause === 'deadline') return `deadline reached after ${Date.now() - startedAt} ms`;
-      return 'aborted';
+      return `${abortReason(outer)} after ${Date.now() - startedAt} ms`;
     };
 
     let data: Dispatcher.ResponseData;
@@ -583,6 +583,18 @@ async function drain(body: Dispatcher.ResponseData['body'], announced: number | 
   } catch {
     // Nothing to report: the answer is already decided by its status.
   }
+}
+
+/**
+ * Why the caller's signal stopped a request, for the error text: its reason's message when it gave one
+ * (the cycle says `cycle deadline reached`), otherwise `aborted`. The text is the caller's, never the key.
+ */
+function abortReason(signal: AbortSignal | undefined): string {
+  const reason: unknown = signal?.reason;
+  // A bare abort() gives a DOMException "This operation was aborted": plain "aborted" says as much.
+  return reason instanceof Error && reason.name !== 'AbortError' && reason.message !== ''
+    ? sanitise(reason.message)
+    : 'aborted';
 }
 
 /** Deepest nesting of arrays and objects in a parsed body, measured without recursion. */

@@ -380,8 +380,19 @@ describe('transport failures', () => {
       client(api.url, { timeoutMs: 5000, retries: 3 }).getFilterStatus({ signal: controller.signal }),
     );
 
-    expect(result).toMatchObject({ ok: false, errorKind: 'transport', error: 'aborted', attempts: 1 });
+    expect(result).toMatchObject({ ok: false, errorKind: 'transport', attempts: 1 });
+    expect(result.error).toMatch(/^aborted after \d+ ms$/);
     expect(elapsedMs).toBeLessThan(100 + 200);
+  });
+
+  it('names the reason the caller gave for stopping it', async () => {
+    const api = await fakeApi({ filter: () => ({ hang: true }) });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('cycle deadline reached')), 50);
+
+    const result = await client(api.url, { timeoutMs: 5000 }).getFilterStatus({ signal: controller.signal });
+
+    expect(result.error).toMatch(/^cycle deadline reached after \d+ ms$/);
   });
 
   it('fails a request still queued at the deadline without sending it', async () => {
