@@ -1,3 +1,4 @@
+import { parseDurationMs } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import {
   attacksAt,
@@ -23,7 +24,6 @@ const DEFAULT_PORT = 8787;
 const MAX_SPEED = 1000;
 /** `setTimeout` cannot wait longer (about 24.8 days). */
 const MAX_DURATION_MS = 2 ** 31 - 1;
-const DURATION_UNITS_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 type Values = Parameters<Command['run']>[0];
 
@@ -119,10 +119,11 @@ export function parseSimulateOptions(values: Values): Parsed {
   const durationRaw = text('duration');
   let durationMs: number | undefined;
   if (durationRaw !== undefined) {
-    const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(durationRaw.trim());
-    durationMs = match === null ? Number.NaN : Number(match[1]) * DURATION_UNITS_MS[match[2]!]!;
-    if (!(durationMs > 0 && durationMs <= MAX_DURATION_MS)) {
-      problems.push(`--duration must be a time above 0 such as 500ms, 90s, 10m or 2h (got "${durationRaw}")`);
+    // Every problem is listed at once, so the shared parser's message is collected rather than thrown.
+    try {
+      durationMs = parseDurationMs('--duration', durationRaw, 1, MAX_DURATION_MS);
+    } catch (error) {
+      problems.push((error as Error).message);
     }
   }
   if (problems.length > 0) return { ok: false, problems };

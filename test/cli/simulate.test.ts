@@ -148,7 +148,7 @@ describe('shieldwatch simulate', () => {
     expect(err()).toContain('--error-rate must be a share from 0 to 1, e.g. 0.1 (got "2")');
     expect(err()).toContain('--shape must be one of flat, nested, envelope, numeric, boolean (got "xml")');
     expect(err()).toContain('--port must be a whole number from 0 to 65535 (got "70000")');
-    expect(err()).toContain('--duration must be a time above 0');
+    expect(err()).toMatch(/--duration must be a duration like 30s, 5m or 1h/);
     expect(err()).toContain('--speed must be a number above 0');
     expect(err()).toContain('--seed must be a whole number');
     expect(err()).toContain('Run `shieldwatch simulate --help`.');
