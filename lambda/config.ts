@@ -1,12 +1,16 @@
+import { hiddenCharacterProblem } from './core/hidden-characters.ts';
 import { networkIdProblem } from './core/network-id.ts';
 import { parseStatusPath } from './core/status.ts';
+import { rangeOf, SETTING_PREFIX, SETTINGS, type SettingId, unknownSettings } from './settings.ts';
+
+const S = SETTINGS;
 
 /** Shortest API key accepted (see {@link ApiKeySource}). */
 export const MIN_KEY_LENGTH = 4;
 
 /** Where the API key comes from. The key itself is never part of the config object. */
 export type ApiKeySource =
-  | { readonly kind: 'env'; readonly variable: 'SHIELDWATCH_API_KEY' }
+  | { readonly kind: 'env'; readonly variable: typeof SETTINGS.apiKey.env }
   | { readonly kind: 'secret'; readonly secretId: string };
 
 /** Settings needed to read and write the history table. */
@@ -72,23 +76,31 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(host) || /^127(\.\d{1,3}){3}$/.test(host) || host.endsWith('.localhost');
 }
 
-function read(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
+function read(env: Env, id: SettingId): string | undefined {
+  const value = env[S[id].env]?.trim();
   return value === undefined || value === '' ? undefined : value;
 }
 
-function integer(
-  env: Env,
-  name: string,
-  fallback: number,
-  min: number,
-  max: number,
-  problems: string[],
-): number {
-  const raw = read(env, name);
+/**
+ * Reads a setting that names a host, resource or id, refusing control characters and whitespace before
+ * anything parses it (see {@link hiddenCharacterProblem}); the value is not shown.
+ */
+function readIdentifier(env: Env, id: SettingId, problems: string[]): string | undefined {
+  const raw = env[S[id].env];
+  const problem = raw === undefined ? undefined : hiddenCharacterProblem(raw);
+  if (problem !== undefined) {
+    problems.push(`${S[id].env} ${problem} (value not shown)`);
+    return undefined;
+  }
+  return read(env, id);
+}
+
+function integer(env: Env, id: Parameters<typeof rangeOf>[0], problems: string[]): number {
+  const { min, max, default: fallback } = rangeOf(id);
+  const raw = read(env, id);
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw.slice(0, 40)}")`);
+    problems.push(`${S[id].env} must be a whole number from ${min} to ${max} (got "${raw.slice(0, 40)}")`);
     return fallback;
   }
   return Number(raw);
@@ -103,11 +115,12 @@ export function loadStoreConfig(env: Env = process.env): StoreConfig {
 }
 
 function storeSettings(env: Env, problems: string[]): StoreConfig {
-  const table = read(env, 'SHIELDWATCH_TABLE') ?? 'shieldwatch';
-  if (!/^[A-Za-z0-9_.-]{3,255}$/.test(table)) {
-    problems.push('SHIELDWATCH_TABLE must be 3 to 255 characters of A-Z, a-z, 0-9, "_", "-" or "."');
+  const before = problems.length;
+  const table = readIdentifier(env, 'table', problems) ?? S.table.default;
+  if (problems.length === before && !/^[A-Za-z0-9_.-]{3,255}$/.test(table)) {
+    problems.push(`${S.table.env} must be 3 to 255 characters of A-Z, a-z, 0-9, "_", "-" or "."`);
   }
-  const retentionDays = integer(env, 'SHIELDWATCH_RETENTION_DAYS', 90, 1, 3650, problems);
+  const retentionDays = integer(env, 'retentionDays', problems);
   return { table, retentionDays };
 }
 
@@ -124,7 +137,7 @@ export function loadAlertConfig(env: Env = process.env): AlertConfig {
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     ...(topicArn === undefined ? {} : { topicArn }),
-    monitorName: read(env, 'SHIELDWATCH_NAME') ?? 'shieldwatch',
+    monitorName: read(env, 'monitorName') ?? S.monitorName.default,
   };
 }
 
@@ -136,7 +149,7 @@ const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
 };
 
 /**
- * Parses a reminder interval as `SHIELDWATCH_REMIND_EVERY` accepts it: a whole number and a unit s, m, h
+ * Parses a reminder interval as the reminder setting accepts it: a whole number and a unit s, m, h
  * or d (`30m`, `1h`, `1d`), from 1m to 30d. Returns milliseconds, or undefined for anything else.
  * Pure, so that the CDK context check accepts exactly what the function does.
  */
@@ -151,19 +164,19 @@ function expectationSettings(
   problems: string[],
 ): { expectedStatus?: string; remindEveryMs?: number } {
   // The expected status is compared exactly, so it is not trimmed; only blank means unset.
-  const raw = env['SHIELDWATCH_EXPECTED_STATUS'];
+  const raw = env[S.expectedStatus.env];
   const expectedStatus = raw !== undefined && raw.trim() !== '' ? raw : undefined;
-  const remind = read(env, 'SHIELDWATCH_REMIND_EVERY');
+  const remind = read(env, 'remindEvery');
   if (remind === undefined) return expectedStatus === undefined ? {} : { expectedStatus };
   const ms = parseRemindEveryMs(remind);
   if (ms === undefined) {
     problems.push(
-      `SHIELDWATCH_REMIND_EVERY must be a duration like 30m, 1h or 1d, from 1m to 30d (got "${remind.slice(0, 40)}")`,
+      `${S.remindEvery.env} must be a duration like 30m, 1h or 1d, from 1m to 30d (got "${remind.slice(0, 40)}")`,
     );
   }
   if (expectedStatus === undefined) {
     problems.push(
-      'SHIELDWATCH_REMIND_EVERY needs SHIELDWATCH_EXPECTED_STATUS (reminders are about a status away from it)',
+      `${S.remindEvery.env} needs ${S.expectedStatus.env} (reminders are about a status away from it)`,
     );
   }
   return {
@@ -173,90 +186,108 @@ function expectationSettings(
 }
 
 function apiUrlSetting(env: Env, problems: string[]): string {
-  const raw = read(env, 'SHIELDWATCH_API_URL');
+  const name = S.apiUrl.env;
+  const before = problems.length;
+  const raw = readIdentifier(env, 'apiUrl', problems);
   if (raw === undefined) {
-    problems.push('SHIELDWATCH_API_URL is required (the base URL of the protection API, https://...)');
+    if (problems.length === before) {
+      problems.push(`${name} is required (the base URL of the protection API, https://...)`);
+    }
+    return '';
+  }
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(raw)) {
+    problems.push(`${name} is missing https:// at its start (e.g. https://api.example.com)`);
     return '';
   }
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    problems.push('SHIELDWATCH_API_URL is not a valid URL');
+    problems.push(`${name} is not a valid URL`);
     return '';
   }
   if (url.username !== '' || url.password !== '') {
-    problems.push('SHIELDWATCH_API_URL must not contain credentials (use SHIELDWATCH_API_KEY)');
+    problems.push(`${name} must not contain credentials (use ${S.apiKey.env})`);
   }
   if (url.search !== '' || url.hash !== '') {
-    problems.push('SHIELDWATCH_API_URL must not have a query or fragment');
+    problems.push(`${name} must not have a query or fragment`);
   }
   if (url.protocol === 'http:') {
     if (!isLoopbackHost(url.hostname)) {
       problems.push(
-        'SHIELDWATCH_API_URL must use https:// (http:// is allowed only for loopback hosts: localhost, *.localhost, 127.0.0.0/8, ::1)',
+        `${name} must use https:// (http:// is allowed only for loopback hosts: localhost, *.localhost, 127.0.0.0/8, ::1)`,
       );
     }
   } else if (url.protocol !== 'https:') {
-    problems.push(`SHIELDWATCH_API_URL must use https:// (got ${url.protocol}//)`);
+    problems.push(`${name} must use https:// (got ${url.protocol}//)`);
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 function apiKeySetting(env: Env, problems: string[]): ApiKeySource {
-  const key = env['SHIELDWATCH_API_KEY'];
-  const secretId = read(env, 'SHIELDWATCH_API_KEY_SECRET');
+  const keyName = S.apiKey.env;
+  const secretName = S.apiKeySecret.env;
+  const key = env[keyName];
+  const before = problems.length;
+  const secretId = readIdentifier(env, 'apiKeySecret', problems);
+  const secretSet = secretId !== undefined || problems.length > before;
   const hasKey = key !== undefined && key.trim() !== '';
-  if (hasKey && secretId !== undefined) {
-    problems.push('SHIELDWATCH_API_KEY and SHIELDWATCH_API_KEY_SECRET are both set: set only one');
-  } else if (!hasKey && secretId === undefined) {
-    problems.push(
-      'one of SHIELDWATCH_API_KEY (the key) or SHIELDWATCH_API_KEY_SECRET (a Secrets Manager name or ARN) is required',
-    );
+  if (hasKey && secretSet) {
+    problems.push(`${keyName} and ${secretName} are both set: set only one`);
+  } else if (!hasKey && !secretSet) {
+    problems.push(`one of ${keyName} (the key) or ${secretName} (a Secrets Manager name or ARN) is required`);
   }
   // The key goes into an HTTP header: refuse what would break or split it, without echoing it.
   if (hasKey && !/^[\x21-\x7E]+$/.test(key.trim())) {
-    problems.push('SHIELDWATCH_API_KEY must be printable ASCII without spaces (value not shown)');
+    problems.push(`${keyName} must be printable ASCII without spaces (value not shown)`);
   }
   // A shorter key could not be told apart from ordinary data when it is scrubbed from what the API echoes.
   if (hasKey && key.trim().length < MIN_KEY_LENGTH) {
-    problems.push(`SHIELDWATCH_API_KEY is shorter than ${MIN_KEY_LENGTH} characters (value not shown)`);
+    problems.push(`${keyName} is shorter than ${MIN_KEY_LENGTH} characters (value not shown)`);
   }
   if (secretId !== undefined && !/^[A-Za-z0-9/_+=.@:-]{1,2048}$/.test(secretId)) {
-    problems.push('SHIELDWATCH_API_KEY_SECRET must be a secret name or ARN (letters, digits and /_+=.@-:)');
+    problems.push(`${secretName} must be a secret name or ARN (letters, digits and /_+=.@-:)`);
   }
   return secretId !== undefined && !hasKey
     ? { kind: 'secret', secretId }
-    : { kind: 'env', variable: 'SHIELDWATCH_API_KEY' };
+    : { kind: 'env', variable: keyName };
 }
 
 function networkSetting(env: Env, problems: string[]): string[] {
-  const raw = env['SHIELDWATCH_NETWORKS'] ?? '';
-  const ids = [
-    ...new Set(
-      raw
-        .split(',')
-        .map((id) => id.trim())
-        .filter((id) => id !== ''),
-    ),
-  ];
-  const bad = ids
-    .map((id) => [id, networkIdProblem(id)] as const)
-    .filter(([, problem]) => problem !== undefined);
+  const raw = env[S.networks.env] ?? '';
+  // Checked before trimming: a tab or newline at an id's end is as suspect as one inside.
+  const items = raw
+    .split(',')
+    .map((item) => ({ id: item.trim(), problem: hiddenCharacterProblem(item) }))
+    .filter(({ id }) => id !== '');
+  const ids = [...new Set(items.map(({ id }) => id))];
+  const bad = items
+    .map(({ id, problem }, index) => ({ id, index, problem: problem ?? networkIdProblem(id) }))
+    .filter(({ problem }) => problem !== undefined);
   if (bad.length > 0) {
+    // An id is quoted only when it holds nothing invisible; otherwise its position in the list names it.
     const shown = bad
       .slice(0, 5)
-      .map(([id, problem]) => `${JSON.stringify(id.slice(0, 40))}: ${problem}`)
+      .map(({ id, index, problem }) =>
+        /[\p{Cc}\p{Cf}]/u.test(id)
+          ? `id ${index + 1}: ${problem}`
+          : `${JSON.stringify(id.slice(0, 40))}: ${problem}`,
+      )
       .join('; ');
-    problems.push(`SHIELDWATCH_NETWORKS has ${bad.length} invalid id(s): ${shown}`);
+    problems.push(`${S.networks.env} has ${bad.length} invalid id(s): ${shown}`);
   }
   return ids;
 }
 
 function topicSetting(env: Env, problems: string[]): string | undefined {
-  const topicArn = read(env, 'SHIELDWATCH_TOPIC_ARN');
-  if (topicArn !== undefined && !/^arn:[a-z-]+:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]{1,256}$/.test(topicArn)) {
-    problems.push('SHIELDWATCH_TOPIC_ARN must be an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)');
+  const before = problems.length;
+  const topicArn = readIdentifier(env, 'topicArn', problems);
+  if (
+    problems.length === before &&
+    topicArn !== undefined &&
+    !/^arn:[a-z-]+:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]{1,256}$/.test(topicArn)
+  ) {
+    problems.push(`${S.topicArn.env} must be an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)`);
   }
   return topicArn;
 }
@@ -270,22 +301,22 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
   const apiUrl = apiUrlSetting(env, problems);
   const apiKey = apiKeySetting(env, problems);
   const networks = networkSetting(env, problems);
-  const statusPath = read(env, 'SHIELDWATCH_STATUS_PATH');
+  const statusPath = read(env, 'statusPath');
   if (statusPath !== undefined) {
     const parsed = parseStatusPath(statusPath);
-    if (!parsed.ok) problems.push(`SHIELDWATCH_STATUS_PATH: ${parsed.error}`);
+    if (!parsed.ok) problems.push(`${S.statusPath.env}: ${parsed.error}`);
   }
   const topicArn = topicSetting(env, problems);
   const store = storeSettings(env, problems);
-  const concurrency = integer(env, 'SHIELDWATCH_CONCURRENCY', 10, 1, 256, problems);
-  const timeoutMs = integer(env, 'SHIELDWATCH_TIMEOUT_MS', 5000, 100, 10_000, problems);
-  const maxBodyBytes = integer(env, 'SHIELDWATCH_MAX_BODY_BYTES', 1_048_576, 1024, 16_777_216, problems);
-  const retries = integer(env, 'SHIELDWATCH_RETRIES', 2, 0, 5, problems);
-  const alertAfter = integer(env, 'SHIELDWATCH_ALERT_AFTER', 3, 1, 1000, problems);
-  const confirmations = integer(env, 'SHIELDWATCH_CONFIRMATIONS', 1, 1, 100, problems);
-  const figureMetrics = integer(env, 'SHIELDWATCH_FIGURE_METRICS', 5, 0, 50, problems);
-  const cycleTimeoutMs = integer(env, 'SHIELDWATCH_CYCLE_TIMEOUT_MS', 30_000, 1000, 900_000, problems);
-  const monitorName = read(env, 'SHIELDWATCH_NAME') ?? 'shieldwatch';
+  const concurrency = integer(env, 'concurrency', problems);
+  const timeoutMs = integer(env, 'timeoutMs', problems);
+  const maxBodyBytes = integer(env, 'maxBodyBytes', problems);
+  const retries = integer(env, 'retries', problems);
+  const alertAfter = integer(env, 'alertAfter', problems);
+  const confirmations = integer(env, 'confirmations', problems);
+  const figureMetrics = integer(env, 'figureMetrics', problems);
+  const cycleTimeoutMs = integer(env, 'cycleTimeoutMs', problems);
+  const monitorName = read(env, 'monitorName') ?? S.monitorName.default;
   const expectation = expectationSettings(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -306,4 +337,29 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
     monitorName,
     ...expectation,
   };
+}
+
+/**
+ * What is probably wrong with the environment without making it unusable, one line each: variables under
+ * the settings' prefix that are no setting (a typo would be ignored without a word), with the nearest
+ * setting's name, and values compared as text that have surrounding whitespace. Values are not shown.
+ */
+export function configWarnings(env: Env = process.env): string[] {
+  const unknown = unknownSettings(env).map(
+    ({ name, suggestion }) =>
+      `${name} is not a ${SETTING_PREFIX}* setting and is ignored` +
+      (suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`),
+  );
+  const spaced = Object.values(S)
+    .filter((spec) => 'text' in spec && spec.text === 'exact')
+    .filter(({ env: name }) => {
+      const value = env[name];
+      return value !== undefined && value.trim() !== '' && value !== value.trim();
+    })
+    .map(({ env: name }) =>
+      name === S.expectedStatus.env
+        ? `${name} has whitespace around it, which is compared too: a status without it never matches`
+        : `${name} has whitespace around it, which is ignored`,
+    );
+  return [...unknown, ...spaced];
 }

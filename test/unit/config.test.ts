@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ConfigError,
+  configWarnings,
   isLoopbackHost,
   loadConfig,
   loadStoreConfig,
@@ -209,7 +210,7 @@ describe('SHIELDWATCH_TABLE and SHIELDWATCH_NAME', () => {
     },
   );
 
-  it.each(['ab', 'has space', 'sla/sh', 'ünï', 'A'.repeat(256)])('refuses the table name %s', (table) => {
+  it.each(['ab', 'sla/sh', 'ünï', 'A'.repeat(256)])('refuses the table name %s', (table) => {
     // Act
     const error = configError(() => loadConfig(env({ SHIELDWATCH_TABLE: table })));
 
@@ -258,7 +259,9 @@ describe('SHIELDWATCH_API_URL', () => {
     { url: undefined, problem: /^SHIELDWATCH_API_URL is required/ },
     { url: '', problem: /^SHIELDWATCH_API_URL is required/ },
     { url: '   ', problem: /^SHIELDWATCH_API_URL is required/ },
-    { url: 'api.example.com', problem: /^SHIELDWATCH_API_URL is not a valid URL$/ },
+    { url: 'api.example.com', problem: /^SHIELDWATCH_API_URL is missing https:\/\/ at its start/ },
+    { url: 'localhost:8080/api', problem: /^SHIELDWATCH_API_URL is missing https:\/\/ at its start/ },
+    { url: '//api.example.com', problem: /^SHIELDWATCH_API_URL is missing https:\/\/ at its start/ },
     { url: 'https://', problem: /^SHIELDWATCH_API_URL is not a valid URL$/ },
     { url: 'http://api.example.com', problem: /^SHIELDWATCH_API_URL must use https:\/\// },
     { url: 'http://127.0.0.1.nip.io/', problem: /^SHIELDWATCH_API_URL must use https:\/\// },
@@ -424,11 +427,6 @@ describe('the API key source', () => {
       problem: /^SHIELDWATCH_API_KEY must be printable ASCII/,
     },
     {
-      name: 'a secret id with spaces',
-      vars: { SHIELDWATCH_API_KEY: undefined, SHIELDWATCH_API_KEY_SECRET: 'my secret' },
-      problem: /^SHIELDWATCH_API_KEY_SECRET must be a secret name or ARN/,
-    },
-    {
       name: 'a secret id with a character Secrets Manager refuses',
       vars: { SHIELDWATCH_API_KEY: undefined, SHIELDWATCH_API_KEY_SECRET: 'key#1' },
       problem: /^SHIELDWATCH_API_KEY_SECRET must be a secret name or ARN/,
@@ -505,7 +503,7 @@ describe('SHIELDWATCH_NETWORKS', () => {
     { raw: 'net-1,net-2', networks: ['net-1', 'net-2'] },
     { raw: '  net-2 ,net-1  , ', networks: ['net-2', 'net-1'] },
     { raw: 'b,a,b, a ,c', networks: ['b', 'a', 'c'] },
-    { raw: 'net/1,../admin,a b,ünï', networks: ['net/1', '../admin', 'a b', 'ünï'] },
+    { raw: 'net/1,../admin,a.b,ünï', networks: ['net/1', '../admin', 'a.b', 'ünï'] },
     { raw: 'Net-1,net-1', networks: ['Net-1', 'net-1'] },
     { raw: 'x'.repeat(512), networks: ['x'.repeat(512)] },
   ])('reads "$raw" as $networks', ({ raw, networks }) => {
@@ -517,21 +515,33 @@ describe('SHIELDWATCH_NETWORKS', () => {
   });
 
   it.each([
-    { name: 'a control character', raw: 'ok,bad\u0001id', count: 1 },
-    { name: 'DEL', raw: 'bad\u007F', count: 1 },
-    { name: 'an id over 512 characters', raw: `ok,${'x'.repeat(513)}`, count: 1 },
-    { name: 'two bad ids', raw: `a\u0000,ok,${'y'.repeat(600)}`, count: 2 },
-  ])('refuses $name', ({ raw, count }) => {
+    {
+      name: 'a control character',
+      raw: 'ok,bad\u0001id',
+      count: 1,
+      problem: /id 2: contains a control character/,
+    },
+    { name: 'DEL', raw: 'bad\u007F', count: 1, problem: /id 1: contains a control character \(U\+007F/ },
+    {
+      name: 'an id over 512 characters',
+      raw: `ok,${'x'.repeat(513)}`,
+      count: 1,
+      problem: /control characters or over 512 characters/,
+    },
+    {
+      name: 'two bad ids',
+      raw: `a\u0000,ok,${'y'.repeat(600)}`,
+      count: 2,
+      problem: /id 1: contains a control character.*; "y+": control characters or over 512/,
+    },
+  ])('refuses $name', ({ raw, count, problem }) => {
     // Act
     const error = configError(() => loadConfig(env({ SHIELDWATCH_NETWORKS: raw })));
 
     // Assess
     expect(error.problems).toHaveLength(1);
-    expect(error.problems[0]).toMatch(
-      new RegExp(
-        `^SHIELDWATCH_NETWORKS has ${count} invalid id\\(s\\): .*control characters or over 512 characters`,
-      ),
-    );
+    expect(error.problems[0]).toMatch(new RegExp(`^SHIELDWATCH_NETWORKS has ${count} invalid id\\(s\\): `));
+    expect(error.problems[0]).toMatch(problem);
   });
 });
 
@@ -675,7 +685,6 @@ describe('SHIELDWATCH_TOPIC_ARN', () => {
     'arn:aws:sns:eu-west-1:12345:alerts',
     'arn:aws:sns:eu-west-1:123456789012:',
     'arn:aws:sns:eu-west-1:123456789012:alerts:sub-id',
-    'arn:aws:sns:eu-west-1:123456789012:my alerts',
     'arn:aws:sns::123456789012:alerts',
     `arn:aws:sns:eu-west-1:123456789012:${'a'.repeat(257)}`,
   ])('refuses %s', (arn) => {
@@ -794,5 +803,190 @@ describe('loadStoreConfig', () => {
     expect(error.problems[1]).toBe(
       'SHIELDWATCH_RETENTION_DAYS must be a whole number from 1 to 3650 (got "3651")',
     );
+  });
+});
+
+describe('control characters and whitespace in URLs and ids (issue 15.2)', () => {
+  it.each([
+    { name: 'a newline that a URL parser drops', url: 'https://api.example.com\n.attacker.test/v1' },
+    { name: 'a tab that a URL parser drops', url: 'https://api.exam\tple.com.attacker.test' },
+    { name: 'a carriage return before the path', url: 'https://api.example.com\r/v1' },
+    { name: 'a NUL at the start', url: '\u0000https://api.example.com' },
+    { name: 'a trailing newline', url: 'https://api.example.com/v1\n' },
+    { name: 'a C1 control character', url: 'https://api.example.com\u0085/v1' },
+    { name: 'a space inside', url: 'https://api.example.com /v1' },
+    { name: 'a no-break space inside', url: 'https://api.example.com\u00A0.attacker.test' },
+    { name: 'a zero-width space', url: 'https://api.example\u200B.com' },
+    { name: 'a soft hyphen, which host parsing drops', url: 'https://api.exam\u00ADple.com' },
+    { name: 'a right-to-left override', url: 'https://api.example.com/\u202Etset.rekcatta' },
+  ])('refuses an API URL with $name, naming the variable without the value', ({ url }) => {
+    // Act
+    const error = configError(() => loadConfig(env({ SHIELDWATCH_API_URL: url })));
+
+    // Assess
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatch(
+      /^SHIELDWATCH_API_URL contains (a control character|whitespace|an invisible formatting character) \(U\+[0-9A-F]{4} at character \d+\) \(value not shown\)$/,
+    );
+    expect(error.message).not.toContain('attacker');
+    expect(error.message).not.toContain('example');
+  });
+
+  it.each([
+    { variable: 'SHIELDWATCH_TABLE', value: 'shield\nwatch' },
+    { variable: 'SHIELDWATCH_TABLE', value: 'shieldwatch\t' },
+    { variable: 'SHIELDWATCH_TABLE', value: 'shield watch' },
+    { variable: 'SHIELDWATCH_TOPIC_ARN', value: 'arn:aws:sns:eu-west-1:123456789012:alerts\n' },
+    { variable: 'SHIELDWATCH_TOPIC_ARN', value: 'arn:aws:sns:eu-west-1:123456789012:my alerts' },
+    { variable: 'SHIELDWATCH_TOPIC_ARN', value: 'arn:aws:sns:eu-west-1:123456789012:alerts\u200D' },
+  ])('refuses $variable with $value', ({ variable, value }) => {
+    // Act
+    const error = configError(() => loadConfig(env({ [variable]: value })));
+
+    // Assess
+    expect(error.problems).toEqual([expect.stringMatching(new RegExp(`^${variable} contains `))]);
+  });
+
+  it.each([
+    'shieldwatch/api-key\n',
+    'shieldwatch/api-key\r',
+    'my secret',
+    'arn:aws:secretsmanager:eu-west-1:123456789012:secret:\u0000sw',
+  ])('refuses the secret id %j without showing it', (secretId) => {
+    // Act
+    const error = configError(() =>
+      loadConfig(env({ SHIELDWATCH_API_KEY: undefined, SHIELDWATCH_API_KEY_SECRET: secretId })),
+    );
+
+    // Assess
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatch(/^SHIELDWATCH_API_KEY_SECRET contains .*\(value not shown\)$/);
+    expect(error.message).not.toContain('secret');
+  });
+
+  it.each([
+    {
+      name: 'a newline',
+      raw: 'net-1,net\n2',
+      problem: /id 2: contains a control character \(U\+000A at character 4\)/,
+    },
+    {
+      name: 'a trailing tab',
+      raw: 'net-1\t',
+      problem: /"net-1": contains a control character \(U\+0009 at character 6\)/,
+    },
+    {
+      name: 'a C1 control character',
+      raw: 'net\u009B1',
+      problem: /id 1: contains a control character \(U\+009B/,
+    },
+    {
+      name: 'a space inside',
+      raw: 'office 1',
+      problem: /"office 1": contains whitespace \(U\+0020 at character 7\)/,
+    },
+    { name: 'an ideographic space', raw: 'a\u3000b', problem: /contains whitespace \(U\+3000/ },
+    {
+      name: 'a bidirectional override',
+      raw: 'net\u202E1',
+      problem: /id 1: contains an invisible formatting/,
+    },
+  ])('refuses a network id with $name', ({ raw, problem }) => {
+    // Act
+    const error = configError(() => loadConfig(env({ SHIELDWATCH_NETWORKS: raw })));
+
+    // Assess
+    expect(error.problems).toEqual([expect.stringMatching(/^SHIELDWATCH_NETWORKS has 1 invalid id\(s\): /)]);
+    expect(error.problems[0]).toMatch(problem);
+  });
+
+  it('still trims ordinary spaces around URLs and ids', () => {
+    // Act
+    const config = loadConfig(
+      env({ SHIELDWATCH_API_URL: '  https://api.example.com/v1  ', SHIELDWATCH_NETWORKS: ' a , b ' }),
+    );
+
+    // Assess
+    expect(config.apiUrl).toBe('https://api.example.com/v1');
+    expect(config.networks).toEqual(['a', 'b']);
+  });
+});
+
+describe('configWarnings', () => {
+  it.each([
+    {
+      name: 'SHIELDWATCH_NETWROKS',
+      warning:
+        'SHIELDWATCH_NETWROKS is not a SHIELDWATCH_* setting and is ignored (did you mean SHIELDWATCH_NETWORKS?)',
+    },
+    {
+      name: 'SHIELDWATCH_APIKEY',
+      warning:
+        'SHIELDWATCH_APIKEY is not a SHIELDWATCH_* setting and is ignored (did you mean SHIELDWATCH_API_KEY?)',
+    },
+    {
+      name: 'SHIELDWATCH_TOPIC',
+      warning:
+        'SHIELDWATCH_TOPIC is not a SHIELDWATCH_* setting and is ignored (did you mean SHIELDWATCH_TOPIC_ARN?)',
+    },
+    {
+      name: 'shieldwatch_api_url',
+      warning:
+        'shieldwatch_api_url is not a SHIELDWATCH_* setting and is ignored (did you mean SHIELDWATCH_API_URL?)',
+    },
+    {
+      name: 'SHIELDWATCH_COLOUR_SCHEME',
+      warning: 'SHIELDWATCH_COLOUR_SCHEME is not a SHIELDWATCH_* setting and is ignored',
+    },
+  ])('warns about $name', ({ name, warning }) => {
+    // Act
+    const warnings = configWarnings(env({ [name]: 'x' }));
+
+    // Assess
+    expect(warnings).toEqual([warning]);
+  });
+
+  it('says nothing about known settings, other variables or a clean value', () => {
+    // Act
+    const warnings = configWarnings(
+      env({
+        SHIELDWATCH_NETWORKS: 'a',
+        SHIELDWATCH_EXPECTED_STATUS: 'active',
+        SHIELDWATCH_STATUS_PATH: 'data.state',
+        SHIELDWATCH_STORE_IDLE_MS: '1000',
+        PATH: '/usr/bin',
+        AWS_REGION: 'eu-west-1',
+      }),
+    );
+
+    // Assess
+    expect(warnings).toEqual([]);
+  });
+
+  it.each([
+    {
+      variable: 'SHIELDWATCH_EXPECTED_STATUS',
+      value: 'active ',
+      warning:
+        'SHIELDWATCH_EXPECTED_STATUS has whitespace around it, which is compared too: a status without it never matches',
+    },
+    {
+      variable: 'SHIELDWATCH_EXPECTED_STATUS',
+      value: '\tactive',
+      warning:
+        'SHIELDWATCH_EXPECTED_STATUS has whitespace around it, which is compared too: a status without it never matches',
+    },
+    {
+      variable: 'SHIELDWATCH_STATUS_PATH',
+      value: ' data.state',
+      warning: 'SHIELDWATCH_STATUS_PATH has whitespace around it, which is ignored',
+    },
+  ])('warns about whitespace around $variable ($value)', ({ variable, value, warning }) => {
+    // Act
+    const warnings = configWarnings(env({ [variable]: value }));
+
+    // Assess
+    expect(warnings).toEqual([warning]);
+    expect(loadConfig(env({ [variable]: value }))).toBeDefined();
   });
 });
