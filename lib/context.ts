@@ -4,8 +4,11 @@
  * every problem, each naming its key.
  */
 import { parseRemindEveryMs } from '../lambda/config.ts';
+import { hiddenCharacterProblem } from '../lambda/core/hidden-characters.ts';
+import { nearest } from '../lambda/core/nearest.ts';
 import { networkIdProblem } from '../lambda/core/network-id.ts';
 import { parseStatusPath } from '../lambda/core/status.ts';
+import { rangeOf } from '../lambda/settings.ts';
 import {
   fittingShardSize,
   MAX_SCHEDULE_INPUT_CHARS,
@@ -155,7 +158,7 @@ export class ContextError extends Error {
 /** Default poll schedule. */
 export const DEFAULT_SCHEDULE = 'rate(1 minute)';
 /** Default snapshot retention, in days (CONTRACT §3). */
-export const DEFAULT_RETENTION_DAYS = 90;
+export const DEFAULT_RETENTION_DAYS = rangeOf('retentionDays').default;
 /**
  * Without sharding, most characters of all network ids joined by commas: they travel in the function's
  * environment, and Lambda allows 4 KB for all its variables.
@@ -210,7 +213,7 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
   const apiKeySecretName = take('apiKeySecretName', optional(present('apiKeySecretName'), parseSecretName));
   const retentionDays = take(
     'retentionDays',
-    parseInteger(present('retentionDays') ?? DEFAULT_RETENTION_DAYS, 1, 3650, 'days'),
+    parseSetting(present('retentionDays') ?? DEFAULT_RETENTION_DAYS, 'retentionDays'),
   );
   const reservedConcurrency = take(
     'reservedConcurrency',
@@ -218,7 +221,7 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
   );
   const figureMetrics = take(
     'figureMetrics',
-    optional(present('figureMetrics'), (v) => parseInteger(v, 0, 50, 'fields per network')),
+    optional(present('figureMetrics'), (v) => parseSetting(v, 'figureMetrics')),
   );
   const shardSizeParsed = optional(present('shardSize'), (v) =>
     parseInteger(v, 1, MAX_SHARD_SIZE, 'networks per shard'),
@@ -238,19 +241,19 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
   }
   const confirmations = take(
     'confirmations',
-    optional(present('confirmations'), (v) => parseInteger(v, 1, 100, 'cycles')),
+    optional(present('confirmations'), (v) => parseSetting(v, 'confirmations')),
   );
   const alertAfter = take(
     'alertAfter',
-    optional(present('alertAfter'), (v) => parseInteger(v, 1, 1000, 'cycles')),
+    optional(present('alertAfter'), (v) => parseSetting(v, 'alertAfter')),
   );
   const concurrency = take(
     'concurrency',
-    optional(present('concurrency'), (v) => parseInteger(v, 1, 256, 'requests in flight')),
+    optional(present('concurrency'), (v) => parseSetting(v, 'concurrency')),
   );
   const requestTimeoutMs = take(
     'requestTimeoutMs',
-    optional(present('requestTimeoutMs'), (v) => parseInteger(v, 100, 10_000, 'milliseconds')),
+    optional(present('requestTimeoutMs'), (v) => parseSetting(v, 'timeoutMs')),
   );
   if (requestTimeoutMs !== undefined && schedule !== undefined) {
     const timeoutMs = pollerTimeoutSeconds(schedule.minIntervalMinutes) * 1000;
@@ -345,6 +348,10 @@ function shardingProblems(
   return [];
 }
 
+/**
+ * Near misses of our keys. Other tools' keys share the context, so only a key close to one of ours (by
+ * letters alone, or within a typo's edit distance) is an error; `aws:` and `@aws-cdk/` keys never are.
+ */
 function misspelledKeys(keys: readonly string[]): string[] {
   const known = new Set<string>(CONTEXT_KEYS);
   const normalize = (key: string) =>
@@ -353,9 +360,12 @@ function misspelledKeys(keys: readonly string[]): string[] {
       .replace(/[^a-z]/g, '')
       .replace(/s$/, '');
   const byNormal = new Map(CONTEXT_KEYS.map((key) => [normalize(key), key]));
+  const ours = (key: string) => !/^(aws:|@aws-cdk\/|cdk-|acknowledged-issue)/.test(key);
   return keys
-    .filter((key) => !known.has(key) && byNormal.has(normalize(key)))
-    .map((key) => `${key}: unknown context key; did you mean ${byNormal.get(normalize(key))}?`);
+    .filter((key) => !known.has(key) && ours(key))
+    .map((key) => ({ key, match: byNormal.get(normalize(key)) ?? nearest(key, CONTEXT_KEYS, '', false) }))
+    .filter(({ match }) => match !== undefined)
+    .map(({ key, match }) => `${key}: unknown context key; did you mean ${match}?`);
 }
 
 const show = (value: unknown): string => {
@@ -372,6 +382,9 @@ function parseApiUrl(value: unknown): Parsed<string> {
     return fail('required: the base URL of the protection API, e.g. -c apiUrl=https://api.example.com');
   }
   if (typeof value !== 'string') return fail(`expected an https:// URL, got ${show(value)}`);
+  // Before parsing: the URL parser drops tabs and newlines, so one could silently change the host.
+  const hidden = hiddenCharacterProblem(value);
+  if (hidden !== undefined) return fail(`${hidden}; refused (value not shown)`);
   const text = value.trim();
   let url: URL;
   try {
@@ -423,6 +436,13 @@ function parseList(value: unknown, parseItem: (item: string) => Parsed<string>):
 function parseNetworks(value: unknown): Parsed<string[]> {
   const list = splitList(value);
   if (!list.ok) return list;
+  // Checked before trimming: a tab or newline at an id's end is as suspect as one inside.
+  const items: readonly unknown[] =
+    typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : [];
+  for (const [index, item] of items.entries()) {
+    const hidden = hiddenCharacterProblem(String(item));
+    if (hidden !== undefined) return fail(`id ${index + 1} ${hidden}`);
+  }
   for (const id of list.value) {
     const problem = networkIdProblem(id);
     if (problem !== undefined) return fail(`${show(id)} is not a network id (${problem})`);
@@ -431,7 +451,7 @@ function parseNetworks(value: unknown): Parsed<string[]> {
 }
 
 function parseEmail(item: string): Parsed<string> {
-  return /^[^@\s]+@[^@\s]+\.[^@\s.]+$/.test(item)
+  return /^[^@\s\p{Cc}\p{Cf}]+@[^@\s\p{Cc}\p{Cf}]+\.[^@\s.\p{Cc}\p{Cf}]+$/u.test(item)
     ? ok(item)
     : fail(`${show(item)} is not an email address (expected name@example.com)`);
 }
@@ -453,6 +473,8 @@ function parsePath(value: unknown): Parsed<string> {
 }
 
 function parseSecretName(value: unknown): Parsed<string> {
+  const hidden = typeof value === 'string' ? hiddenCharacterProblem(value) : undefined;
+  if (hidden !== undefined) return fail(`${hidden}; refused`);
   if (typeof value === 'string' && value.startsWith('arn:')) {
     return fail('expected the secret name, not its ARN (e.g. shieldwatch/api-key)');
   }
@@ -479,6 +501,12 @@ function parseRemindEvery(value: unknown): Parsed<string> {
     return fail(`expected a duration like 30m, 1h or 1d, from 1m to 30d, got ${show(value)}`);
   }
   return ok(text);
+}
+
+/** A whole-number setting, with the range and unit of the settings catalogue (shared with the env loader). */
+function parseSetting(value: unknown, id: Parameters<typeof rangeOf>[0]): Parsed<number> {
+  const { min, max, unit } = rangeOf(id);
+  return parseInteger(value, min, max, unit);
 }
 
 function parseInteger(value: unknown, min: number, max: number, unit: string): Parsed<number> {

@@ -29,10 +29,16 @@ export function editDistance(a: string, b: string): number {
 /**
  * The candidate nearest to `word`, ignoring case, or undefined when none is near enough to be a likely
  * typo: at most a third of the word's length away (at least 1, at most 3 edits), or the word a prefix of
- * the candidate (`TOPIC` for `TOPIC_ARN`) or the other way round, from 3 characters on. `ignorePrefix`
- * (e.g. `SHIELDWATCH_`) is left out of the lengths, so a short suffix does not get a lax match.
+ * the candidate (`TOPIC` for `TOPIC_ARN`) or the other way round, from 3 characters on, unless `prefixes`
+ * is false. `ignorePrefix` (e.g. `SHIELDWATCH_`) is left out of the lengths, so a short suffix does not
+ * get a lax match.
  */
-export function nearest(word: string, candidates: readonly string[], ignorePrefix = ''): string | undefined {
+export function nearest(
+  word: string,
+  candidates: readonly string[],
+  ignorePrefix = '',
+  prefixes = true,
+): string | undefined {
   const strip = (text: string) =>
     text.toUpperCase().startsWith(ignorePrefix.toUpperCase())
       ? text.slice(ignorePrefix.length).toLowerCase()
@@ -45,7 +51,9 @@ export function nearest(word: string, candidates: readonly string[], ignorePrefi
     const known = strip(candidate);
     const distance = editDistance(typed, known);
     const prefix =
-      Math.min(typed.length, known.length) >= 3 && (known.startsWith(typed) || typed.startsWith(known));
+      prefixes &&
+      Math.min(typed.length, known.length) >= 3 &&
+      (known.startsWith(typed) || typed.startsWith(known));
     if (distance > limit && !prefix) continue;
     if (best === undefined || distance < best.distance) best = { candidate, distance };
   }

@@ -41,7 +41,7 @@ describe('parseMonitorContext', () => {
     // Act
     const settings = parseMonitorContext({
       apiUrl: ' https://api.example.com/v1 ',
-      networks: 'net-1, net 2 ,ä/ö',
+      networks: 'net-1, net-2 ,ä/ö',
       alertEmail: 'ops@example.com,oncall@example.org',
       alertSms: '+14155550100,+447700900123',
       schedule: 'rate(5 minutes)',
@@ -56,7 +56,7 @@ describe('parseMonitorContext', () => {
     // Assess
     expect(settings).toEqual({
       apiUrl: 'https://api.example.com/v1',
-      networks: ['net-1', 'net 2', 'ä/ö'],
+      networks: ['net-1', 'net-2', 'ä/ö'],
       alertEmails: ['ops@example.com', 'oncall@example.org'],
       alertSms: ['+14155550100', '+447700900123'],
       schedule: { expression: 'rate(5 minutes)', minIntervalMinutes: 5, maxIntervalMinutes: 5 },
@@ -117,7 +117,13 @@ describe('parseMonitorContext', () => {
     ['apiUrl', { apiUrl: 42 }, /apiUrl: expected an https:\/\/ URL, got "42"/],
     ['networks', { networks: 'a,,b' }, /networks: has an empty entry/],
     ['networks', { networks: 'a,b,a' }, /networks: lists "a" twice/],
-    ['networks', { networks: 'a\u0007b' }, /networks: .* is not a network id/],
+    ['networks', { networks: 'a\u0007b' }, /networks: id 1 contains a control character \(U\+0007/],
+    ['netwroks', { netwroks: 'a' }, /^netwroks: unknown context key; did you mean networks\?/],
+    [
+      'aertEmail',
+      { aertEmail: 'a@example.com' },
+      /^aertEmail: unknown context key; did you mean alertEmail\?/,
+    ],
     ['networks', { networks: 'a,..' }, /networks: "\.\." is not a network id \(only dots/],
     ['networks', { networks: [1, 2] }, /networks: expected a comma-separated list or an array of strings/],
     [
@@ -186,7 +192,7 @@ describe('parseMonitorContext', () => {
     ],
     [
       'apiKeySecretName',
-      { apiKeySecretName: 'my secret' },
+      { apiKeySecretName: 'key#1' },
       /apiKeySecretName: expected a Secrets Manager secret name/,
     ],
     [
@@ -517,6 +523,64 @@ describe("parseMonitorContext with the function's optional settings", () => {
         );
       },
     );
+  });
+});
+
+describe('control characters and whitespace at synth (issue 15.2)', () => {
+  it.each([
+    { name: 'a newline that the URL parser drops', apiUrl: 'https://api.example.com\n.attacker.test' },
+    { name: 'a tab that the URL parser drops', apiUrl: 'https://api.exam\tple.com.attacker.test/v1' },
+    { name: 'a carriage return', apiUrl: 'https://api.example.com\r/v1' },
+    { name: 'a trailing newline', apiUrl: 'https://api.example.com/v1\n' },
+    { name: 'a space inside', apiUrl: 'https://api.example.com /v1' },
+    { name: 'a no-break space', apiUrl: 'https://api.example.com\u00A0.attacker.test' },
+    { name: 'a zero-width space', apiUrl: 'https://api.example\u200B.com' },
+  ])('refuses an apiUrl with $name, without showing it', ({ apiUrl }) => {
+    // Act
+    const problems = problemsOf({ apiUrl });
+
+    // Assess
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^apiUrl: contains (a control character|whitespace|an invisible formatting character) \(U\+[0-9A-F]{4} at character \d+\); refused \(value not shown\)$/,
+      ),
+    ]);
+    expect(problems.join('\n')).not.toContain('attacker');
+  });
+
+  it.each([
+    {
+      networks: 'net-1,net\n2',
+      problem: /^networks: id 2 contains a control character \(U\+000A at character 4\)/,
+    },
+    { networks: 'net-1\t', problem: /^networks: id 1 contains a control character \(U\+0009/ },
+    { networks: ['net\u00851'], problem: /^networks: id 1 contains a control character \(U\+0085/ },
+    { networks: 'office 1', problem: /^networks: id 1 contains whitespace \(U\+0020 at character 7\)/ },
+    { networks: 'net\u202E1', problem: /^networks: id 1 contains an invisible formatting character/ },
+    { apiKeySecretName: 'shieldwatch/api-key\n', problem: /^apiKeySecretName: contains a control character/ },
+    { apiKeySecretName: 'my secret', problem: /^apiKeySecretName: contains whitespace/ },
+    { alertEmail: 'ops\u0007@example.com', problem: /^alertEmail: "ops\\u0007@example.com" is not an email/ },
+  ])('refuses %j', ({ problem, ...values }) => {
+    // Act
+    const problems = problemsOf({ ...base, ...values });
+
+    // Assess
+    expect(problems).toEqual([expect.stringMatching(problem)]);
+  });
+
+  it.each([
+    'https://api.example.com\n.attacker.test',
+    'https://api.example.com\t/v1',
+    'https://api.example.com /v1',
+    'https://api.exam\u00ADple.com',
+  ])('agrees with the function, which refuses %j too', (apiUrl) => {
+    // Act
+    const context = () => parseMonitorContext({ apiUrl });
+    const fn = () => loadConfig({ SHIELDWATCH_API_URL: apiUrl, SHIELDWATCH_API_KEY: 'test-key-0123' });
+
+    // Assess
+    expect(context).toThrow(ContextError);
+    expect(fn).toThrow(ConfigError);
   });
 });
 
