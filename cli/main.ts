@@ -1,5 +1,7 @@
-import { parseArgs } from 'node:util';
-import { ConfigError } from '../lambda/config.ts';
+import { readFileSync } from 'node:fs';
+import { ConfigError, configWarnings } from '../lambda/config.ts';
+import { didYouMean } from '../lambda/core/nearest.ts';
+import { type OptionValues, parseCommandArgs } from './args.ts';
 import { checkCommand } from './commands/check.ts';
 import { demoCommand } from './commands/demo.ts';
 import { eventsCommand } from './commands/events.ts';
@@ -9,6 +11,7 @@ import { runCommand } from './commands/run.ts';
 import { simulateCommand } from './commands/simulate.ts';
 import { testAlertCommand } from './commands/test-alert.ts';
 import { uptimeCommand } from './commands/uptime.ts';
+import { DEFAULT_ENV_FILE, readEnvFile, withEnvFile } from './env-file.ts';
 import { UsageError } from './format.ts';
 import { type CliIo, type Command, println } from './io.ts';
 
@@ -35,44 +38,92 @@ function mainHelp(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
     "Run `shieldwatch <command> --help` for a command's options.",
-    'Configuration comes from SHIELDWATCH_* environment variables (see README.md).',
+    '',
+    'Options of every command:',
+    `  --env-file FILE  read settings from FILE (default: ./${DEFAULT_ENV_FILE} when it exists)`,
+    '  -h, --help       show help',
+    '  --version        print the version',
+    '',
+    'Configuration comes from SHIELDWATCH_* environment variables and the settings file (NAME=value lines;',
+    'the environment wins over the file); see README.md.',
     'Exit codes: 0 done, 1 the cycle or query could not run (store, key), 2 bad configuration or usage.',
   ].join('\n');
 }
 
+/** The version in package.json. */
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/** `--env-file FILE` or `--env-file=FILE` before the command; the rest of argv. */
+function leadingEnvFile(argv: readonly string[]): { envFile?: string; rest: string[] } {
+  const [first, second, ...rest] = argv;
+  if (first === '--env-file') {
+    if (second === undefined || second.startsWith('-')) throw new UsageError('--env-file needs a value');
+    return { envFile: second, rest };
+  }
+  if (first?.startsWith('--env-file=') === true) {
+    return { envFile: first.slice('--env-file='.length), rest: argv.slice(1) };
+  }
+  return { rest: [...argv] };
+}
+
 /** Runs the CLI with `argv` (without node and script) and resolves with the exit code. */
 export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
-  const [name, ...rest] = argv;
+  let leading: ReturnType<typeof leadingEnvFile>;
+  try {
+    leading = leadingEnvFile(argv);
+  } catch (error) {
+    println(io.stderr, `shieldwatch: ${(error as Error).message}\nRun \`shieldwatch --help\`.`);
+    return 2;
+  }
+  const [name, ...rest] = leading.rest;
+  if (name === '--version') {
+    println(io.stdout, packageVersion());
+    return 0;
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     println(io.stdout, mainHelp());
     return name === undefined ? 2 : 0;
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (command === undefined) {
-    println(io.stderr, `shieldwatch: unknown command "${name}"\n\n${mainHelp()}`);
-    return 2;
-  }
-  let values: Record<string, string | boolean | string[] | boolean[] | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: [...rest],
-      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: false,
-      strict: true,
-    }));
-  } catch (error) {
+    const what = name.startsWith('-') ? 'option' : 'command';
+    const names = name.startsWith('-') ? ['--help', '--version', '--env-file'] : COMMANDS.map((c) => c.name);
     println(
       io.stderr,
-      `shieldwatch ${command.name}: ${(error as Error).message}\nRun \`shieldwatch ${command.name} --help\`.`,
+      `shieldwatch: unknown ${what} ${JSON.stringify(name)}${didYouMean(name, names, name.startsWith('--') ? '--' : '')}\n` +
+        'Run `shieldwatch --help` for the commands.',
     );
     return 2;
   }
-  if (values['help'] === true) {
-    println(io.stdout, command.help);
-    return 0;
+  let values: OptionValues;
+  let env: Record<string, string | undefined>;
+  try {
+    values = parseCommandArgs(command, rest);
+    if (values['help'] === true) {
+      println(io.stdout, command.help);
+      return 0;
+    }
+    const explicit = typeof values['env-file'] === 'string' ? values['env-file'] : leading.envFile;
+    const file = readEnvFile(explicit, io.env, process.cwd());
+    env = withEnvFile(io.env, file);
+    for (const warning of [...file.warnings, ...configWarnings(env)]) {
+      println(io.stderr, `shieldwatch: warning: ${warning}`);
+    }
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    println(
+      io.stderr,
+      `shieldwatch ${command.name}: ${error.message}\nRun \`shieldwatch ${command.name} --help\`.`,
+    );
+    return 2;
   }
   try {
-    return await command.run(values, io);
+    return await command.run(values, { ...io, env });
   } catch (error) {
     if (error instanceof ConfigError) {
       println(io.stderr, `shieldwatch ${command.name}: ${error.message}`);

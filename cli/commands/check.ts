@@ -6,6 +6,7 @@ import { describeShape, suggestStatusPaths } from '../../lambda/core/shape.ts';
 import { DEFAULT_STATUS_PATHS, displayStatus, extractStatus } from '../../lambda/core/status.ts';
 import type { ApiResponse } from '../../lambda/core/types.ts';
 import { createApiClient } from '../../lambda/runtime.ts';
+import { unknownSettings } from '../../lambda/settings.ts';
 import { clip, palette, printable, renderTable, useColour } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 
@@ -62,7 +63,8 @@ export const checkCommand: Command = {
     '  - GET /api/networks/{id}/realtime for each network in SHIELDWATCH_NETWORKS: its numeric figures.',
     'Run it before deploying. The key is never printed.',
     '',
-    'Exit codes: 0 the key is accepted and the status is readable; 1 otherwise; 2 bad configuration.',
+    'Exit codes: 0 the key is accepted and the status is readable; 1 otherwise (an unknown SHIELDWATCH_*',
+    'variable, probably a typo, counts too); 2 bad configuration.',
   ].join('\n'),
   options: {},
   async run(_values, io: CliIo) {
@@ -75,7 +77,15 @@ export const checkCommand: Command = {
       io.env,
       config.apiKey.kind === 'secret' ? createSecretsClient(io.env) : undefined,
     );
-    println(io.stdout, `configuration  ${ok}`);
+    // A misspelt setting is ignored everywhere else (with a warning); here it means "not ready".
+    const unknown = unknownSettings(io.env);
+    println(io.stdout, `configuration  ${unknown.length === 0 ? ok : fail}`);
+    for (const { name, suggestion } of unknown) {
+      println(
+        io.stdout,
+        `  unknown      ${name}${suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`}`,
+      );
+    }
     println(io.stdout, `  API          ${config.apiUrl}`);
     println(io.stdout, `  key          from ${keySource(config)}`);
     println(
@@ -104,7 +114,7 @@ export const checkCommand: Command = {
         api.getFilterStatus({ deadlineMs }),
         Promise.all(config.networks.map((id) => api.getNetworkRealtime(id, { deadlineMs }))),
       ]);
-      let healthy = true;
+      let healthy = unknown.length === 0;
 
       if (user.ok) {
         println(

@@ -2,6 +2,7 @@ import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
 import type { StoredEvent } from '../../lambda/ports.ts';
+import { EVENT_NAMES, parseChoice } from '../args.ts';
 import { clip, type Format, parseFormat, printable, renderCsv, renderTable, UsageError } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import { openStore, storeCall } from '../store.ts';
@@ -79,9 +80,7 @@ export const eventsCommand: Command = {
     const named = typeof values['event'] === 'string' ? values['event'] : undefined;
     if (named !== undefined && values['all'] === true)
       throw new UsageError('give --all or --event NAME, not both');
-    if (named !== undefined && !/^[a-z]+\.[a-z_]+$/.test(named)) {
-      throw new UsageError(`--event: not an event name: "${named}"`);
-    }
+    if (named !== undefined) parseChoice('--event', named, EVENT_NAMES);
     // CONTRACT §8: `events` lists the status transitions; the other alert events on request.
     const only = values['all'] === true ? undefined : (named ?? 'filter.status_changed');
     const config = loadStoreConfig(io.env);

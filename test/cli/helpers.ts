@@ -36,7 +36,7 @@ export interface RunCliOptions {
 
 /**
  * Spawns the CLI with a clean environment: `PATH` and `HOME` of this process plus `env`, nothing else, so no
- * `AWS_*` or `SHIELDWATCH_*` setting of the machine running the tests leaks in.
+ * `AWS_*` or `SHIELDWATCH_*` setting of the machine running the tests leaks in, nor a `shieldwatch.env` file.
  */
 export function runCli(
   args: readonly string[],
@@ -46,7 +46,13 @@ export function runCli(
   const started = Date.now();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ENTRY, ...args], {
     cwd: options.cwd ?? PROJECT_ROOT,
-    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', ...env },
+    // SHIELDWATCH_ENV_FILE: a developer's ./shieldwatch.env in the project root must not reach the tests.
+    env: {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      HOME: process.env['HOME'] ?? '/tmp',
+      SHIELDWATCH_ENV_FILE: '/dev/null',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
