@@ -70,7 +70,7 @@ describe.concurrent('poll, history and events against loopback AWS endpoints', (
     const STATUS_A = 'protecting';
     const STATUS_B = 'paused-by-admin';
     const SEQUENCE = [STATUS_A, STATUS_A, STATUS_B, STATUS_B, STATUS_A];
-    const NETWORKS = ['net-1', 'a/../b', 'site #2?x=1&y'];
+    const NETWORKS = ['net-1', 'a/../b', 'site#2?x=1&y'];
     let world: World;
     let status = STATUS_A;
     const served: unknown[] = [];
@@ -147,7 +147,7 @@ describe.concurrent('poll, history and events against loopback AWS endpoints', (
       expect(first['email']).toContain('net-1');
       expect(first['email']).toContain('4242');
       expect(first['email']).toContain('a/../b');
-      expect(first['email']).toContain('site #2?x=1&y');
+      expect(first['email']).toContain('site#2?x=1&y');
     });
 
     it('sends Bearer key and Accept JSON on every request, GET without a body, each network id as one segment', () => {
@@ -212,7 +212,7 @@ describe.concurrent('poll, history and events against loopback AWS endpoints', (
 
     it('history --network: a body that is not JSON has no data and an error', async () => {
       // Act
-      const run = await runCli(['history', '--network', 'site #2?x=1&y', '--format', 'json'], world.storeEnv);
+      const run = await runCli(['history', '--network', 'site#2?x=1&y', '--format', 'json'], world.storeEnv);
 
       // Assess
       expect(run.code, describeRun(run)).toBe(0);
