@@ -7,7 +7,7 @@ import { ContextError } from '../../lib/context.ts';
 import { buildMonitor, onlyResourceId, renderCfn, synthMonitor } from './synth.ts';
 
 const fullContext = {
-  networks: 'net-1,net "2"',
+  networks: 'net-1,net"2"',
   alertEmail: 'ops@example.com,oncall@example.org',
   alertSms: '+14155550100',
   statusPath: 'data.filter.state',
@@ -141,7 +141,7 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
             SHIELDWATCH_API_URL: 'https://api.example.com',
             SHIELDWATCH_API_KEY_SECRET: { Ref: ids.secret },
             SHIELDWATCH_API_KEY: Match.absent(),
-            SHIELDWATCH_NETWORKS: 'net-1,net "2"',
+            SHIELDWATCH_NETWORKS: 'net-1,net"2"',
             SHIELDWATCH_STATUS_PATH: 'data.filter.state',
             SHIELDWATCH_TABLE: { Ref: ids.table },
             SHIELDWATCH_TOPIC_ARN: { Ref: ids.topic },
@@ -441,10 +441,10 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
       expect(one.expression).toBe(
         `SEARCH('{Shieldwatch,Field,NetworkId,service} MetricName="NetworkFigure" service="shieldwatch" NetworkId="net-1"', 'Average', 60)`,
       );
-      const two = titled('Network net "2": real-time figures').properties.metrics![0]![0] as {
+      const two = titled('Network net"2": real-time figures').properties.metrics![0]![0] as {
         expression: string;
       };
-      expect(two.expression).toContain('NetworkId="net \\"2\\""');
+      expect(two.expression).toContain('NetworkId="net\\"2\\""');
     });
   });
 
@@ -552,7 +552,7 @@ describe('MonitorStack with shardSize', () => {
     let template: Template;
 
     beforeAll(() => {
-      template = synthMonitor({ networks: 'net-1,net-2,net-3,net-4,net "5"', shardSize: '2' });
+      template = synthMonitor({ networks: 'net-1,net-2,net-3,net-4,net"5"', shardSize: '2' });
     });
 
     it('has one schedule per shard, each carrying its slice, only the first polling the filter', () => {
@@ -563,7 +563,7 @@ describe('MonitorStack with shardSize', () => {
       expect(inputs.map(({ networks, pollFilter }) => ({ networks, pollFilter }))).toEqual([
         { networks: ['net-1', 'net-2'], pollFilter: true },
         { networks: ['net-3', 'net-4'], pollFilter: false },
-        { networks: ['net "5"'], pollFilter: false },
+        { networks: ['net"5"'], pollFilter: false },
       ]);
       expect(inputs.every((input) => input['detail-type'] === 'Scheduled Event')).toBe(true);
     });
