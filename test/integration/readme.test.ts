@@ -72,7 +72,7 @@ describe('the README stays true', () => {
 
   it('documents every configuration variable the loader reads', () => {
     // Prepare
-    const source = readFileSync(new URL('../../lambda/config.ts', import.meta.url), 'utf8');
+    const source = readFileSync(new URL('../../lambda/settings.ts', import.meta.url), 'utf8');
     const variables = [...new Set(source.match(/SHIELDWATCH_[A-Z_]+/g) ?? [])];
 
     // Act
