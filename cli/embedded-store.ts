@@ -3,9 +3,14 @@
 // opening it here, the first process that needs the store starts cli/store-server.mjs detached; it
 // owns the data and advertises itself in <dir>/store.json, and every process talks to it over
 // HTTP on 127.0.0.1. The server exits by itself after an idle period; the next CLI command starts
-// a new one on the same data.
+// a new one on the same data (on the same port when it is free).
+//
+// Only the owner may use it: the directory is 0700, and the server answers only requests signed with the
+// store's token (<dir>/token, 0600) as their access key id, so the AWS SDK and CLI work with it as they are.
+// The server gets an allow-listed environment: none of the CLI's secrets (the API key, AWS credentials).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, link, mkdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +23,12 @@ export interface EmbeddedStore {
   readonly dir: string;
   /** True if this call started the server, false if it found one running (or a concurrent starter won). */
   readonly started: boolean;
+  /** The access key id every request must be signed with (any secret key will do). */
+  readonly token: string;
+  /** The server's pid. */
+  readonly pid: number;
+  /** After how long without requests the server stops by itself, ms. */
+  readonly idleMs: number;
 }
 
 /** Options of {@link ensureEmbeddedStore}. */
@@ -37,6 +48,7 @@ export interface EnsureEmbeddedStoreOptions {
 interface StoreFile {
   pid: number;
   port: number;
+  idleMs: number;
 }
 
 const DEFAULT_DIR = '.shieldwatch';
@@ -52,6 +64,34 @@ const STOP_TIMEOUT_MS = 10_000;
 const RESPAWN_INTERVAL_MS = 250;
 
 const SERVER_SCRIPT = fileURLToPath(new URL('./store-server.mjs', import.meta.url));
+/** The server's default idle time (see store-server.mjs), for a store.json that does not say. */
+const DEFAULT_IDLE_MS = 600_000;
+/** The only variables the server process gets from the CLI's environment: none can hold a secret. */
+const SERVER_ENV_ALLOWED = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'SYSTEMROOT'];
+/** The region the embedded store's clients sign for; dynalite accepts any, the AWS CLI needs one. */
+export const EMBEDDED_REGION = 'us-east-1';
+/** The secret access key the embedded store's clients sign with: not checked, the token is the secret. */
+export const EMBEDDED_SECRET_KEY = 'local';
+
+/** The default store directory, `.shieldwatch` in the current directory. */
+export function defaultStoreDir(): string {
+  return path.resolve(DEFAULT_DIR);
+}
+
+/** True when `dir` holds an embedded store (its data or its token), so reading it makes sense. */
+export async function embeddedStoreExists(dir: string = DEFAULT_DIR): Promise<boolean> {
+  const resolved = path.resolve(dir);
+  for (const name of ['data', 'token']) {
+    if (
+      await stat(path.join(resolved, name)).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
+  }
+  return false;
+}
 
 /**
  * Returns a live embedded DynamoDB store for `dir`, starting its server if none is running.
@@ -69,9 +109,18 @@ export async function ensureEmbeddedStore(options: EnsureEmbeddedStoreOptions = 
     throw new RangeError(`idleMs must be a positive integer, got ${options.idleMs}`);
   }
   await prepareDir(dir);
+  const token = await ensureToken(dir);
+  const found = (info: StoreFile, started: boolean): EmbeddedStore => ({
+    endpoint: endpointOf(info),
+    dir,
+    started,
+    token,
+    pid: info.pid,
+    idleMs: info.idleMs,
+  });
 
-  const running = await findLiveServer(dir);
-  if (running) return { endpoint: endpointOf(running), dir, started: false };
+  const running = await findLiveServer(dir, token);
+  if (running) return found(running, false);
 
   const deadline = Date.now() + startTimeoutMs;
   let child: ChildProcess | undefined;
@@ -102,9 +151,9 @@ export async function ensureEmbeddedStore(options: EnsureEmbeddedStoreOptions = 
       });
     }
     await sleep(POLL_INTERVAL_MS);
-    const live = await findLiveServer(dir);
+    const live = await findLiveServer(dir, token);
     // The winner may be a server a concurrent process started; then ours exits by itself (locked).
-    if (live) return { endpoint: endpointOf(live), dir, started: live.pid === childPid };
+    if (live) return found(live, live.pid === childPid);
     // Not the lock: the server failed on its own (it logged why), so retrying will not help.
     if (failure !== undefined) break;
   }
@@ -129,7 +178,8 @@ export async function ensureEmbeddedStore(options: EnsureEmbeddedStoreOptions = 
  */
 export async function stopEmbeddedStore(dir: string = DEFAULT_DIR): Promise<boolean> {
   const resolved = path.resolve(dir);
-  const live = await findLiveServer(resolved);
+  const token = await readToken(resolved);
+  const live = token === undefined ? undefined : await findLiveServer(resolved, token);
   if (!live) {
     // Only signal a pid proven to be our server: a stale store.json may name a pid now reused by
     // an unrelated process.
@@ -159,6 +209,56 @@ export async function stopEmbeddedStore(dir: string = DEFAULT_DIR): Promise<bool
   return true;
 }
 
+/**
+ * Finds the running server of `dir` without starting one.
+ *
+ * @returns the store, or undefined when no server of that store answers.
+ */
+export async function findEmbeddedStore(dir: string = DEFAULT_DIR): Promise<EmbeddedStore | undefined> {
+  const resolved = path.resolve(dir);
+  const token = await readToken(resolved);
+  const live = token === undefined ? undefined : await findLiveServer(resolved, token);
+  return live === undefined
+    ? undefined
+    : {
+        endpoint: endpointOf(live),
+        dir: resolved,
+        started: false,
+        token: token!,
+        pid: live.pid,
+        idleMs: live.idleMs,
+      };
+}
+
+/**
+ * Keeps the server of `store` from stopping idle while a long-running command uses it: a request well
+ * within each idle period. A server that has gone meanwhile is left alone (the command restarts it when it
+ * needs it, see {@link ensureEmbeddedStore}).
+ *
+ * @returns a function that stops the heartbeat.
+ */
+export function keepEmbeddedStoreAlive(store: () => EmbeddedStore): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const beat = () => {
+    const current = store();
+    timer = setTimeout(
+      async () => {
+        await findLiveServer(current.dir, current.token);
+        if (!stopped) beat();
+      },
+      Math.max(POLL_INTERVAL_MS, Math.floor(current.idleMs / 3)),
+    );
+    // The heartbeat alone must not keep the process alive.
+    timer.unref();
+  };
+  beat();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
 /** Creates the store dir (private to the user) and keeps it out of git. */
 async function prepareDir(dir: string): Promise<void> {
   await mkdir(path.dirname(dir), { recursive: true });
@@ -167,9 +267,47 @@ async function prepareDir(dir: string): Promise<void> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
+  // A store dir made by hand or by an older version may be open to others: it holds the token.
+  if (((await stat(dir)).mode & 0o077) !== 0) await chmod(dir, 0o700);
   const gitignore = path.join(dir, '.gitignore');
   const current = await readFile(gitignore, 'utf8').catch(() => undefined);
   if (current !== '*\n') await writeFile(gitignore, '*\n');
+}
+
+/** The store's token, made once per store: random, in a file only the owner can read. */
+async function ensureToken(dir: string): Promise<string> {
+  const existing = await readToken(dir);
+  if (existing !== undefined) return existing;
+  // Written under a temporary name and linked into place: a concurrent starter sees either no token or a
+  // complete one, and if two race, the first link wins and both use its token.
+  const tmp = path.join(dir, `token.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  await writeFile(tmp, `${randomBytes(20).toString('hex')}\n`, { mode: 0o600 });
+  try {
+    await link(tmp, path.join(dir, 'token'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    await unlink(tmp).catch(() => undefined);
+  }
+  const token = await readToken(dir);
+  if (token === undefined)
+    throw new Error(`the embedded store's token file ${path.join(dir, 'token')} is not valid`);
+  return token;
+}
+
+/** The token in `<dir>/token`, or undefined when there is none (or it is not one). */
+async function readToken(dir: string): Promise<string | undefined> {
+  const file = path.join(dir, 'token');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const token = text.trim();
+  if (!/^[A-Za-z0-9]{20,128}$/.test(token)) return undefined;
+  if (((await stat(file)).mode & 0o077) !== 0) await chmod(file, 0o600);
+  return token;
 }
 
 function spawnServer(dir: string, idleMs: number | undefined): ChildProcess {
@@ -178,8 +316,16 @@ function spawnServer(dir: string, idleMs: number | undefined): ChildProcess {
   // Plain node without our execArgv (e.g. a TypeScript loader): the script is plain JavaScript.
   // Detached in its own process group with no stdio, so it outlives this process and a Ctrl-C in
   // the terminal that started it; unref so this process can exit without waiting for it.
+  // Only allow-listed variables: the API key and AWS credentials of the CLI's environment stay out of it.
+  const env = Object.fromEntries(
+    SERVER_ENV_ALLOWED.flatMap((name) => {
+      const value = process.env[name];
+      return value === undefined ? [] : [[name, value]];
+    }),
+  );
   const child = spawn(process.execPath, args, {
     cwd: dir,
+    env,
     detached: true,
     stdio: 'ignore',
     windowsHide: true,
@@ -189,10 +335,10 @@ function spawnServer(dir: string, idleMs: number | undefined): ChildProcess {
 }
 
 /** The server advertised in store.json, if it answers as that server; undefined otherwise. */
-async function findLiveServer(dir: string): Promise<StoreFile | undefined> {
+async function findLiveServer(dir: string, token: string): Promise<StoreFile | undefined> {
   const info = await readStoreFile(dir);
   if (!info) return undefined;
-  return (await probe(info)) ? info : undefined;
+  return (await probe(info, token)) ? info : undefined;
 }
 
 async function readStoreFile(dir: string): Promise<StoreFile | undefined> {
@@ -203,10 +349,14 @@ async function readStoreFile(dir: string): Promise<StoreFile | undefined> {
     return undefined; // missing, or torn by something other than the server's atomic rename
   }
   if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const { pid, port } = parsed as Record<string, unknown>;
+  const { pid, port, idleMs } = parsed as Record<string, unknown>;
   if (!Number.isInteger(pid) || (pid as number) <= 0) return undefined;
   if (!Number.isInteger(port) || (port as number) <= 0 || (port as number) > 65535) return undefined;
-  return { pid: pid as number, port: port as number };
+  return {
+    pid: pid as number,
+    port: port as number,
+    idleMs: Number.isInteger(idleMs) && (idleMs as number) > 0 ? (idleMs as number) : DEFAULT_IDLE_MS,
+  };
 }
 
 /** Always built from the port: the file's own endpoint field is never trusted to stay on loopback. */
@@ -219,7 +369,7 @@ function endpointOf(info: StoreFile): string {
  * open) and says it is served by the pid in store.json: a pid alone may be reused, and a port
  * may since have been taken by another program or by another directory's store.
  */
-function probe(info: StoreFile): Promise<boolean> {
+function probe(info: StoreFile, token: string): Promise<boolean> {
   return new Promise((resolve) => {
     const body = '{"Limit":1}';
     const req = request(
@@ -235,9 +385,9 @@ function probe(info: StoreFile): Promise<boolean> {
           'content-type': 'application/x-amz-json-1.0',
           'content-length': Buffer.byteLength(body),
           'x-amz-target': 'DynamoDB_20120810.ListTables',
-          // dynalite requires a well-formed SigV4 header but does not check the signature.
+          // The server checks the access key id (the token); neither it nor dynalite checks the signature.
           authorization:
-            'AWS4-HMAC-SHA256 Credential=shieldwatch/20200101/us-east-1/dynamodb/aws4_request, ' +
+            `AWS4-HMAC-SHA256 Credential=${token}/20200101/${EMBEDDED_REGION}/dynamodb/aws4_request, ` +
             'SignedHeaders=host, Signature=0',
           'x-amz-date': '20200101T000000Z',
           connection: 'close',

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+
 // The embedded DynamoDB server behind the `shieldwatch` CLI when no AWS configuration is present.
 //
 // dynalite keeps its data in LevelDB, which only one process can open at a time, yet several CLI
@@ -10,16 +11,22 @@
 // that needs it waits as little as possible.
 //
 // Usage: node store-server.mjs --dir <dir> [--idle-ms <ms>]
-//   (or env SHIELDWATCH_STORE_DIR / SHIELDWATCH_STORE_IDLE_MS; arguments win over the environment)
+//   (or env SHIELDWATCH_STORE_DIR / SHIELDWATCH_STORE_IDLE_MS; arguments win over the environment).
+//   The CLI starts it with arguments and an allow-listed environment, so no secret of the CLI's
+//   environment (the API key, AWS credentials) reaches this process.
 //
-// Files under <dir>:
+// Files under <dir> (the directory is private to its owner, 0700):
+//   token       the store's access token (0600, made by the CLI): every request must be signed with it
+//               as its access key id, so other local users cannot use the store through the port
 //   data/       the LevelDB store; its LOCK file is the mutex between would-be servers
-//   store.json  { pid, port, endpoint, startedAt }, written once listening (temp file + rename)
+//   store.json  { pid, port, endpoint, idleMs, startedAt }, written once listening (temp file + rename)
+//   port        the last port served: a restarted server listens there again when it is free
 //   store.log   errors only, kept small
 //
 // Exit codes: 0 normal stop (idle, SIGTERM, SIGINT, SIGHUP); 1 error (see store.log);
 // 2 bad arguments; 3 the store is already owned by another live process (lost a start race).
 
+import { timingSafeEqual } from 'node:crypto';
 import {
   appendFileSync,
   mkdirSync,
@@ -44,6 +51,14 @@ const LOG_KEEP_BYTES = 16 * 1024;
 const PID_HEADER = 'x-shieldwatch-store-pid';
 /** How long a stop may wait for open requests and the LevelDB close before the process just exits. */
 const STOP_GRACE_MS = 5000;
+/** What a token looks like (see embedded-store.ts, which makes it). */
+const TOKEN_PATTERN = /^[A-Za-z0-9]{20,128}$/;
+/** DynamoDB's own answer to a request signed with an unknown access key, with the way to the right one. */
+const REFUSED_BODY = JSON.stringify({
+  __type: 'com.amazon.coral.service#UnrecognizedClientException',
+  message:
+    'The security token included in the request is invalid: sign requests to this store with its token as the access key id (see `shieldwatch store`)',
+});
 
 const require = createRequire(import.meta.url);
 
@@ -101,6 +116,56 @@ function isLockError(err) {
   return false;
 }
 
+/** The store's token, from <dir>/token; throws when it is missing or malformed. */
+function readToken(dir) {
+  const token = readFileSync(path.join(dir, 'token'), 'utf8').trim();
+  if (!TOKEN_PATTERN.test(token)) throw new Error(`malformed token file ${path.join(dir, 'token')}`);
+  return Buffer.from(token);
+}
+
+/**
+ * True when the request is signed (SigV4, Authorization header) with the store's token as its access key id.
+ * The signature itself is not checked: the token is the secret, and it only travels on loopback.
+ */
+function isAuthorized(req, token) {
+  const header = req.headers.authorization;
+  if (typeof header !== 'string') return false;
+  const keyId = /^AWS4-HMAC-SHA256\s+Credential=([^/,\s]+)\//.exec(header.trim())?.[1];
+  if (keyId === undefined) return false;
+  const given = Buffer.from(keyId);
+  return given.length === token.length && timingSafeEqual(given, token);
+}
+
+/** The port the previous server used, if any: clients that copied the endpoint keep working after a restart. */
+function lastPort(dir) {
+  try {
+    const port = Number(readFileSync(path.join(dir, 'port'), 'utf8').trim());
+    return Number.isInteger(port) && port > 0 && port <= 65535 ? port : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Listens on 127.0.0.1:port, or on a free port when that one is taken. */
+async function listen(server, port) {
+  const attempt = (p) =>
+    new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(p, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  if (port !== 0) {
+    try {
+      return await attempt(port);
+    } catch (err) {
+      if (err?.code !== 'EADDRINUSE' && err?.code !== 'EACCES') throw err;
+    }
+  }
+  return attempt(0);
+}
+
 /** Reads store.json, or undefined when it is missing or unreadable. */
 function readStoreFile(file) {
   try {
@@ -123,6 +188,7 @@ async function main() {
   const storeFile = path.join(dir, 'store.json');
   logPath = path.join(dir, 'store.log');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const token = readToken(dir);
 
   // dynalite does not expose its LevelDB, and it opens it lazily: a lock failure would only show up
   // as a crash on the first request, after store.json already advertised us. Wrapping its (CommonJS,
@@ -158,8 +224,20 @@ async function main() {
 
   let lastActivity = Date.now();
   let inFlight = 0;
-  // Runs before dynalite's own handler, so the header is set before dynalite writes the response.
-  server.prependListener('request', (_req, res) => {
+  // Every request passes the token check before dynalite sees it: dynalite's own handlers are taken off
+  // the server and called from here only for a request signed with the token.
+  const dynaliteHandlers = server.listeners('request');
+  server.removeAllListeners('request');
+  server.on('request', (req, res) => {
+    if (!isAuthorized(req, token)) {
+      req.resume();
+      res.writeHead(400, {
+        'content-type': 'application/x-amz-json-1.0',
+        'content-length': Buffer.byteLength(REFUSED_BODY),
+      });
+      res.end(REFUSED_BODY);
+      return;
+    }
     lastActivity = Date.now();
     inFlight++;
     res.setHeader(PID_HEADER, String(process.pid));
@@ -167,6 +245,7 @@ async function main() {
       inFlight--;
       lastActivity = Date.now();
     });
+    for (const handler of dynaliteHandlers) handler.call(server, req, res);
   });
 
   let stopping = false;
@@ -205,21 +284,21 @@ async function main() {
     stop(1);
   });
 
-  await new Promise((resolve, reject) => {
-    server.once('error', reject);
-    // Loopback only: the store has no authentication, so it must not be reachable from the network.
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  // Loopback only: the token keeps other local users out, the bind keeps the network out.
+  await listen(server, lastPort(dir));
   server.on('error', (err) => logError('server error', err));
   const { port } = server.address();
+  try {
+    writeFileSync(path.join(dir, 'port'), `${port}\n`, { mode: 0o600 });
+  } catch (err) {
+    logError('cannot remember the port', err);
+  }
 
   const info = {
     pid: process.pid,
     port,
     endpoint: `http://127.0.0.1:${port}`,
+    idleMs,
     startedAt: new Date().toISOString(),
   };
   // Temp file + rename: readers see either the old file or the complete new one, never half of it.

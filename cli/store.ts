@@ -1,7 +1,16 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { configuredEndpoint, createDynamoClient } from '../lambda/adapters/aws-clients.ts';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { AWS_HTTP_OPTIONS, configuredEndpoint, createDynamoClient } from '../lambda/adapters/aws-clients.ts';
 import { ensureTable } from '../lambda/adapters/dynamo-store.ts';
-import { ensureEmbeddedStore } from './embedded-store.ts';
+import { ConfigError } from '../lambda/config.ts';
+import {
+  defaultStoreDir,
+  EMBEDDED_REGION,
+  EMBEDDED_SECRET_KEY,
+  type EmbeddedStore,
+  embeddedStoreExists,
+  ensureEmbeddedStore,
+  keepEmbeddedStoreAlive,
+} from './embedded-store.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -10,6 +19,60 @@ export interface CliStore {
   readonly client: DynamoDBClient;
   /** e.g. `embedded (.shieldwatch/)`, `DynamoDB at http://127.0.0.1:8000`, `DynamoDB in eu-west-1`. */
   readonly description: string;
+  /** The embedded store as it is now (its endpoint changes when its server restarts); undefined on DynamoDB. */
+  embedded(): EmbeddedStore | undefined;
+  /**
+   * Makes sure the store can be reached before a cycle: restarts the embedded store's server when it has
+   * gone (stopped idle, killed); nothing to do for a configured DynamoDB.
+   */
+  revive(): Promise<void>;
+  /** Keeps the embedded store's server from stopping idle until the returned function is called. */
+  keepAlive(): () => void;
+}
+
+/** Options of {@link openStore}. */
+export interface OpenStoreOptions {
+  /**
+   * The command only reads: an embedded store that does not exist yet is not created (the command fails,
+   * saying where the store would be).
+   */
+  readonly readOnly?: boolean;
+}
+
+/** The embedded store's idle time from `SHIELDWATCH_STORE_IDLE_MS`, when set. */
+function storeIdleMs(env: Env): number | undefined {
+  const text = env['SHIELDWATCH_STORE_IDLE_MS'];
+  if (text === undefined || text.trim() === '') return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0 || value > 2 ** 31 - 1) {
+    throw new ConfigError([
+      `SHIELDWATCH_STORE_IDLE_MS must be a whole number of milliseconds from 1 to ${2 ** 31 - 1}, got ${JSON.stringify(text)}`,
+    ]);
+  }
+  return value;
+}
+
+/** Why a read finds no embedded store here, and where it would be. */
+export function noStoreMessage(dir: string): string {
+  return (
+    `no embedded store here yet: ${dir} does not exist (nothing was created). The CLI keeps its history in ` +
+    '.shieldwatch/ of the directory it runs in: run this command where `poll` or `run` ran, or set AWS ' +
+    'settings (AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB, ...) to read a DynamoDB'
+  );
+}
+
+/**
+ * A DynamoDB client for the embedded store: signed with its token, and asking for the endpoint on every
+ * request, so it follows the store's server when that restarts on another port.
+ */
+function embeddedClient(current: () => EmbeddedStore): DynamoDBClient {
+  const first = current();
+  return new DynamoDBClient({
+    region: EMBEDDED_REGION,
+    credentials: { accessKeyId: first.token, secretAccessKey: EMBEDDED_SECRET_KEY },
+    endpoint: async () => ({ url: new URL(current().endpoint) }),
+    requestHandler: AWS_HTTP_OPTIONS,
+  });
 }
 
 /** True when the environment names an AWS setup: then the CLI uses that DynamoDB, not the embedded one. */
@@ -46,10 +109,12 @@ export async function storeCall<T>(store: Pick<CliStore, 'description'>, call: (
 
 /**
  * Opens the store: the configured DynamoDB when AWS settings are present, otherwise the embedded dynalite
- * under `.shieldwatch/`. The table is created when missing on the embedded store and on endpoints outside
- * AWS, never on AWS itself (there the stack owns it).
+ * under `.shieldwatch/` (started if needed). The table is created when missing on the embedded store and on
+ * endpoints outside AWS, never on AWS itself (there the stack owns it).
+ *
+ * @throws Error when `readOnly` and this directory has no embedded store.
  */
-export async function openStore(env: Env, table: string): Promise<CliStore> {
+export async function openStore(env: Env, table: string, options: OpenStoreOptions = {}): Promise<CliStore> {
   let store: CliStore;
   let create: boolean;
   if (hasAwsConfiguration(env)) {
@@ -58,13 +123,28 @@ export async function openStore(env: Env, table: string): Promise<CliStore> {
     store = {
       client: createDynamoClient(env),
       description: `DynamoDB ${endpoint === undefined ? where : `at ${where}`}, table ${table}`,
+      embedded: () => undefined,
+      revive: async () => undefined,
+      keepAlive: () => () => undefined,
     };
     create = !isAwsEndpoint(endpoint);
   } else {
-    const embedded = await ensureEmbeddedStore();
+    const idleMs = storeIdleMs(env);
+    const dir = defaultStoreDir();
+    if (options.readOnly === true && !(await embeddedStoreExists(dir))) throw new Error(noStoreMessage(dir));
+    const ensure = () => ensureEmbeddedStore({ dir, ...(idleMs === undefined ? {} : { idleMs }) });
+    let current = await ensure();
+    const client = embeddedClient(() => current);
     store = {
-      client: createDynamoClient(env, embedded.endpoint),
-      description: `embedded store (${embedded.dir}), table ${table}`,
+      client,
+      description: `embedded store (${current.dir}), table ${table}`,
+      embedded: () => current,
+      revive: async () => {
+        current = await ensure();
+        // Data that went away with the server (a deleted data dir) gets its table back.
+        if (current.started) await storeCall(store, () => ensureTable(client, table));
+      },
+      keepAlive: () => keepEmbeddedStoreAlive(() => current),
     };
     create = true;
   }

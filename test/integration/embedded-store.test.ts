@@ -1,9 +1,9 @@
 // Integration tests of the CLI's embedded DynamoDB (cli/embedded-store.ts + cli/store-server.mjs):
 // real detached server processes on real temp directories, no mocks.
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,10 +14,16 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   GetItemCommand,
+  ListTablesCommand,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ensureEmbeddedStore, stopEmbeddedStore } from '../../cli/embedded-store.ts';
+import {
+  ensureEmbeddedStore,
+  findEmbeddedStore,
+  keepEmbeddedStoreAlive,
+  stopEmbeddedStore,
+} from '../../cli/embedded-store.ts';
 
 const execFileAsync = promisify(execFile);
 const MODULE_PATH = fileURLToPath(new URL('../../cli/embedded-store.ts', import.meta.url));
@@ -62,11 +68,13 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: n
   return condition();
 }
 
-function dynamo(endpoint: string): DynamoDBClient {
+/** A client of the store, signed with its token (or with `accessKeyId` when given). */
+function dynamo(store: { endpoint: string; token: string }, accessKeyId = store.token): DynamoDBClient {
   return new DynamoDBClient({
-    endpoint,
+    endpoint: store.endpoint,
     region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    credentials: { accessKeyId, secretAccessKey: 'test' },
+    maxAttempts: 1,
   });
 }
 
@@ -153,7 +161,7 @@ describe('ensureEmbeddedStore', () => {
     expect(first.started).toBe(true);
     expect(first.dir).toBe(dir);
     expect(first.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(second).toEqual({ endpoint: first.endpoint, dir, started: false });
+    expect(second).toEqual({ ...first, started: false });
     const info = await readStoreJson();
     expect(info.endpoint).toBe(first.endpoint);
     expect(isAlive(info.pid)).toBe(true);
@@ -177,7 +185,7 @@ describe('ensureEmbeddedStore', () => {
   it('serves real DynamoDB calls', async () => {
     // Prepare
     const store = await ensureEmbeddedStore({ dir });
-    const client = dynamo(store.endpoint);
+    const client = dynamo(store);
 
     // Act
     await createTableWithItem(client);
@@ -218,14 +226,14 @@ describe('ensureEmbeddedStore', () => {
     // Prepare
     const first = await ensureEmbeddedStore({ dir });
     const firstPid = (await readStoreJson()).pid;
-    const writer = dynamo(first.endpoint);
+    const writer = dynamo(first);
     await createTableWithItem(writer);
     writer.destroy();
 
     // Act
     const stopped = await stopEmbeddedStore(dir);
     const second = await ensureEmbeddedStore({ dir });
-    const reader = dynamo(second.endpoint);
+    const reader = dynamo(second);
     const item = await getItem(reader);
     reader.destroy();
 
@@ -327,5 +335,154 @@ describe('ensureEmbeddedStore', () => {
     // Assess
     await expect(attempt).rejects.toThrow(path.join(dir, 'store.log'));
     expect(await readFile(path.join(dir, 'store.log'), 'utf8')).toMatch(/store server failed/);
+  });
+});
+
+/** A raw POST to the store, as an unsigned or foreign client would send it. */
+function rawPost(
+  endpoint: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${endpoint}/`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': 'application/x-amz-json-1.0',
+          'x-amz-target': 'DynamoDB_20120810.ListTables',
+          'x-amz-date': '20200101T000000Z',
+          ...headers,
+        },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end('{}');
+  });
+}
+
+describe("the embedded store is its owner's alone", () => {
+  it('keeps a random token in a file only the owner can read', async () => {
+    // Prepare
+    const other = await mkdtemp(path.join(tmpdir(), 'shieldwatch-store-other-'));
+
+    // Act
+    const store = await ensureEmbeddedStore({ dir });
+    const otherStore = await ensureEmbeddedStore({ dir: other }).finally(() => stopEmbeddedStore(other));
+    await rm(other, { recursive: true, force: true });
+
+    // Assess
+    const tokenFile = path.join(dir, 'token');
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(readFileSync(tokenFile, 'utf8').trim()).toBe(store.token);
+    expect(store.token).toMatch(/^[0-9a-f]{40}$/);
+    expect(otherStore.token).not.toBe(store.token);
+  });
+
+  it.each([
+    ['no Authorization header', {}],
+    [
+      'a wrong access key id',
+      {
+        authorization:
+          'AWS4-HMAC-SHA256 Credential=AKIDWRONGWRONGWRONG1/20200101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+      },
+    ],
+    ['a query-string signature', { 'x-amz-credential': 'x' }],
+  ])('refuses a request with %s', async (_name, headers) => {
+    // Prepare
+    const store = await ensureEmbeddedStore({ dir });
+
+    // Act
+    const answer = await rawPost(store.endpoint, headers);
+
+    // Assess
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      __type: 'com.amazon.coral.service#UnrecognizedClientException',
+    });
+    expect(answer.body).not.toContain('TableNames');
+  });
+
+  it('refuses an SDK client with another access key id, and serves one with the token', async () => {
+    // Prepare
+    const store = await ensureEmbeddedStore({ dir });
+    const stranger = dynamo(store, 'AKIDEXAMPLEEXAMPLE12');
+    const owner = dynamo(store);
+
+    // Act
+    const refused = await stranger.send(new ListTablesCommand({})).catch((error: Error) => error);
+    const served = await owner.send(new ListTablesCommand({}));
+    stranger.destroy();
+    owner.destroy();
+
+    // Assess
+    expect((refused as Error).name).toBe('UnrecognizedClientException');
+    expect(served.TableNames).toEqual([]);
+  });
+
+  it('starts its server without the API key, SHIELDWATCH_* settings or AWS credentials in its environment', async () => {
+    // Prepare: the secrets a CLI process may hold in its environment.
+    const secrets = {
+      SHIELDWATCH_API_KEY: 'sk-live-secret-key-0123456789',
+      SHIELDWATCH_STORE_IDLE_MS: '120000',
+      AWS_ACCESS_KEY_ID: 'AKIDREALCREDENTIALS1',
+      AWS_SECRET_ACCESS_KEY: 'real-secret-access-key',
+      AWS_SESSION_TOKEN: 'real-session-token',
+    };
+    Object.assign(process.env, secrets);
+
+    // Act
+    const store = await ensureEmbeddedStore({ dir }).finally(() => {
+      for (const name of Object.keys(secrets)) delete process.env[name];
+    });
+    const environ = readFileSync(`/proc/${store.pid}/environ`, 'utf8');
+
+    // Assess
+    expect(store.started).toBe(true);
+    const names = environ.split('\0').map((entry) => entry.split('=')[0]);
+    expect(names.filter((name) => name?.startsWith('SHIELDWATCH_') || name?.startsWith('AWS_'))).toEqual([]);
+    for (const value of Object.values(secrets)) expect(environ).not.toContain(value);
+  });
+});
+
+describe('the embedded store across restarts', () => {
+  it('comes back on the same port after a stop, so a copied endpoint keeps working', async () => {
+    // Prepare
+    const first = await ensureEmbeddedStore({ dir });
+    await stopEmbeddedStore(dir);
+
+    // Act
+    const second = await ensureEmbeddedStore({ dir });
+
+    // Assess
+    expect(second.started).toBe(true);
+    expect(second.pid).not.toBe(first.pid);
+    expect(second.endpoint).toBe(first.endpoint);
+  });
+
+  it('stays up past its idle time while kept alive, and stops idle once released', async () => {
+    // Prepare
+    const store = await ensureEmbeddedStore({ dir, idleMs: 300 });
+
+    // Act
+    const release = keepEmbeddedStoreAlive(() => store);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const aliveWhileKept = isAlive(store.pid) && (await findEmbeddedStore(dir))?.pid === store.pid;
+    release();
+    const exitedOnceReleased = await waitFor(() => !isAlive(store.pid), 5000);
+
+    // Assess
+    expect(aliveWhileKept).toBe(true);
+    expect(exitedOnceReleased).toBe(true);
   });
 });
