@@ -34,18 +34,87 @@ export function cycleLine(result: CycleResult, io: CliIo): string {
     .join('  ');
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
+/** Waits `ms`, or less when `signal` aborts; the listener goes with the wait (a run waits thousands of times). */
+export const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
+
+/** What {@link monitor} needs besides the opened monitor. */
+export interface MonitorLoopOptions {
+  /** Interval between cycle starts, ms. */
+  readonly everyMs: number;
+  /** Stop after this many cycles. */
+  readonly maxCycles: number;
+  /** A cycle's budget, ms (at most the interval, at least 2 s). */
+  readonly cycleTimeoutMs: number;
+  /** Aborted: no new cycle starts. */
+  readonly stopping: AbortSignal;
+  /** Aborted: the cycle in flight is cut short. */
+  readonly cutting: AbortSignal;
+}
+
+/** How a run went. */
+export interface MonitorLoopResult {
+  readonly cycles: number;
+  /** Cycles that could not run (the store or the key failed); each was logged and the run went on. */
+  readonly failed: number;
+}
+
+/**
+ * The `run` loop: a cycle every interval until stopped. A cycle that cannot run (the store unreachable, the
+ * key unreadable) is logged and the next one runs as planned; the embedded store's server is kept alive while
+ * the loop runs and restarted before a cycle when it has gone.
+ */
+export async function monitor(
+  opened: Awaited<ReturnType<typeof openMonitor>>,
+  io: CliIo,
+  options: MonitorLoopOptions,
+): Promise<MonitorLoopResult> {
+  const colour = palette(useColour(io.stderr, io.env));
+  const release = opened.store.keepAlive();
+  let cycles = 0;
+  let failed = 0;
+  try {
+    let next = io.now();
+    while (!options.stopping.aborted && cycles < options.maxCycles) {
+      const startedAt = io.now();
+      try {
+        await opened.store.revive();
+        const result = await runCycle(
+          opened.monitor.deps,
+          opened.monitor.settings,
+          io.now() + Math.min(options.cycleTimeoutMs, Math.max(options.everyMs, 2000)),
+          { signal: options.cutting },
+        );
+        println(io.stdout, cycleLine(result, io));
+      } catch (error) {
+        failed++;
+        println(
+          io.stderr,
+          colour.red(
+            `${new Date(startedAt).toISOString().slice(11, 19)}  cycle could not run (nothing stored, the next one runs as planned): ${(error as Error).message ?? String(error)}`,
+          ),
+        );
+      }
+      cycles++;
+      if (cycles >= options.maxCycles || options.stopping.aborted) break;
+      next += options.everyMs;
+      const now = io.now();
+      if (next < now) next = now + options.everyMs - ((now - next) % options.everyMs);
+      await sleep(next - now, options.stopping);
+    }
+  } finally {
+    release();
+  }
+  return { cycles, failed };
+}
 
 export const runCommand: Command = {
   name: 'run',
@@ -64,7 +133,11 @@ export const runCommand: Command = {
     '  -h, --help        show this help',
     '',
     'Ctrl-C stops after the cycle in flight has finished; a second Ctrl-C cuts it short (what was',
-    'observed is stored and the stopped requests are recorded as cut short). Exit 0 when stopped.',
+    'observed is stored and the stopped requests are recorded as cut short).',
+    '',
+    'A cycle that cannot run (the store unreachable, the key unreadable) is logged on stderr and the next',
+    'one runs as planned; the embedded store is kept running meanwhile and restarted when it has gone.',
+    'Exit 0 when stopped, 1 when any cycle could not run.',
   ].join('\n'),
   options: { every: { type: 'string' }, cycles: { type: 'string' }, verbose: { type: 'boolean' } },
   async run(values, io: CliIo) {
@@ -97,27 +170,18 @@ export const runCommand: Command = {
       `shieldwatch run: every ${everyMs / 1000}s, ${config.networks.length} network(s), alerts to ${opened.monitor.deps.publisher.target}; store: ${opened.store.description}`,
     );
     try {
-      let cycles = 0;
-      let next = io.now();
-      while (!stopping.signal.aborted && cycles < maxCycles) {
-        const result = await runCycle(
-          opened.monitor.deps,
-          opened.monitor.settings,
-          io.now() + Math.min(config.cycleTimeoutMs, Math.max(everyMs, 2000)),
-          {
-            signal: cutting.signal,
-          },
-        );
-        cycles++;
-        println(io.stdout, cycleLine(result, io));
-        if (cycles >= maxCycles || stopping.signal.aborted) break;
-        next += everyMs;
-        const now = io.now();
-        if (next < now) next = now + everyMs - ((now - next) % everyMs);
-        await sleep(next - now, stopping.signal);
-      }
-      println(io.stdout, `stopped after ${cycles} cycle(s)`);
-      return 0;
+      const { cycles, failed } = await monitor(opened, io, {
+        everyMs,
+        maxCycles,
+        cycleTimeoutMs: config.cycleTimeoutMs,
+        stopping: stopping.signal,
+        cutting: cutting.signal,
+      });
+      println(
+        io.stdout,
+        `stopped after ${cycles} cycle(s)${failed === 0 ? '' : `, ${failed} of them could not run`}`,
+      );
+      return failed === 0 ? 0 : 1;
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
