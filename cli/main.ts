@@ -9,6 +9,7 @@ import { historyCommand } from './commands/history.ts';
 import { pollCommand } from './commands/poll.ts';
 import { runCommand } from './commands/run.ts';
 import { simulateCommand } from './commands/simulate.ts';
+import { storeCommand } from './commands/store.ts';
 import { testAlertCommand } from './commands/test-alert.ts';
 import { uptimeCommand } from './commands/uptime.ts';
 import { DEFAULT_ENV_FILE, readEnvFile, withEnvFile } from './env-file.ts';
@@ -23,6 +24,7 @@ const COMMANDS: readonly Command[] = [
   checkCommand,
   testAlertCommand,
   uptimeCommand,
+  storeCommand,
   simulateCommand,
   demoCommand,
 ];

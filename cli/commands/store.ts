@@ -1,0 +1,168 @@
+import path from 'node:path';
+import { configuredEndpoint } from '../../lambda/adapters/aws-clients.ts';
+import { loadStoreConfig } from '../../lambda/config.ts';
+import {
+  defaultStoreDir,
+  EMBEDDED_REGION,
+  EMBEDDED_SECRET_KEY,
+  embeddedStoreExists,
+  ensureEmbeddedStore,
+} from '../embedded-store.ts';
+import { parseFormat, UsageError } from '../format.ts';
+import { type CliIo, type Command, println } from '../io.ts';
+import { hasAwsConfiguration, noStoreMessage } from '../store.ts';
+
+/** Where the store is and how to reach it, as `store --format json` prints it. */
+export interface StoreInfo {
+  /** `embedded` (dynalite under `.shieldwatch/`) or `dynamodb` (the configured one). */
+  readonly kind: 'embedded' | 'dynamodb';
+  readonly table: string;
+  /** The endpoint, when not AWS's own. */
+  readonly endpoint?: string;
+  readonly region?: string;
+  /** Embedded store: its directory, server pid, idle time and the access key id it accepts (its token). */
+  readonly dir?: string;
+  readonly pid?: number;
+  readonly idleMs?: number;
+  readonly accessKeyId?: string;
+  readonly secretAccessKey?: string;
+  /** An `aws dynamodb query` for the newest 20 filter snapshots of the last 24 h, ready to run. */
+  readonly awsCommand: string;
+}
+
+/** Quotes a word for a POSIX shell when it needs it. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The README's `aws dynamodb query` (newest 20 filter snapshots since a date) for this store: endpoint, region
+ * and credentials in front when the store needs them, so it runs as printed.
+ */
+export function awsQueryCommand(options: {
+  readonly table: string;
+  readonly since: string;
+  readonly endpoint?: string;
+  readonly region?: string;
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+}): string {
+  const prefix = [
+    ...(options.credentials === undefined
+      ? []
+      : [
+          `AWS_ACCESS_KEY_ID=${shellWord(options.credentials.accessKeyId)}`,
+          `AWS_SECRET_ACCESS_KEY=${shellWord(options.credentials.secretAccessKey)}`,
+          // AWS CLI v2 pages its output through `less` by default.
+          'AWS_PAGER=',
+        ]),
+    'aws dynamodb query',
+    ...(options.endpoint === undefined ? [] : [`--endpoint-url ${shellWord(options.endpoint)}`]),
+    ...(options.region === undefined ? [] : [`--region ${shellWord(options.region)}`]),
+  ].join(' ');
+  const values = JSON.stringify({ ':pk': { S: 'filter' }, ':since': { S: options.since } })
+    .replaceAll('":{', '": {')
+    .replaceAll(',"', ', "');
+  return [
+    `${prefix} --table-name ${shellWord(options.table)}`,
+    `  --key-condition-expression 'pk = :pk AND sk >= :since'`,
+    `  --expression-attribute-values ${shellWord(values)}`,
+    '  --no-scan-index-forward --max-items 20',
+  ].join(' \\\n');
+}
+
+function render(info: StoreInfo): string {
+  if (info.kind === 'dynamodb') {
+    return [
+      `store:     DynamoDB ${info.endpoint === undefined ? `in ${info.region ?? 'the profile region'}` : `at ${info.endpoint}`} (AWS settings are present)`,
+      `table:     ${info.table}`,
+      'access:    your AWS credentials (environment, profile)',
+      '',
+      'The newest 20 filter snapshots of the last 24 h with the AWS CLI:',
+      info.awsCommand,
+    ].join('\n');
+  }
+  const dir = info.dir ?? '';
+  return [
+    `store:     embedded DynamoDB (dynalite) in ${dir}`,
+    `endpoint:  ${info.endpoint} (server pid ${info.pid}; it stops after ${Math.round((info.idleMs ?? 0) / 1000)} s without requests and comes back on the same port when it is free)`,
+    `table:     ${info.table}`,
+    `access:    region ${info.region}, access key id = the store's token (${path.join(dir, 'token')}), any secret key`,
+    `log:       ${path.join(dir, 'store.log')}`,
+    '',
+    'The newest 20 filter snapshots of the last 24 h with the AWS CLI (`shieldwatch store --aws` prints only this):',
+    info.awsCommand,
+  ].join('\n');
+}
+
+export const storeCommand: Command = {
+  name: 'store',
+  summary: "where the history is kept: the store's location, endpoint and how to query it with the AWS CLI",
+  help: [
+    'Usage: shieldwatch store [--aws] [--format table|json]',
+    '',
+    'Prints where this directory keeps its history and how to reach it: for the embedded store',
+    '(.shieldwatch/ here, used when no AWS setting is present) its directory, endpoint, table and',
+    'credentials (its token is the access key id); otherwise the configured DynamoDB. Starts the embedded',
+    "store's server when it is not running, so the endpoint answers; never creates a store.",
+    '',
+    'Options:',
+    '  --aws            print only an `aws dynamodb query` for the newest 20 filter snapshots of the last',
+    '                   24 h, with endpoint, region and credentials, ready to run',
+    '  --format FORMAT  table (default) or json',
+    '  -h, --help       show this help',
+    '',
+    'Exit codes: 0 shown; 1 this directory has no embedded store yet (it says where it would be).',
+  ].join('\n'),
+  options: { aws: { type: 'boolean' }, format: { type: 'string' } },
+  async run(values, io: CliIo) {
+    const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);
+    if (format === 'csv') throw new UsageError('--format must be table or json');
+    const { table } = loadStoreConfig(io.env);
+    const since = new Date(io.now() - 86_400_000).toISOString();
+    let info: StoreInfo;
+    if (hasAwsConfiguration(io.env)) {
+      const endpoint = configuredEndpoint(io.env, 'dynamodb');
+      const region = io.env['AWS_REGION'] ?? io.env['AWS_DEFAULT_REGION'];
+      info = {
+        kind: 'dynamodb',
+        table,
+        ...(endpoint === undefined ? {} : { endpoint }),
+        ...(region === undefined ? {} : { region }),
+        awsCommand: awsQueryCommand({
+          table,
+          since,
+          ...(endpoint === undefined ? {} : { endpoint }),
+          ...(region === undefined ? {} : { region }),
+        }),
+      };
+    } else {
+      const dir = defaultStoreDir();
+      if (!(await embeddedStoreExists(dir))) {
+        println(io.stderr, `shieldwatch store: ${noStoreMessage(dir)}`);
+        return 1;
+      }
+      const store = await ensureEmbeddedStore({ dir });
+      info = {
+        kind: 'embedded',
+        table,
+        endpoint: store.endpoint,
+        region: EMBEDDED_REGION,
+        dir: store.dir,
+        pid: store.pid,
+        idleMs: store.idleMs,
+        accessKeyId: store.token,
+        secretAccessKey: EMBEDDED_SECRET_KEY,
+        awsCommand: awsQueryCommand({
+          table,
+          since,
+          endpoint: store.endpoint,
+          region: EMBEDDED_REGION,
+          credentials: { accessKeyId: store.token, secretAccessKey: EMBEDDED_SECRET_KEY },
+        }),
+      };
+    }
+    if (values['aws'] === true) println(io.stdout, info.awsCommand);
+    else println(io.stdout, format === 'json' ? JSON.stringify(info, null, 2) : render(info));
+    return 0;
+  },
+};
