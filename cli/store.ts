@@ -55,9 +55,9 @@ function storeIdleMs(env: Env): number | undefined {
 /** Why a read finds no embedded store here, and where it would be. */
 export function noStoreMessage(dir: string): string {
   return (
-    `no embedded store here yet: ${dir} does not exist (nothing was created). The CLI keeps its history in ` +
-    '.shieldwatch/ of the directory it runs in: run this command where `poll` or `run` ran, or set AWS ' +
-    'settings (AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB, ...) to read a DynamoDB'
+    `this directory has no embedded store yet: there is none at ${dir} (and none was created). ` +
+    'The CLI keeps its history in .shieldwatch/ of the directory it runs in: run this command where `poll` ' +
+    'or `run` ran, or set AWS settings (AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB, ...) to use a DynamoDB'
   );
 }
 

@@ -84,7 +84,7 @@ export const eventsCommand: Command = {
     // CONTRACT §8: `events` lists the status transitions; the other alert events on request.
     const only = values['all'] === true ? undefined : (named ?? 'filter.status_changed');
     const config = loadStoreConfig(io.env);
-    const store = await openStore(io.env, config.table);
+    const store = await openStore(io.env, config.table, { readOnly: true });
     try {
       const all = await storeCall(store, () =>
         new DynamoStore(store.client, config.table).queryEvents(

@@ -181,7 +181,7 @@ export const historyCommand: Command = {
     const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);
     const query = timeWindow(values, io.now());
     const config = loadStoreConfig(io.env);
-    const store = await openStore(io.env, config.table);
+    const store = await openStore(io.env, config.table, { readOnly: true });
     try {
       const showProgress = io.stderr.isTTY === true;
       const snapshots = await storeCall(store, () =>

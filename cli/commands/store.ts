@@ -59,9 +59,7 @@ export function awsQueryCommand(options: {
     ...(options.endpoint === undefined ? [] : [`--endpoint-url ${shellWord(options.endpoint)}`]),
     ...(options.region === undefined ? [] : [`--region ${shellWord(options.region)}`]),
   ].join(' ');
-  const values = JSON.stringify({ ':pk': { S: 'filter' }, ':since': { S: options.since } })
-    .replaceAll('":{', '": {')
-    .replaceAll(',"', ', "');
+  const values = `{":pk": {"S": "filter"}, ":since": {"S": ${JSON.stringify(options.since)}}}`;
   return [
     `${prefix} --table-name ${shellWord(options.table)}`,
     `  --key-condition-expression 'pk = :pk AND sk >= :since'`,

@@ -83,7 +83,7 @@ export const uptimeCommand: Command = {
         : new Date(nowMs).toISOString();
     if (since > until) throw new UsageError(`--since (${since}) is after --until (${until})`);
     const config = loadStoreConfig(io.env);
-    const store = await openStore(io.env, config.table);
+    const store = await openStore(io.env, config.table, { readOnly: true });
     try {
       const snapshots = await storeCall(store, () =>
         new DynamoStore(store.client, config.table).querySnapshots({ kind: 'filter' }, { since, until }),
