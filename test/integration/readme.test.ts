@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { awsQueryCommand } from '../../cli/commands/store.ts';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 
@@ -68,6 +69,32 @@ describe('the README stays true', () => {
       '2026-11-21T00:00:01.000Z',
     ]);
     expect(out.Items?.[0]?.['status']?.S).toBe('active');
+  });
+
+  it('its aws dynamodb query example is the command `shieldwatch store --aws` prints, without the local parts', () => {
+    // Prepare
+    const block = /```sh\n(aws dynamodb query[\s\S]*?)\n```/.exec(readme)?.[1];
+    const since = /"2\d{3}-[^"]+"/.exec(block ?? '')?.[0];
+
+    // Act
+    const printed = awsQueryCommand({ table: 'shieldwatch', since: JSON.parse(since ?? '""') as string });
+    const embedded = awsQueryCommand({
+      table: 'shieldwatch',
+      since: JSON.parse(since ?? '""') as string,
+      endpoint: 'http://127.0.0.1:8000',
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'token', secretAccessKey: 'local' },
+    });
+
+    // Assess
+    expect(printed).toBe(block);
+    expect(embedded).toBe(
+      block?.replace(
+        'aws dynamodb query',
+        'AWS_ACCESS_KEY_ID=token AWS_SECRET_ACCESS_KEY=local AWS_PAGER= aws dynamodb query --endpoint-url http://127.0.0.1:8000 --region us-east-1',
+      ),
+    );
+    expect(readme).toContain('npx shieldwatch store --aws');
   });
 
   it('documents every configuration variable the loader reads', () => {
