@@ -9,6 +9,7 @@ import { nearest } from '../lambda/core/nearest.ts';
 import { networkIdProblem } from '../lambda/core/network-id.ts';
 import { parseStatusPath } from '../lambda/core/status.ts';
 import { rangeOf } from '../lambda/settings.ts';
+import { DEFAULT_SCHEDULE, parseScheduleExpression, type ScheduleSpec } from './schedule-expression.ts';
 import {
   fittingShardSize,
   MAX_SCHEDULE_INPUT_CHARS,
@@ -42,16 +43,6 @@ export const CONTEXT_KEYS = [
 
 /** One of {@link CONTEXT_KEYS}. */
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
-
-/** When the poller runs: the expression as given, and what it means for sizing and alarms. */
-export interface ScheduleSpec {
-  /** An EventBridge Scheduler expression, `rate(...)` or `cron(...)`. */
-  readonly expression: string;
-  /** Shortest time between two runs, in minutes. Sizes the function timeout and the retry window. */
-  readonly minIntervalMinutes: number;
-  /** Longest time between two runs, in minutes. The period of the "no completed cycle" alarm. */
-  readonly maxIntervalMinutes: number;
-}
 
 /** The validated settings of one shieldwatch deployment. */
 export interface MonitorSettings {
@@ -155,8 +146,6 @@ export class ContextError extends Error {
   }
 }
 
-/** Default poll schedule. */
-export const DEFAULT_SCHEDULE = 'rate(1 minute)';
 /** Default snapshot retention, in days (CONTRACT §3). */
 export const DEFAULT_RETENTION_DAYS = rangeOf('retentionDays').default;
 /**
@@ -166,8 +155,6 @@ export const DEFAULT_RETENTION_DAYS = rangeOf('retentionDays').default;
 export const MAX_NETWORKS_CHARS = 2048;
 /** Largest `shardSize` accepted; the schedule input limit stops far smaller shards of real ids anyway. */
 export const MAX_SHARD_SIZE = 10_000;
-/** Longest interval between runs: the no-cycle alarm watches three of them, and a monitor should run daily. */
-export const MAX_INTERVAL_MINUTES = 24 * 60;
 /** Longest function timeout, however rare the schedule: every request times out after at most 10 s. */
 export const MAX_POLLER_TIMEOUT_SECONDS = 120;
 
@@ -515,83 +502,4 @@ function parseInteger(value: unknown, min: number, max: number, unit: string): P
     return fail(`expected a whole number of ${unit} from ${min} to ${max}, got ${show(value)}`);
   }
   return ok(number);
-}
-
-const SCHEDULE_HELP = 'expected rate(1 minute), rate(N minutes|hours) or cron(Minutes Hours * * ? *)';
-
-/**
- * Validates an EventBridge Scheduler expression and works out the intervals between its runs.
- * Cron expressions must run every day (day-of-month, month, day-of-week and year unrestricted): the
- * no-cycle alarm expects a run in every interval, so a schedule with idle days would page every weekend.
- */
-export function parseScheduleExpression(value: unknown): Parsed<ScheduleSpec> {
-  if (typeof value !== 'string') return fail(`${SCHEDULE_HELP}, got ${show(value)}`);
-  const expression = value.trim();
-  const intervals = expression.startsWith('cron(') ? cronIntervals(expression) : rateIntervals(expression);
-  if (!intervals.ok) return fail(`${show(value)}: ${intervals.problem}`);
-  const [minIntervalMinutes, maxIntervalMinutes] = intervals.value;
-  if (maxIntervalMinutes > MAX_INTERVAL_MINUTES) {
-    return fail(`${show(value)} runs less than once a day; the monitor must run at least daily`);
-  }
-  return ok({ expression, minIntervalMinutes, maxIntervalMinutes });
-}
-
-const RATE_UNITS: Readonly<Record<string, number>> = { minute: 1, hour: 60, day: 1440 };
-
-function rateIntervals(expression: string): Parsed<[number, number]> {
-  const match = /^rate\(([1-9][0-9]*) (minute|hour|day)(s?)\)$/.exec(expression);
-  if (match === null) return fail(`not a rate or cron expression; ${SCHEDULE_HELP}`);
-  const [, count, unit, plural] = match;
-  const n = Number(count);
-  if ((n === 1) !== (plural === '')) {
-    return fail(
-      `write rate(1 ${unit}) for one and rate(${n} ${unit}s) for more (EventBridge rejects the other forms)`,
-    );
-  }
-  const minutes = n * (RATE_UNITS[unit!] ?? 1);
-  return ok([minutes, minutes]);
-}
-
-function cronIntervals(expression: string): Parsed<[number, number]> {
-  const match = /^cron\((.*)\)$/.exec(expression);
-  const fields = match?.[1]?.trim().split(/\s+/) ?? [];
-  if (fields.length !== 6) {
-    return fail('a cron expression has six fields: cron(Minutes Hours Day-of-month Month Day-of-week Year)');
-  }
-  const [minuteField, hourField, dayOfMonth, month, dayOfWeek, year] = fields as [string, ...string[]];
-  const minutes = cronField(minuteField, 0, 59, 'Minutes');
-  const hours = cronField(hourField!, 0, 23, 'Hours');
-  if (!minutes.ok) return minutes;
-  if (!hours.ok) return hours;
-  const everyDay =
-    month === '*' &&
-    year === '*' &&
-    ((dayOfMonth === '*' && dayOfWeek === '?') || (dayOfMonth === '?' && dayOfWeek === '*'));
-  if (!everyDay) {
-    return fail(
-      'the monitor must run every day: use * * ? * for Day-of-month Month Day-of-week Year ' +
-        '(the no-cycle alarm would fire on idle days)',
-    );
-  }
-  const runs = hours.value.flatMap((h) => minutes.value.map((m) => h * 60 + m)).sort((a, b) => a - b);
-  const gaps = runs.map((run, i) => (i + 1 < runs.length ? runs[i + 1]! : runs[0]! + 1440) - run);
-  return ok([Math.min(...gaps), Math.max(...gaps)]);
-}
-
-/** Parses one cron field of `*`, `n`, `a-b`, each optionally `/step`, joined by commas. */
-function cronField(field: string, min: number, max: number, name: string): Parsed<number[]> {
-  const values = new Set<number>();
-  for (const item of field.split(',')) {
-    const match = /^(\*|([0-9]+)(?:-([0-9]+))?)(?:\/([0-9]+))?$/.exec(item);
-    if (match === null) return fail(`${name} field ${show(field)}: expected *, n, a-b, */n or a/n`);
-    const [, , start, end, step] = match;
-    const from = start === undefined ? min : Number(start);
-    const to = end !== undefined ? Number(end) : start === undefined || step !== undefined ? max : from;
-    const by = step === undefined ? 1 : Number(step);
-    if (from < min || to > max || from > to || by < 1) {
-      return fail(`${name} field ${show(field)}: values must be within ${min}-${max}`);
-    }
-    for (let v = from; v <= to; v += by) values.add(v);
-  }
-  return ok([...values]);
 }

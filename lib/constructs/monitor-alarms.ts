@@ -6,7 +6,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MetricName } from '../../lambda/metric-names.ts';
-import type { ScheduleSpec } from '../context.ts';
+import type { ScheduleSpec } from '../schedule-expression.ts';
 import { monitorMetric } from './monitor-metrics.ts';
 
 /** Schedule intervals without a completed cycle before the monitor counts as dead. */
