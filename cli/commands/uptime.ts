@@ -42,7 +42,7 @@ function renderReport(report: UptimeReport): string {
         : `: ${Object.entries(a.byKind)
             .map(([kind, n]) => `${kind} ${n}`)
             .join(', ')}`
-    })`,
+    }${a.cutShort === 0 ? '' : `; ${a.cutShort} cut short by the operator, not counted`})`,
   );
   return lines.join('\n');
 }
@@ -59,7 +59,7 @@ export const uptimeCommand: Command = {
     '  - the API availability: the share of time the API answered (anything but time-outs,',
     '    connection errors, 5xx and 429), with failed cycles by kind;',
     '  - gaps: stretches with no snapshot for more than 3 typical intervals (the monitor was not running),',
-    '    which count in neither share.',
+    '    and cycles cut short by the operator (a second Ctrl-C of run), which count in neither share.',
     '',
     'Options:',
     '  --since WHEN     from WHEN: a duration back from now (24h, 7d, 30d) or an ISO date (default 30d)',

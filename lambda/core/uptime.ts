@@ -14,6 +14,12 @@ export const MIN_DEFAULT_GAP_MS = 180_000;
 /** Largest time a JavaScript Date can hold, in ms either side of the epoch. */
 const MAX_DATE_MS = 8.64e15;
 
+/**
+ * How the error of a snapshot whose requests the operator stopped begins (the CLI's second Ctrl-C, see
+ * `lambda/cycle.ts`): no evidence about the API either way.
+ */
+export const CUT_SHORT_PREFIX = 'cut short';
+
 /** Failure kinds that mean the API did not answer usefully: no answer, 5xx or 429. */
 const NOT_ANSWERED: ReadonlySet<FailureKind | undefined> = new Set(['transport', 'server', 'rate_limited']);
 
@@ -29,8 +35,9 @@ export interface UptimeReport {
   /** Time covered by snapshots; gaps excluded. */
   readonly monitoredMs: number;
   /**
-   * Intervals with no snapshot for longer than the gap threshold (the monitor was not running), clipped to the
-   * window, oldest first. A trailing interval from the last snapshot to `untilMs` counts too.
+   * Intervals with no snapshot for longer than the gap threshold (the monitor was not running), and intervals
+   * held by a snapshot the operator cut short (no evidence about the API), clipped to the window, oldest first.
+   * A trailing interval from the last snapshot to `untilMs` counts too.
    */
   readonly gaps: ReadonlyArray<{ readonly from: string; readonly to: string; readonly ms: number }>;
   /**
@@ -47,12 +54,17 @@ export interface UptimeReport {
      * `server` or `rate_limited`). A rejected key or an unreadable body is still an answer.
      */
     readonly answeredMs: number;
-    /** Filter snapshots observed inside the window. */
+    /** Filter snapshots observed inside the window, those cut short by the operator excepted. */
     readonly cycles: number;
     /** Of those, the ones that failed (`ok` false), whatever the reason. */
     readonly failedCycles: number;
     /** Failed cycles by `errorKind` (`unknown` when a failed snapshot has none); the counts sum to `failedCycles`. */
     readonly byKind: Readonly<Record<string, number>>;
+    /**
+     * Filter snapshots inside the window whose request the operator stopped (error starting with
+     * {@link CUT_SHORT_PREFIX}): counted in neither `cycles` nor the shares; their time is a gap.
+     */
+    readonly cutShort: number;
   };
 }
 
@@ -83,7 +95,8 @@ interface Timed {
  *
  * Each snapshot holds from its `at` until the next snapshot's `at` (the last one until `untilMs`). An interval
  * longer than the gap threshold is a gap: it is excluded from monitored time entirely (the status before it is
- * not assumed to have lasted) and reported in `gaps`. Intervals are then clipped to `[sinceMs, untilMs]`.
+ * not assumed to have lasted) and reported in `gaps`. So is the interval held by a snapshot the operator cut
+ * short, which says nothing about the API. Intervals are then clipped to `[sinceMs, untilMs]`.
  *
  * Empty input gives zeros. Throws a RangeError only for options that are not usable times or durations.
  */
@@ -120,11 +133,11 @@ export function computeUptime(filterSnapshots: readonly Snapshot[], options: Upt
     const clippedEnd = Math.min(end, untilMs);
     if (clippedEnd <= clippedStart) continue;
     const ms = clippedEnd - clippedStart;
-    if (end - start > gapMs) {
+    const snapshot = timed[i]!.snapshot;
+    if (end - start > gapMs || isCutShort(snapshot)) {
       gaps.push({ from: iso(clippedStart), to: iso(clippedEnd), ms });
       continue;
     }
-    const snapshot = timed[i]!.snapshot;
     monitoredMs += ms;
     const status = snapshot.ok && typeof snapshot.status === 'string' ? snapshot.status : UNREADABLE_STATUS;
     byStatus.set(status, (byStatus.get(status) ?? 0) + ms);
@@ -149,6 +162,11 @@ export function computeUptime(filterSnapshots: readonly Snapshot[], options: Upt
   };
 }
 
+/** Whether the operator stopped this snapshot's request: no evidence about the API. */
+function isCutShort(snapshot: Snapshot): boolean {
+  return !snapshot.ok && snapshot.error?.startsWith(CUT_SHORT_PREFIX) === true;
+}
+
 /** Whether the API gave an answer other than 5xx or 429. */
 function apiAnswered(snapshot: Snapshot): boolean {
   if (snapshot.errorKind !== undefined) return !NOT_ANSWERED.has(snapshot.errorKind);
@@ -158,23 +176,31 @@ function apiAnswered(snapshot: Snapshot): boolean {
 }
 
 /** Cycle counts of the snapshots observed inside `[sinceMs, untilMs]`. */
-function countCycles(
-  timed: readonly Timed[],
-  sinceMs: number | undefined,
-  untilMs: number,
-): { cycles: number; failedCycles: number; byKind: Record<string, number> } {
+function countCycles(timed: readonly Timed[], sinceMs: number | undefined, untilMs: number): Counts {
   let cycles = 0;
   let failedCycles = 0;
+  let cutShort = 0;
   const byKind: Record<string, number> = {};
   for (const { ms, snapshot } of timed) {
     if (ms > untilMs || (sinceMs !== undefined && ms < sinceMs)) continue;
+    if (isCutShort(snapshot)) {
+      cutShort += 1;
+      continue;
+    }
     cycles += 1;
     if (snapshot.ok) continue;
     failedCycles += 1;
     const kind = snapshot.errorKind ?? 'unknown';
     byKind[kind] = (byKind[kind] ?? 0) + 1;
   }
-  return { cycles, failedCycles, byKind };
+  return { cycles, failedCycles, byKind, cutShort };
+}
+
+interface Counts {
+  cycles: number;
+  failedCycles: number;
+  byKind: Record<string, number>;
+  cutShort: number;
 }
 
 /** 3 × the median of the positive intervals between snapshots, at least {@link MIN_DEFAULT_GAP_MS}. */
@@ -191,11 +217,7 @@ function defaultGapMs(timed: readonly Timed[]): number {
   return Math.max(MIN_DEFAULT_GAP_MS, 3 * median);
 }
 
-function emptyReport(
-  fromMs: number,
-  untilMs: number,
-  counts: { cycles: number; failedCycles: number; byKind: Record<string, number> },
-): UptimeReport {
+function emptyReport(fromMs: number, untilMs: number, counts: Counts): UptimeReport {
   return {
     from: iso(fromMs),
     to: iso(untilMs),

@@ -43,6 +43,18 @@ function failed(m: number, kind: FailureKind): Snapshot {
   };
 }
 
+/** A filter snapshot at minute `m` whose request the operator stopped (the CLI's second Ctrl-C), as stored. */
+function cutShort(m: number): Snapshot {
+  return {
+    target: { kind: 'filter' },
+    at: iso(m),
+    cycleId: `c${m}`,
+    ok: false,
+    error: 'cut short: the monitor was stopped (aborted after 812 ms)',
+    errorKind: 'transport',
+  };
+}
+
 /** One snapshot a minute from minute `from` to minute `to` inclusive. */
 function steady(from: number, to: number, make: (m: number) => Snapshot): Snapshot[] {
   return Array.from({ length: to - from + 1 }, (_, i) => make(from + i));
@@ -66,6 +78,8 @@ interface Case {
   readonly cycles: number;
   readonly failedCycles: number;
   readonly byKind: Record<string, number>;
+  /** @default 0 */
+  readonly cutShort?: number;
 }
 
 const CASES: readonly Case[] = [
@@ -233,6 +247,52 @@ const CASES: readonly Case[] = [
     byKind: { transport: 2, server: 1, rate_limited: 1, auth: 1, client: 1, contract: 1 },
   },
   {
+    name: 'cut short by the operator (last cycle): a gap, no evidence about the API',
+    snapshots: [...steady(0, 4, (m) => seen(m, 'active')), cutShort(5)],
+    untilMin: 6,
+    from: 0,
+    monitoredMin: 5,
+    statusesMin: { active: 5 },
+    gaps: [[5, 6]],
+    answeredMin: 5,
+    cycles: 5,
+    failedCycles: 0,
+    byKind: {},
+    cutShort: 1,
+  },
+  {
+    name: 'cut short in the middle, monitoring resumed at once: only its own interval is a gap',
+    snapshots: [
+      ...steady(0, 3, (m) => seen(m, 'active')),
+      cutShort(4),
+      ...steady(5, 9, (m) => seen(m, 'active')),
+    ],
+    untilMin: 10,
+    from: 0,
+    monitoredMin: 9,
+    statusesMin: { active: 9 },
+    gaps: [[4, 5]],
+    answeredMin: 9,
+    cycles: 9,
+    failedCycles: 0,
+    byKind: {},
+    cutShort: 1,
+  },
+  {
+    name: 'cut short beside a real transport failure: only the real one lowers availability',
+    snapshots: [seen(0, 'active'), failed(1, 'transport'), cutShort(2), seen(3, 'active')],
+    untilMin: 4,
+    from: 0,
+    monitoredMin: 3,
+    statusesMin: { active: 2, [UNREADABLE_STATUS]: 1 },
+    gaps: [[2, 3]],
+    answeredMin: 2,
+    cycles: 3,
+    failedCycles: 1,
+    byKind: { transport: 1 },
+    cutShort: 1,
+  },
+  {
     name: 'empty history: zeros',
     snapshots: [],
     untilMin: 10,
@@ -326,6 +386,7 @@ describe('computeUptime', () => {
       cycles: c.cycles,
       failedCycles: c.failedCycles,
       byKind: c.byKind,
+      cutShort: c.cutShort ?? 0,
     });
   });
 
@@ -387,11 +448,14 @@ describe('computeUptime', () => {
           fc.constantFrom<FailureKind>('auth', 'rate_limited', 'server', 'client', 'transport', 'contract'),
         ),
         fc.boolean(),
+        fc.boolean(),
       )
-      .map(([m, what, isStatus]) =>
-        isStatus && !['auth', 'rate_limited', 'server', 'client', 'transport', 'contract'].includes(what)
-          ? seen(m, what)
-          : failed(m, what as FailureKind),
+      .map(([m, what, isStatus, stopped]) =>
+        stopped
+          ? cutShort(m)
+          : isStatus && !['auth', 'rate_limited', 'server', 'client', 'transport', 'contract'].includes(what)
+            ? seen(m, what)
+            : failed(m, what as FailureKind),
       );
     fc.assert(
       fc.property(
