@@ -3,13 +3,15 @@
  *
  * Every method resolves to an {@link ApiResponse}; nothing here throws or rejects. The API is undocumented
  * beyond its paths, so every answer is treated as untrusted: bodies are size-capped while they stream,
- * redirects are never followed (the key must not travel to another origin), and the key is scrubbed from
- * everything handed back.
+ * redirects are never followed (the key must not travel to another origin), bodies are decoded strictly,
+ * and the key (any fragment of it, in any echo form: see `key-redaction.ts`) is scrubbed from everything
+ * handed back.
  */
 import type { Dispatcher } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { ApiResponse, FailureKind } from '../core/types.ts';
 import type { ProtectionApi, RequestContext } from '../ports.ts';
+import { type KeyRedactor, MIN_FRAGMENT_LENGTH, REDACTED, redactorFor } from './key-redaction.ts';
 import { Pool } from './undici-pool.ts';
 
 export type { RequestContext } from '../ports.ts';
@@ -70,16 +72,16 @@ const EXCERPT_CHARS = 200;
  * which costs the connection but never the memory.
  */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
-/** Shorter keys are not scrubbed from bodies: replacing them could corrupt ordinary data. */
-const MIN_SCRUB_KEY_LENGTH = 8;
 /**
- * Keys at least this long are also looked for in the parsed body's strings and names (where escapes are
- * decoded); shorter ones would match ordinary data. The config loader refuses keys shorter than this.
+ * Keys shorter than {@link MIN_FRAGMENT_LENGTH} (whose fragments are not scrubbed: they would match ordinary
+ * data) but at least this long are looked for whole in the parsed body's strings and names (where escapes
+ * are decoded); shorter ones would match ordinary data. The config loader refuses keys shorter than this.
  */
 export const MIN_STRUCTURAL_SCRUB_KEY_LENGTH = 4;
 /** Deepest nesting accepted in a body; deeper is a `contract` failure (no real API nests this deep). */
 export const MAX_BODY_DEPTH = 64;
-const REDACTED = '[REDACTED]';
+/** Invalid UTF-8 in a 2xx body is a contract failure: replacement characters would make different texts equal. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The path of one network's real-time endpoint: the id is always exactly one path segment.
@@ -201,6 +203,7 @@ export class ProtectionApiClient implements ProtectionApi {
   };
   #inFlight = 0;
   #headersFor: { key: string; headers: Record<string, string> } | undefined;
+  #redactorFor: { key: string; redactor: KeyRedactor } | undefined;
 
   /**
    * @param dispatcher for tests; by default one undici `Pool` for the base origin with `concurrency`
@@ -272,7 +275,11 @@ export class ProtectionApiClient implements ProtectionApi {
       // No key means no request; the caller resolves (and caches) it first, so this is rare.
       return failure('transport', `could not resolve the API key: ${describeError(err)}`, 0, 0);
     }
-    const scrub = (text: string): string => scrubKey(text, key);
+    const redactor = this.#redactor(key);
+    const scrub = (text: string): string => redactor.text(text);
+    // Every error text leaves through here, whichever attempt and branch made it.
+    const done = (response: ApiResponse): ApiResponse =>
+      response.error === undefined ? response : { ...response, error: scrub(response.error) };
     const path = this.#prefix + apiPath;
     let attempts = 0;
     let startedAt: number | undefined;
@@ -282,12 +289,12 @@ export class ProtectionApiClient implements ProtectionApi {
       const outcome = await this.#slots.acquire(deadlineMs, signal);
       if (outcome !== 'acquired') {
         const latencyMs = startedAt === undefined ? 0 : Date.now() - startedAt;
-        if (last !== undefined) return { ...last.response, latencyMs, attempts };
+        if (last !== undefined) return done({ ...last.response, latencyMs, attempts });
         const error =
           outcome === 'deadline'
             ? 'deadline reached before the request was sent'
             : 'aborted before the request was sent';
-        return failure('transport', error, latencyMs, attempts);
+        return done(failure('transport', error, latencyMs, attempts));
       }
       this.#inFlight++;
       if (this.#inFlight > this.stats.maxInFlight) this.stats.maxInFlight = this.#inFlight;
@@ -310,7 +317,12 @@ export class ProtectionApiClient implements ProtectionApi {
       if (signal?.aborted || (deadlineMs !== undefined && Date.now() + delayMs >= deadlineMs)) break;
       if (!(await sleep(delayMs, signal))) break;
     }
-    return { ...last.response, latencyMs: Date.now() - startedAt, attempts };
+    return done({ ...last.response, latencyMs: Date.now() - startedAt, attempts });
+  }
+
+  #redactor(key: string): KeyRedactor {
+    if (this.#redactorFor?.key !== key) this.#redactorFor = { key, redactor: redactorFor(key) };
+    return this.#redactorFor.redactor;
   }
 
   /** Full jitter from an exponential ceiling; a server's `Retry-After` wins but is capped too. */
@@ -412,47 +424,56 @@ export class ProtectionApiClient implements ProtectionApi {
       if (read === undefined) {
         return contractFailure(status, `body larger than ${this.#maxBodyBytes} bytes`, announced);
       }
-      let text = read.toString('utf8');
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      if (key.length >= MIN_SCRUB_KEY_LENGTH && text.includes(key)) text = text.replaceAll(key, REDACTED);
+      const bodyBytes = read.length;
+      let text: string;
+      try {
+        // Also removes a leading byte order mark.
+        text = STRICT_UTF8.decode(read);
+      } catch {
+        return contractFailure(status, 'body is not valid UTF-8', bodyBytes);
+      }
+      // Escaped, percent-encoded and other-case copies and fragments included: they are found in the text.
+      if (key.length >= MIN_FRAGMENT_LENGTH) text = scrub(text);
       let json: unknown;
       try {
         json = JSON.parse(text);
       } catch {
-        const type = scrub(sanitise(String(headers['content-type'] ?? 'none')));
+        const type = sanitise(String(headers['content-type'] ?? 'none'));
         const what = text.trim().length === 0 ? 'body is empty' : 'body is not JSON';
-        return contractFailure(status, `${what} (content-type: ${type})`, read.length, scrub(text));
+        return contractFailure(status, `${what} (content-type: ${type})`, bodyBytes, scrub(text));
       }
-      const depth = nestingDepth(json);
+      const depth = nestingDepth(text);
       if (depth > MAX_BODY_DEPTH) {
         return contractFailure(
           status,
           `body nested ${depth} levels deep (at most ${MAX_BODY_DEPTH})`,
-          read.length,
+          bodyBytes,
         );
       }
-      // The key may come back JSON-escaped (\u0073..., \/): look for it in the parsed strings too.
-      if (key.length >= MIN_STRUCTURAL_SCRUB_KEY_LENGTH) {
+      // A short key's fragments are not scrubbed, but the key itself may come back JSON-escaped (\u0073...,
+      // \/): look for it whole in the parsed strings.
+      if (key.length >= MIN_STRUCTURAL_SCRUB_KEY_LENGTH && key.length < MIN_FRAGMENT_LENGTH) {
         const scrubbed = scrubParsed(json, key);
         if (scrubbed.changed) {
           json = scrubbed.value;
           text = JSON.stringify(json);
         }
       }
-      return { response: { ok: true, httpStatus: status, json, text, bodyBytes: read.length } };
+      return { response: { ok: true, httpStatus: status, json, text, bodyBytes } };
     }
 
     if (status >= 300 && status < 400) {
       // The body of a redirect may repeat the target with its query: it is drained, never quoted.
       await drain(body, announced);
-      const target = redirectOrigin(headers['location'], this.#origin);
-      const to = target === undefined ? 'no usable Location' : `to ${scrub(target)}`;
+      // Another origin is never named: its host may be the key itself, or a fragment of it.
+      const to = redirectTarget(headers['location'], this.#origin);
       return withBytes(httpFailure('client', status, `redirect (${status}) not followed (${to})`), announced);
     }
 
     const raw = await readExcerpt(body, announced);
-    // JSON escapes are decoded first, so an escaped copy of the key is scrubbed too.
-    const excerpt = sanitise(scrub(decodeJsonEscapes(raw.excerpt)));
+    // Scrubbed before and after the text is made one line (which may join what stood apart), cut last: a
+    // cut can shorten a fragment of the key, never make one.
+    const excerpt = clip(scrub(oneLine(scrub(decodeJsonEscapes(raw.excerpt)))));
     const bytesRead = raw.bytesRead;
     const quoted = excerpt.length > 0 ? `: ${excerpt}` : '';
     const bodyBytes = announced ?? bytesRead;
@@ -597,16 +618,32 @@ function abortReason(signal: AbortSignal | undefined): string {
     : 'aborted';
 }
 
-/** Deepest nesting of arrays and objects in a parsed body, measured without recursion. */
-function nestingDepth(value: unknown): number {
+/**
+ * Deepest nesting of arrays and objects in a JSON text that parsed, counted on the text: one pass without
+ * recursion or allocation (a walk of the parsed value would hold a stack of every node of a wide body).
+ * Stops counting past {@link MAX_BODY_DEPTH}.
+ */
+function nestingDepth(text: string): number {
+  let depth = 0;
   let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
-    if (typeof item !== 'object' || item === null) continue;
-    deepest = Math.max(deepest, depth + 1);
-    if (deepest > MAX_BODY_DEPTH) return deepest;
-    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit === 0x22 /* " */) {
+      // Skip the string; a backslash escapes the next character.
+      for (i++; i < text.length; i++) {
+        const inner = text.charCodeAt(i);
+        if (inner === 0x5c) i++;
+        else if (inner === 0x22) break;
+      }
+    } else if (unit === 0x5b /* [ */ || unit === 0x7b /* { */) {
+      depth++;
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > MAX_BODY_DEPTH) return deepest;
+      }
+    } else if (unit === 0x5d /* ] */ || unit === 0x7d /* } */) {
+      depth--;
+    }
   }
   return deepest;
 }
@@ -649,15 +686,20 @@ function decodeJsonEscapes(text: string): string {
 
 /** One line of printable ASCII, at most {@link EXCERPT_CHARS} characters. */
 function sanitise(text: string): string {
-  const flat = text
+  return clip(oneLine(text));
+}
+
+/** Printable ASCII on one line: other characters become single spaces. */
+function oneLine(text: string): string {
+  return text
     .replace(/[^\x20-\x7e]+/g, ' ')
     .replace(/ {2,}/g, ' ')
     .trim();
-  return flat.length > EXCERPT_CHARS ? flat.slice(0, EXCERPT_CHARS - 3) + '...' : flat;
 }
 
-function scrubKey(text: string, key: string): string {
-  return key.length > 0 && text.includes(key) ? text.replaceAll(key, REDACTED) : text;
+/** At most {@link EXCERPT_CHARS} characters. */
+function clip(text: string): string {
+  return text.length > EXCERPT_CHARS ? text.slice(0, EXCERPT_CHARS - 3) + '...' : text;
 }
 
 function contentLength(value: string | string[] | undefined): number | undefined {
@@ -665,15 +707,20 @@ function contentLength(value: string | string[] | undefined): number | undefined
   return Number(value);
 }
 
-/** The origin a redirect points to, never its path or query (which may carry tokens). */
-function redirectOrigin(location: string | string[] | undefined, base: string): string | undefined {
-  if (typeof location !== 'string') return undefined;
+/**
+ * Where a redirect points, without naming it: only whether it stays on the API's origin. Another origin's
+ * host may be the key, its path and query may carry tokens.
+ */
+function redirectTarget(location: string | string[] | undefined, base: string): string {
+  if (typeof location !== 'string') return 'no usable Location';
+  let origin: string;
   try {
-    const origin = new URL(location, base).origin;
-    return origin === 'null' ? undefined : sanitise(origin);
+    origin = new URL(location, base).origin;
   } catch {
-    return undefined;
+    return 'no usable Location';
   }
+  if (origin === 'null') return 'no usable Location';
+  return origin === base ? 'to the same origin' : 'to another origin';
 }
 
 /** `Retry-After` as delta-seconds or an HTTP-date, in ms from now; undefined when absent or unreadable. */

@@ -220,6 +220,34 @@ describe('answers', () => {
     expect(result.json).toBeUndefined();
   });
 
+  it.each([
+    { name: 'a byte that never starts a character', bytes: [0xff] },
+    { name: 'a sequence cut short', bytes: [0xe6, 0x9d] },
+    { name: 'an overlong encoding', bytes: [0xc0, 0xaf] },
+    { name: 'an encoded surrogate', bytes: [0xed, 0xa0, 0x80] },
+  ])(
+    'reports a 2xx body with invalid UTF-8 ($name) as contract, not as replacement characters',
+    async ({ bytes }) => {
+      // Prepare: two bodies that a lenient decoder would make equal
+      const body = Buffer.concat([Buffer.from('{"status":"on'), Buffer.from(bytes), Buffer.from('"}')]);
+      const api = await fakeApi({ filter: () => ({ body }) });
+
+      // Act
+      const result = await client(api.url).getFilterStatus();
+
+      // Assess
+      expect(result).toMatchObject({
+        ok: false,
+        errorKind: 'contract',
+        httpStatus: 200,
+        error: 'body is not valid UTF-8',
+        bodyBytes: body.length,
+      });
+      expect(result.json).toBeUndefined();
+      expect(result.text).toBeUndefined();
+    },
+  );
+
   it('reports an empty 2xx body as contract', async () => {
     const api = await fakeApi({ filter: () => ({ status: 204 }) });
 
@@ -271,7 +299,7 @@ describe('answers', () => {
     expect(excerpt).toMatch(/^[\x20-\x7e]+$/);
   });
 
-  it('does not follow a redirect: the target gets nothing, the error names only its origin', async () => {
+  it('does not follow a redirect: the target gets nothing, the error does not name it', async () => {
     // Prepare
     const target = await countingServer();
     cleanups.push(target.close);
@@ -285,9 +313,23 @@ describe('answers', () => {
 
     // Assess
     expect(result).toMatchObject({ ok: false, errorKind: 'client', httpStatus: 302, attempts: 1 });
-    expect(result.error).toBe(`redirect (302) not followed (to ${target.url})`);
-    expect(result.error).not.toContain('token');
+    expect(result.error).toBe('redirect (302) not followed (to another origin)');
+    expect(result.error).not.toContain('127.0.0.1');
     expect(target.hits()).toBe(0);
+  });
+
+  it.each([
+    { location: '/api/v2/filter/status?token=abc123', to: 'to the same origin' },
+    { location: 'mailto:someone@example.com', to: 'no usable Location' },
+    { location: undefined, to: 'no usable Location' },
+  ])('says where a redirect to $location points without quoting it', async ({ location, to }) => {
+    const api = await fakeApi({
+      filter: () => ({ status: 307, ...(location === undefined ? {} : { headers: { location } }) }),
+    });
+
+    const result = await client(api.url).getFilterStatus();
+
+    expect(result.error).toBe(`redirect (307) not followed (${to})`);
   });
 });
 
@@ -563,6 +605,66 @@ describe('the key never leaks', () => {
     } else {
       expect(result.error).toContain('[REDACTED]');
     }
+  });
+
+  it.each([
+    {
+      name: 'percent-encoded, every character',
+      echo: (key: string) => [...key].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join(''),
+    },
+    { name: 'percent-encoded, some characters', echo: (key: string) => key.replaceAll('-', '%2d') },
+    { name: 'in upper case', echo: (key: string) => key.toUpperCase() },
+    { name: 'in lower case', echo: (key: string) => key.toLowerCase() },
+    { name: 'as its first 12 characters', echo: (key: string) => key.slice(0, 12) },
+    { name: 'as its last 9 characters, in upper case', echo: (key: string) => key.slice(-9).toUpperCase() },
+  ])('is scrubbed from 2xx and error bodies when echoed $name', async ({ echo }) => {
+    // Prepare
+    const form = echo(KEY);
+    const api = await fakeApi();
+    const sut = client(api.url, { retries: 0 });
+
+    // Act
+    api.filter = () => ({ body: `{"status":"on","echo":"x${form}y","${form}":1}` });
+    const ok = await sut.getFilterStatus();
+    api.filter = () => ({
+      status: 500,
+      body: `trace: key=${form}; more`,
+      headers: { 'content-type': 'text/plain' },
+    });
+    const failed = await sut.getFilterStatus();
+
+    // Assess
+    expect(ok.json).toEqual({ status: 'on', echo: 'x[REDACTED]y', '[REDACTED]': 1 });
+    expect(ok.text).toBe('{"status":"on","echo":"x[REDACTED]y","[REDACTED]":1}');
+    expect(failed.error).toBe('server error (HTTP 500): trace: key=[REDACTED]; more');
+  });
+
+  it('names no host of a redirect, which may be the key itself', async () => {
+    // Prepare: the redirect's host is the key, in another case
+    const api = await fakeApi();
+    api.filter = () => ({ status: 302, headers: { location: `https://${KEY.toUpperCase()}.example/x` } });
+
+    // Act
+    const result = await client(api.url).getFilterStatus();
+
+    // Assess
+    expect(result.error).toBe('redirect (302) not followed (to another origin)');
+  });
+
+  it('leaves no fragment of the key where the client stops reading an error body', async () => {
+    // Prepare: the key begins 12 characters before the end of what is read (4 KiB); spaces collapse
+    const api = await fakeApi();
+    api.filter = () => ({
+      status: 500,
+      body: `${' '.repeat(4096 - 12)}${KEY} and more`,
+      headers: { 'content-type': 'text/plain' },
+    });
+
+    // Act
+    const result = await client(api.url, { retries: 0 }).getFilterStatus();
+
+    // Assess
+    expect(result.error).toBe('server error (HTTP 500): [REDACTED]');
   });
 
   it('leaves no fragment of the key where an error excerpt is cut', async () => {
