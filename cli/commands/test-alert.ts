@@ -4,7 +4,6 @@ import { SnsAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { loadAlertConfig } from '../../lambda/config.ts';
 import { renderAlert } from '../../lambda/core/alert-text.ts';
 import { type CliIo, type Command, println } from '../io.ts';
-import { printAlert } from './poll.ts';
 
 export const testAlertCommand: Command = {
   name: 'test-alert',
@@ -14,14 +13,16 @@ export const testAlertCommand: Command = {
     '',
     'Publishes one test notification to SHIELDWATCH_TOPIC_ARN with the message attribute',
     'event=monitor.test, so you can check that email and SMS subscriptions deliver without waiting',
-    'for a status change. It is not recorded as an event. Without a topic it prints the alert here.',
-    'Needs only SHIELDWATCH_TOPIC_ARN (and AWS settings), not the API settings.',
+    'for a status change. It is not recorded as an event.',
+    'Needs only SHIELDWATCH_TOPIC_ARN (and AWS settings), not the API settings. Without a topic nothing',
+    'can be delivered (alerts only go to the log / terminal): it says so and exits 1.',
     '',
     'Options:',
     '  --note TEXT   a line added to the message (e.g. who sent it)',
     '  -h, --help    show this help',
     '',
-    'Exit codes: 0 published (or printed); 1 SNS refused it; 2 bad configuration.',
+    'Exit codes: 0 published to the topic; 1 nothing was delivered (no topic configured, or SNS refused it);',
+    '2 bad configuration.',
   ].join('\n'),
   options: { note: { type: 'string' } },
   async run(values, io: CliIo) {
@@ -37,9 +38,14 @@ export const testAlertCommand: Command = {
       { networks: [], monitorName: config.monitorName },
     );
     if (config.topicArn === undefined) {
-      printAlert(io, alert);
-      println(io.stdout, 'SHIELDWATCH_TOPIC_ARN is not set: the test alert was printed, not published.');
-      return 0;
+      // Printing the alert itself would show its "delivery works" text although nothing was delivered.
+      println(
+        io.stderr,
+        'shieldwatch test-alert: no topic configured (SHIELDWATCH_TOPIC_ARN is not set): nothing was delivered.\n' +
+          'Without a topic, alerts are only logged to the terminal (or the Lambda log). Set SHIELDWATCH_TOPIC_ARN\n' +
+          'to the SNS topic the stack created (the stack output TopicArn) and run test-alert again.',
+      );
+      return 1;
     }
     const sns = createSnsClient(io.env);
     try {

@@ -91,14 +91,21 @@ describe('check, run, test-alert, uptime and history --chart, run for real', () 
     expect(JSON.parse(published[0]!.message).email).toContain('from the test suite');
   });
 
-  it('test-alert without a topic prints the alert and says it was not published', async () => {
+  it('test-alert without a topic says that nothing was delivered, never that delivery works, and exits 1', async () => {
+    // Prepare
+    const before = sns.publishes.length;
+
     // Act
     const run = await runCli(['test-alert'], store);
 
     // Assess
-    expect(run.code, describeRun(run)).toBe(0);
-    expect(run.stdout).toMatch(/ALERT monitor\.test/);
-    expect(run.stdout).toContain('not published');
+    expect(run.code, describeRun(run)).toBe(1);
+    expect(run.stderr).toContain(
+      'no topic configured (SHIELDWATCH_TOPIC_ARN is not set): nothing was delivered',
+    );
+    expect(run.stderr).toContain('only logged to the terminal');
+    expect(run.stdout + run.stderr).not.toMatch(/delivery works/i);
+    expect(sns.publishes.length).toBe(before);
   });
 
   it('run prints one line per cycle and stops after --cycles', async () => {
