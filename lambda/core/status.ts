@@ -64,11 +64,16 @@ export const MAX_STATUS_LENGTH = 1024;
  * Only own data properties are followed, so `constructor` or `toString` never resolve through a prototype,
  * and arrays are indexed by canonical numeric segments only (`length` is not a status).
  * A status longer than {@link MAX_STATUS_LENGTH} is unreadable.
+ *
+ * `sourceText` is the text `body` was parsed from. With it, a number whose parsed value is not the number
+ * written (an integer past 2^53, a number that overflows to Infinity or underflows to 0, more digits than a
+ * double holds) is its exact source text, so different numbers never read as the same status; a number the
+ * double holds exactly is its JSON text as before (`1.0` and `1e0` are `1`).
  * Never throws; error texts are short (under 200 characters) and say what was found instead.
  */
-export function extractStatus(body: unknown, path?: string): StatusReading {
+export function extractStatus(body: unknown, path?: string, sourceText?: string): StatusReading {
   try {
-    return path === undefined ? readDefault(body) : readConfigured(body, path);
+    return path === undefined ? readDefault(body, sourceText) : readConfigured(body, path, sourceText);
   } catch {
     // Only an exotic object (a Proxy with throwing traps) gets here; parsed JSON never does.
     return { ok: false, error: 'status could not be read from the body' };
@@ -80,7 +85,7 @@ export function displayStatus(status: string): string {
   return status === '' ? '(empty)' : status;
 }
 
-function readConfigured(body: unknown, path: string): StatusReading {
+function readConfigured(body: unknown, path: string, sourceText: string | undefined): StatusReading {
   const parsed = parseStatusPath(path);
   if (!parsed.ok) {
     return { ok: false, error: parsed.error };
@@ -98,7 +103,7 @@ function readConfigured(body: unknown, path: string): StatusReading {
       error: `status path ${quotePath(normalized)} holds ${describe(lookup.value)}, not a status`,
     };
   }
-  return bounded(status, normalized);
+  return bounded(exactNumber(lookup.value, status, sourceText, parsed.segments), normalized);
 }
 
 /**
@@ -115,13 +120,14 @@ function bounded(status: string, path: string): StatusReading {
   return { ok: true, status, path };
 }
 
-function readDefault(body: unknown): StatusReading {
+function readDefault(body: unknown, sourceText: string | undefined): StatusReading {
   for (const path of DEFAULT_STATUS_PATHS) {
-    const lookup = lookUp(body, path.split('.'));
+    const segments = path.split('.');
+    const lookup = lookUp(body, segments);
     if (lookup.found) {
       const status = scalarText(lookup.value);
       if (status !== undefined) {
-        return bounded(status, path);
+        return bounded(exactNumber(lookup.value, status, sourceText, segments), path);
       }
     }
   }
@@ -179,6 +185,134 @@ function scalarText(value: unknown): string | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * A number status as its source text when parsing lost what was written: the value written (read from the
+ * source at the same path) and the parsed double's JSON text are compared as decimals, so only a number the
+ * double does not hold exactly changes from its JSON text.
+ */
+function exactNumber(
+  value: unknown,
+  shown: string,
+  sourceText: string | undefined,
+  segments: readonly string[],
+): string {
+  if (typeof value !== 'number' || sourceText === undefined) return shown;
+  const written = numberAt(sourceText, segments);
+  // The source must be the number that was parsed; anything else means the text is not the body's.
+  if (written === undefined || !Object.is(Number(written), value)) return shown;
+  const a = decimal(written);
+  return a !== undefined && a === decimal(shown) ? shown : written;
+}
+
+const JSON_NUMBER = /^(-?)(0|[1-9]\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/** A JSON number's exact value as `sign digits e exponent` (no leading or trailing zeros); undefined for other text. */
+function decimal(text: string): string | undefined {
+  const match = JSON_NUMBER.exec(text);
+  if (match === null) return undefined;
+  const [, sign, whole, fraction = '', exponent = '0'] = match;
+  let digits = `${whole}${fraction}`.replace(/^0+/, '');
+  if (digits === '') return '0';
+  const trailing = digits.length - digits.replace(/0+$/, '').length;
+  digits = digits.slice(0, digits.length - trailing);
+  // BigInt: an exponent may have more digits than a double holds.
+  const power = BigInt(exponent) - BigInt(fraction.length) + BigInt(trailing);
+  return `${sign}${digits}e${power}`;
+}
+
+/**
+ * The source text of the number at `segments` in a JSON text, found the way `JSON.parse` resolves it (the
+ * last of duplicate names wins); undefined when the text does not hold a number there. One pass, no recursion.
+ */
+function numberAt(text: string, segments: readonly string[]): string | undefined {
+  let pos = skipSpace(text, 0);
+  for (const segment of segments) {
+    const open = text[pos];
+    if (open === '{') {
+      let found: number | undefined;
+      pos = skipSpace(text, pos + 1);
+      if (text[pos] === '}') return undefined;
+      for (;;) {
+        const end = stringEnd(text, pos);
+        if (end === undefined) return undefined;
+        const name = text.slice(pos, end);
+        pos = skipSpace(text, end);
+        if (text[pos] !== ':') return undefined;
+        pos = skipSpace(text, pos + 1);
+        if ((name.includes('\\') ? (JSON.parse(name) as string) : name.slice(1, -1)) === segment) found = pos;
+        const after = valueEnd(text, pos);
+        if (after === undefined) return undefined;
+        pos = skipSpace(text, after);
+        if (text[pos] === ',') pos = skipSpace(text, pos + 1);
+        else if (text[pos] === '}') break;
+        else return undefined;
+      }
+      if (found === undefined) return undefined;
+      pos = found;
+    } else if (open === '[' && ARRAY_INDEX.test(segment)) {
+      pos = skipSpace(text, pos + 1);
+      for (let index = Number(segment); index > 0; index--) {
+        const after = valueEnd(text, pos);
+        if (after === undefined) return undefined;
+        pos = skipSpace(text, after);
+        if (text[pos] !== ',') return undefined;
+        pos = skipSpace(text, pos + 1);
+      }
+    } else {
+      return undefined;
+    }
+  }
+  NUMBER_TOKEN.lastIndex = pos;
+  return NUMBER_TOKEN.exec(text)?.[0];
+}
+
+const NUMBER_TOKEN = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+function skipSpace(text: string, pos: number): number {
+  while (pos < text.length) {
+    const c = text.charCodeAt(pos);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
+    pos++;
+  }
+  return pos;
+}
+
+/** End (after the closing quote) of the JSON string that starts at `pos`; undefined when there is none. */
+function stringEnd(text: string, pos: number): number | undefined {
+  if (text[pos] !== '"') return undefined;
+  for (let i = pos + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c) i++;
+    else if (c === 0x22) return i + 1;
+  }
+  return undefined;
+}
+
+/** End of the JSON value that starts at `pos`: strings skipped whole, containers by counting brackets. */
+function valueEnd(text: string, pos: number): number | undefined {
+  const first = text[pos];
+  if (first === '"') return stringEnd(text, pos);
+  if (first !== '{' && first !== '[') {
+    let i = pos;
+    while (i < text.length && !',]} \t\n\r'.includes(text[i]!)) i++;
+    return i > pos ? i : undefined;
+  }
+  let depth = 0;
+  for (let i = pos; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const end = stringEnd(text, i);
+      if (end === undefined) return undefined;
+      i = end - 1;
+    } else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return undefined;
 }
 
 function describe(value: unknown): string {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_STATUS_PATHS,
@@ -469,5 +470,100 @@ describe('extractStatus: the length cap', () => {
     expect(reading.ok).toBe(ok);
     if (!reading.ok) expect(reading.error).toMatch(/is \d+ characters long \(at most 1024\)/);
     if (!reading.ok) expect(reading.error.length).toBeLessThan(200);
+  });
+});
+
+describe('extractStatus: a number status keeps what was written', () => {
+  it.each([
+    { name: 'integers past 2^53', a: '9007199254740993', b: '9007199254740992' },
+    { name: 'large integers one apart', a: '123456789012345678901', b: '123456789012345678902' },
+    { name: 'numbers that overflow to Infinity', a: '1e999', b: '2e999' },
+    { name: 'negative overflows', a: '-1e400', b: '-1e401' },
+    { name: 'a number that underflows to 0, and 0', a: '1e-400', b: '0' },
+    { name: 'more digits than a double holds', a: '0.1', b: '0.10000000000000000001' },
+  ])('tells $name apart', ({ a, b }) => {
+    // Prepare
+    const texts = [a, b].map((n) => `{"status":${n}}`);
+
+    // Act
+    const readings = texts.map((text) => extractStatus(JSON.parse(text), undefined, text));
+
+    // Assess
+    expect(readings[0]).toEqual({ ok: true, status: a, path: 'status' });
+    expect(readings[1]).toMatchObject({ ok: true });
+    expect(readings[0]).not.toEqual(readings[1]);
+  });
+
+  it.each([
+    { written: '1', status: '1' },
+    { written: '1.0', status: '1' },
+    { written: '1e3', status: '1000' },
+    { written: '1E+3', status: '1000' },
+    { written: '-0', status: '0' },
+    { written: '0.5e-0', status: '0.5' },
+    { written: '1e21', status: '1e+21' },
+    { written: '9007199254740992', status: '9007199254740992' },
+    { written: '-12.50', status: '-12.5' },
+  ])('keeps the JSON text of $written, which the double holds exactly: $status', ({ written, status }) => {
+    const text = `{"status":${written}}`;
+    expect(extractStatus(JSON.parse(text), undefined, text)).toEqual({ ok: true, status, path: 'status' });
+  });
+
+  it.each([
+    {
+      name: 'a configured path through arrays and escaped names',
+      text: '{"d\\u0061ta":[{"x":[1,{"s":"]}"}]},{"filter":{"state":18446744073709551617}}]}',
+      path: 'data.1.filter.state',
+      status: '18446744073709551617',
+    },
+    {
+      name: 'the last of duplicate names, as JSON.parse takes it',
+      text: '{"status":18446744073709551615, "status" : 18446744073709551617 }',
+      path: undefined,
+      status: '18446744073709551617',
+    },
+    {
+      name: 'a default path further down, past a null status',
+      text: '{"status":null,"data":{"state":\n  -1e500}}',
+      path: undefined,
+      status: '-1e500',
+    },
+    {
+      name: 'an own __proto__ name',
+      text: '{"__proto__":{"status":1e999}}',
+      path: '__proto__.status',
+      status: '1e999',
+    },
+  ])('finds the source of $name', ({ text, path, status }) => {
+    expect(extractStatus(JSON.parse(text), path, text)).toMatchObject({ ok: true, status });
+  });
+
+  it('reads the parsed number as before without the source text', () => {
+    expect(extractStatus({ status: Number.POSITIVE_INFINITY })).toEqual({
+      ok: true,
+      status: 'Infinity',
+      path: 'status',
+    });
+  });
+
+  it('refuses a number whose source is longer than the cap', () => {
+    const text = `{"status":${'9'.repeat(1025)}}`;
+    expect(extractStatus(JSON.parse(text), undefined, text)).toMatchObject({ ok: false });
+  });
+
+  it('reads every body as before when its numbers are what was written', () => {
+    fc.assert(
+      fc.property(
+        fc.jsonValue({ maxDepth: 3 }),
+        fc.constantFrom(undefined, 'status', 'data.status', 'a.0', 'x.y.z'),
+        fc.constantFrom(0, 2),
+        (leaf, path, indent) => {
+          const body = { status: leaf, data: { status: leaf }, a: [leaf], x: { y: { z: leaf } } };
+          const text = JSON.stringify(body, null, indent);
+          expect(extractStatus(JSON.parse(text), path, text)).toEqual(extractStatus(body, path));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
