@@ -2,15 +2,8 @@ import { setMaxListeners } from 'node:events';
 import { renderAlert } from './core/alert-text.ts';
 import { type DecideSettings, decide, INITIAL_STATE } from './core/decide.ts';
 import { extractFigures } from './core/figures.ts';
-import { toCycleObservation, toSnapshot } from './core/observation.ts';
-import type {
-  AlertRecord,
-  ApiResponse,
-  FailureKind,
-  NetworkFigures,
-  Snapshot,
-  Target,
-} from './core/types.ts';
+import { storedBodyBytes, toCycleObservation, toSnapshot } from './core/observation.ts';
+import type { AlertRecord, FailureKind, NetworkFigures, Snapshot, Target } from './core/types.ts';
 import type {
   AlertPublisher,
   ApiKeyProvider,
@@ -66,6 +59,12 @@ export interface CycleSettings extends DecideSettings {
   readonly apiUrl?: string;
   /** Numeric fields per network handed to metrics. */
   readonly figureMetrics?: number;
+  /**
+   * Network body bytes a cycle keeps for storage, all networks together; past it, bodies are stored as a
+   * marker (their size), their figures still taken.
+   * @default {@link CYCLE_BODY_BUDGET_BYTES}
+   */
+  readonly bodyBudgetBytes?: number;
 }
 
 /** A published or failed alert of this cycle. */
@@ -130,15 +129,24 @@ export const SPILL_ABOVE = 64;
 const SPILL_KEEP = 16;
 const EMPTY_STATE: VersionedState = { state: INITIAL_STATE, version: 0, outbox: [] };
 const MAX_STORED_FIGURES = 20;
+/**
+ * Default of {@link CycleSettings.bodyBudgetBytes}: with each parsed body dropped as soon as its snapshot
+ * and figures are taken, the network bodies kept for the store are most of what a cycle holds.
+ */
+export const CYCLE_BODY_BUDGET_BYTES = 8 * 1024 * 1024;
+/** A longer figure path is no metric dimension (at most 1024 characters); it is kept only this long. */
+const MAX_FIGURE_PATH = 1025;
 
 /** Time kept for the store and SNS after the API requests, from the cycle's budget. */
 function storeReserveMs(budgetMs: number): number {
   return Math.min(5000, Math.max(300, Math.floor(budgetMs * 0.25)));
 }
 
+/** One observation once its answer is dropped: the snapshot to store and the figures the cycle needs later. */
 interface Observed {
   readonly snapshot: Snapshot;
-  readonly response: ApiResponse;
+  /** A network's numeric figures, as many as the email and the metrics use (none for the filter). */
+  readonly figures: ReadonlyArray<readonly [string, number]>;
 }
 
 /**
@@ -193,19 +201,26 @@ export async function runCycle(
     (error: unknown) => ({ error }),
   );
 
+  // Memory per cycle is bounded by dropping each answer here, once its snapshot and figures are taken: only
+  // the bodies within the budget outlive this closure (the filter's body is outside the budget).
+  let bodyBudget = settings.bodyBudgetBytes ?? CYCLE_BODY_BUDGET_BYTES;
+  const figureCount = Math.max(MAX_STORED_FIGURES, settings.figureMetrics ?? 0);
   const observe = async (target: Target): Promise<Observed> => {
     const at = new Date(deps.now()).toISOString();
     const response =
       target.kind === 'filter'
         ? await deps.api.getFilterStatus(ctx)
         : await deps.api.getNetworkRealtime(target.networkId, ctx);
+    const network = target.kind === 'network';
     const snapshot = toSnapshot(response, {
       target,
       at,
       cycleId,
       ...(settings.statusPath === undefined ? {} : { statusPath: settings.statusPath }),
+      ...(network ? { bodyBudgetBytes: bodyBudget } : {}),
     });
-    return { snapshot, response };
+    if (network) bodyBudget -= storedBodyBytes(snapshot);
+    return { snapshot, figures: network && response.ok ? takeFigures(response.json, figureCount) : [] };
   };
 
   let filterObserved: Observed | undefined;
@@ -271,13 +286,13 @@ export async function runCycle(
     });
   }
 
-  // Only an alert's email needs the figures: worked out once, and only when an alert is sent.
+  // Only an alert's email needs the figures per network: put together once, and only when an alert is sent.
   let figureCache: NetworkFigures[] | undefined;
   const figures = (): NetworkFigures[] =>
-    (figureCache ??= networkObserved.map(({ snapshot, response }) => ({
+    (figureCache ??= networkObserved.map(({ snapshot, figures }) => ({
       networkId: snapshot.target.kind === 'network' ? snapshot.target.networkId : '',
       at: snapshot.at,
-      figures: response.ok ? extractFigures(response.json, MAX_STORED_FIGURES) : [],
+      figures: figures.slice(0, MAX_STORED_FIGURES),
       ...(snapshot.ok ? {} : { error: snapshot.error ?? 'failed' }),
     })));
   const delivery = !settings.pollFilter
@@ -348,11 +363,25 @@ function recordMetrics(
     if (snapshot.errorKind !== undefined) metrics.apiFailure(snapshot.errorKind);
   }
   if (maxFigures <= 0) return;
-  for (const { snapshot, response } of networks) {
-    if (response.ok && snapshot.target.kind === 'network') {
-      metrics.figures(snapshot.target.networkId, extractFigures(response.json, maxFigures));
+  for (const { snapshot, figures } of networks) {
+    if (snapshot.ok && snapshot.target.kind === 'network') {
+      metrics.figures(snapshot.target.networkId, figures.slice(0, maxFigures));
     }
   }
+}
+
+/**
+ * The first `count` figures of a body (body order, so the first N of them are what a cap of N finds). A path
+ * longer than a metric dimension may be is cut to {@link MAX_FIGURE_PATH} characters as a fresh copy: the
+ * full path (or a slice of it, which V8 keeps as a view) could hold a hostile key of nearly the whole body.
+ */
+function takeFigures(body: unknown, count: number): Array<[string, number]> {
+  return extractFigures(body, count).map(([path, value]) => [
+    path.length > MAX_FIGURE_PATH
+      ? Buffer.from(path.slice(0, MAX_FIGURE_PATH), 'utf16le').toString('utf16le')
+      : path,
+    value,
+  ]);
 }
 
 interface Applied {

@@ -10,20 +10,32 @@ export interface ObservationContext {
   readonly cycleId: string;
   /** Configured status path (filter only). */
   readonly statusPath?: string;
+  /**
+   * Body bytes this snapshot may still keep for storage within its cycle's budget; a larger body is stored
+   * as a marker (its size and why it was left out). Default: no budget beyond {@link MAX_STORED_BODY_BYTES}.
+   */
+  readonly bodyBudgetBytes?: number;
 }
+
+/**
+ * Largest body kept with a snapshot, in UTF-8 bytes: DynamoDB items are capped at 400 KB, so a larger body
+ * is stored as a marker (`bodyBytes` and an `error` that says why), and the snapshot never carries it.
+ */
+export const MAX_STORED_BODY_BYTES = 300_000;
 
 /**
  * Turns one API answer into the snapshot to store. A filter answer is `ok` only when a status could be
  * read from it; otherwise the snapshot says why (a 2xx answer without a readable status is `contract`).
  */
 export function toSnapshot(response: ApiResponse, ctx: ObservationContext): Snapshot {
+  const body = response.ok ? storedBody(response.text, ctx.bodyBudgetBytes) : {};
   const base = {
     target: ctx.target,
     at: ctx.at,
     cycleId: ctx.cycleId,
     ...(response.httpStatus === undefined ? {} : { httpStatus: response.httpStatus }),
     latencyMs: Math.round(response.latencyMs),
-    ...(response.ok && response.text !== undefined ? { bodyText: response.text } : {}),
+    ...(body.text === undefined ? {} : { bodyText: body.text }),
     ...(response.bodyBytes === undefined ? {} : { bodyBytes: response.bodyBytes }),
   };
   if (!response.ok) {
@@ -34,11 +46,56 @@ export function toSnapshot(response: ApiResponse, ctx: ObservationContext): Snap
       ...(response.errorKind === undefined ? {} : { errorKind: response.errorKind }),
     };
   }
-  if (ctx.target.kind === 'network') return { ...base, ok: true };
-  const reading = extractStatus(response.json, ctx.statusPath);
+  const note = body.note === undefined ? {} : { error: body.note };
+  if (ctx.target.kind === 'network') return { ...base, ok: true, ...note };
+  const reading = extractStatus(response.json, ctx.statusPath, response.text);
   return reading.ok
-    ? { ...base, ok: true, status: reading.status, statusPath: reading.path }
-    : { ...base, ok: false, error: reading.error, errorKind: 'contract' };
+    ? { ...base, ok: true, status: reading.status, statusPath: reading.path, ...note }
+    : {
+        ...base,
+        ok: false,
+        error: body.note === undefined ? reading.error : `${reading.error}; ${body.note}`,
+        errorKind: 'contract',
+      };
+}
+
+/** UTF-8 size of the body text a snapshot keeps (0 when it keeps none): what it takes from a cycle's budget. */
+export function storedBodyBytes(snapshot: Snapshot): number {
+  return snapshot.bodyText === undefined ? 0 : utf8Length(snapshot.bodyText);
+}
+
+/** The body text to keep, or the marker that says why none is kept. */
+function storedBody(
+  text: string | undefined,
+  budget = Number.POSITIVE_INFINITY,
+): { text?: string; note?: string } {
+  if (text === undefined) return {};
+  const bytes = utf8Length(text);
+  if (bytes > MAX_STORED_BODY_BYTES) {
+    return { note: `body too large to store (${bytes} bytes, limit ${MAX_STORED_BODY_BYTES})` };
+  }
+  if (bytes > budget) {
+    return { note: `body not stored (${bytes} bytes): this cycle's budget for stored bodies is spent` };
+  }
+  return { text };
+}
+
+/** Bytes of `text` in UTF-8, as `Buffer.byteLength` counts them (a lone surrogate as the 3 of U+FFFD). */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
 }
 
 function outcome(snapshot: Snapshot): RequestOutcome {

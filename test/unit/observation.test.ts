@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { decide, INITIAL_STATE } from '../../lambda/core/decide.ts';
-import { type ObservationContext, toCycleObservation, toSnapshot } from '../../lambda/core/observation.ts';
+import {
+  MAX_STORED_BODY_BYTES,
+  type ObservationContext,
+  storedBodyBytes,
+  toCycleObservation,
+  toSnapshot,
+} from '../../lambda/core/observation.ts';
 import type { ApiResponse, Snapshot } from '../../lambda/core/types.ts';
 
 const AT = '2026-03-01T10:00:00.123Z';
@@ -151,6 +157,94 @@ describe('toSnapshot: filter answers', () => {
       error: expect.stringMatching(error),
       errorKind: 'contract',
     });
+  });
+});
+
+describe('toSnapshot: what a status number was written as', () => {
+  it.each([
+    ['9007199254740993', '9007199254740992'],
+    ['1e999', '2e999'],
+  ])('gives %s and %s different statuses, from the body text', (a, b) => {
+    // Prepare: what the client hands over, the text beside its parse
+    const responses = [a, b].map((n) => answer(JSON.parse(`{"status":${n}}`), { text: `{"status":${n}}` }));
+
+    // Act
+    const [first, second] = responses.map((response) => toSnapshot(response, FILTER));
+
+    // Assess
+    expect(first).toMatchObject({ ok: true, status: a });
+    expect(second).toMatchObject({ ok: true, status: b });
+  });
+});
+
+describe('toSnapshot: only the body that will be stored', () => {
+  const big = (bytes: number) => answer({ pad: 'x'.repeat(bytes - 10) });
+
+  it.each([
+    { name: 'at the limit', bytes: MAX_STORED_BODY_BYTES, kept: true },
+    { name: 'one byte over the limit', bytes: MAX_STORED_BODY_BYTES + 1, kept: false },
+    { name: 'of 1 MiB', bytes: 1024 * 1024, kept: false },
+  ])('keeps a network body $name, or stores its size and why not', ({ bytes, kept }) => {
+    // Prepare
+    const response = big(bytes);
+    expect(Buffer.byteLength(response.text!)).toBe(bytes);
+
+    // Act
+    const snapshot = toSnapshot(response, NETWORK);
+
+    // Assess
+    expect(snapshot.ok).toBe(true);
+    expect(snapshot.bodyBytes).toBe(bytes);
+    if (kept) {
+      expect(snapshot.bodyText).toBe(response.text);
+      expect(snapshot.error).toBeUndefined();
+    } else {
+      expect(snapshot.bodyText).toBeUndefined();
+      expect(snapshot.error).toBe(`body too large to store (${bytes} bytes, limit ${MAX_STORED_BODY_BYTES})`);
+    }
+  });
+
+  it('counts UTF-8 bytes, not characters: 150,001 two-byte characters are too large', () => {
+    const response = answer({ s: '\u00e9'.repeat(150_001) });
+
+    const snapshot = toSnapshot(response, NETWORK);
+
+    expect(snapshot.bodyText).toBeUndefined();
+    expect(snapshot.error).toMatch(/^body too large to store \(300010 bytes/);
+  });
+
+  it.each([
+    { budget: 0, kept: false },
+    { budget: 13, kept: false },
+    { budget: 14, kept: true },
+  ])('keeps a 14-byte body within a budget of $budget bytes: $kept', ({ budget, kept }) => {
+    // Prepare
+    const response = answer({ pps: 123456 });
+
+    // Act
+    const snapshot = toSnapshot(response, { ...NETWORK, bodyBudgetBytes: budget });
+
+    // Assess
+    expect(storedBodyBytes(snapshot)).toBe(kept ? 14 : 0);
+    expect(snapshot.ok).toBe(true);
+    if (!kept)
+      expect(snapshot.error).toBe(
+        "body not stored (14 bytes): this cycle's budget for stored bodies is spent",
+      );
+  });
+
+  it('still reads the status of a filter body too large to store, and says both when it is unreadable', () => {
+    const readable = toSnapshot(answer({ status: 'on', pad: 'x'.repeat(MAX_STORED_BODY_BYTES) }), FILTER);
+    const unreadable = toSnapshot(answer({ pad: 'x'.repeat(MAX_STORED_BODY_BYTES) }), FILTER);
+
+    expect(readable).toMatchObject({
+      ok: true,
+      status: 'on',
+      error: expect.stringMatching(/^body too large/),
+    });
+    expect(readable.bodyText).toBeUndefined();
+    expect(unreadable).toMatchObject({ ok: false, errorKind: 'contract' });
+    expect(unreadable.error).toMatch(/^no status found at .*; body too large to store/);
   });
 });
 
