@@ -242,3 +242,21 @@ export function unknownSettings(env: Readonly<Record<string, string | undefined>
       return suggestion === undefined ? { name } : { name, suggestion };
     });
 }
+
+/** Values of settings by the name the code uses for them; a list is joined with commas. */
+export type SettingValues = { readonly [K in SettingId]?: string | number | readonly string[] | undefined };
+
+/**
+ * The environment that sets these settings, in catalogue order: each value that is set under its
+ * variable's name, as text. The stack builds the function's environment with it, so that the variables'
+ * names are written here only.
+ */
+export function settingsEnvironment(values: SettingValues): Record<string, string> {
+  return Object.fromEntries(
+    (Object.keys(SETTINGS) as SettingId[]).flatMap((id) => {
+      const value = values[id];
+      if (value === undefined) return [];
+      return [[SETTINGS[id].env, typeof value === 'object' ? value.join(',') : String(value)]];
+    }),
+  );
+}

@@ -1,5 +1,5 @@
 /**
- * Reads and validates the CDK context of the shieldwatch stack (CONTRACT §9).
+ * Reads and validates the CDK context of the shieldwatch stack (README, "Deploy").
  * Pure: takes the context values, returns typed settings or throws one {@link ContextError} that lists
  * every problem, each naming its key.
  */
@@ -8,7 +8,7 @@ import { hiddenCharacterProblem } from '../lambda/core/hidden-characters.ts';
 import { nearest } from '../lambda/core/nearest.ts';
 import { networkIdProblem } from '../lambda/core/network-id.ts';
 import { parseStatusPath } from '../lambda/core/status.ts';
-import { rangeOf } from '../lambda/settings.ts';
+import { rangeOf, SETTINGS, type SettingId } from '../lambda/settings.ts';
 import { DEFAULT_SCHEDULE, parseScheduleExpression, type ScheduleSpec } from './schedule-expression.ts';
 import {
   fittingShardSize,
@@ -20,26 +20,28 @@ import {
   templateInputChars,
 } from './shards.ts';
 
-/** The context keys the stack reads. */
-export const CONTEXT_KEYS = [
-  'apiUrl',
-  'networks',
+/** The context keys of the settings catalogue: each sets one of the function's variables. */
+type SettingContextKey = {
+  [K in SettingId]: (typeof SETTINGS)[K] extends { readonly context: infer C extends string } ? C : never;
+}[SettingId];
+
+/** The context keys of the stack alone (subscriptions, schedule, sizing, the key's encryption). */
+const STACK_CONTEXT_KEYS = [
   'alertEmail',
   'alertSms',
   'schedule',
-  'statusPath',
-  'apiKeySecretName',
-  'retentionDays',
   'reservedConcurrency',
-  'figureMetrics',
   'shardSize',
-  'expectedStatus',
-  'remindEvery',
-  'confirmations',
-  'alertAfter',
-  'concurrency',
-  'requestTimeoutMs',
+  'apiKeySecretKmsKeyArn',
 ] as const;
+
+/** The context keys the stack reads: those of the settings catalogue, then the stack's own. */
+export const CONTEXT_KEYS: readonly (SettingContextKey | (typeof STACK_CONTEXT_KEYS)[number])[] = [
+  ...Object.values(SETTINGS).flatMap((spec): SettingContextKey[] =>
+    'context' in spec ? [spec.context] : [],
+  ),
+  ...STACK_CONTEXT_KEYS,
+];
 
 /** One of {@link CONTEXT_KEYS}. */
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
@@ -74,10 +76,17 @@ export interface MonitorSettings {
    */
   readonly statusPath?: string;
   /**
-   * Name of an existing Secrets Manager secret holding the API key.
+   * An existing Secrets Manager secret holding the API key: its name, or its complete ARN (ending in the
+   * six characters Secrets Manager adds), as the function's loader accepts both.
    * @default - unset: the stack creates an empty secret for the user to fill
    */
   readonly apiKeySecretName?: string;
+  /**
+   * ARN of the customer-managed KMS key that encrypts the existing secret ({@link apiKeySecretName}): the
+   * function may decrypt with it through Secrets Manager only.
+   * @default - unset: the secret is under the AWS-managed key `aws/secretsmanager`
+   */
+  readonly apiKeySecretKmsKeyArn?: string;
   /**
    * Days a snapshot is kept before DynamoDB TTL removes it.
    * @default 90
@@ -102,34 +111,34 @@ export interface MonitorSettings {
    */
   readonly shardSize?: number;
   /**
-   * The status the filter should be in (`SHIELDWATCH_EXPECTED_STATUS`), exact: a change away from it is
+   * The status the filter should be in (catalogue `expectedStatus`), exact: a change away from it is
    * `severity=high`, a change back to it `severity=resolved`.
    * @default - unset: the function's default (no expected status)
    */
   readonly expectedStatus?: string;
   /**
-   * Reminder interval while the status stays away from {@link expectedStatus} (`SHIELDWATCH_REMIND_EVERY`),
+   * Reminder interval while the status stays away from {@link expectedStatus} (catalogue `remindEvery`),
    * as given, e.g. `1h`; needs `expectedStatus`.
    * @default - unset: no reminders
    */
   readonly remindEvery?: string;
   /**
-   * Cycles in a row a new status must be seen before it is a change (`SHIELDWATCH_CONFIRMATIONS`).
+   * Cycles in a row a new status must be seen before it is a change (catalogue `confirmations`).
    * @default - unset: the function's default (1)
    */
   readonly confirmations?: number;
   /**
-   * Cycles in a row before an "unreachable" or "status unreadable" alert (`SHIELDWATCH_ALERT_AFTER`).
+   * Cycles in a row before an "unreachable" or "status unreadable" alert (catalogue `alertAfter`).
    * @default - unset: the function's default (3)
    */
   readonly alertAfter?: number;
   /**
-   * Most API requests in flight at once per invocation (`SHIELDWATCH_CONCURRENCY`).
+   * Most API requests in flight at once per invocation (catalogue `concurrency`).
    * @default - unset: the function's default (10)
    */
   readonly concurrency?: number;
   /**
-   * One request attempt's time-out in milliseconds (`SHIELDWATCH_TIMEOUT_MS`), less than the function's
+   * One request attempt's time-out in milliseconds (catalogue `timeoutMs`), less than the function's
    * timeout ({@link pollerTimeoutSeconds}).
    * @default - unset: the function's default (5000)
    */
@@ -197,7 +206,17 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
   const alertSms = take('alertSms', parseList(present('alertSms'), parsePhone));
   const schedule = take('schedule', parseScheduleExpression(present('schedule') ?? DEFAULT_SCHEDULE));
   const statusPath = take('statusPath', optional(present('statusPath'), parsePath));
-  const apiKeySecretName = take('apiKeySecretName', optional(present('apiKeySecretName'), parseSecretName));
+  const apiKeySecretName = take('apiKeySecretName', optional(present('apiKeySecretName'), parseSecretId));
+  const apiKeySecretKmsKeyArn = take(
+    'apiKeySecretKmsKeyArn',
+    optional(present('apiKeySecretKmsKeyArn'), parseKmsKeyArn),
+  );
+  if (apiKeySecretKmsKeyArn !== undefined && present('apiKeySecretName') === undefined) {
+    problems.push(
+      'apiKeySecretKmsKeyArn: needs apiKeySecretName (the key is that of an existing secret; a secret the ' +
+        'stack creates is under aws/secretsmanager): set it too, or leave apiKeySecretKmsKeyArn unset',
+    );
+  }
   const retentionDays = take(
     'retentionDays',
     parseSetting(present('retentionDays') ?? DEFAULT_RETENTION_DAYS, 'retentionDays'),
@@ -261,6 +280,7 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     schedule: schedule!,
     ...(statusPath === undefined ? {} : { statusPath }),
     ...(apiKeySecretName === undefined ? {} : { apiKeySecretName }),
+    ...(apiKeySecretKmsKeyArn === undefined ? {} : { apiKeySecretKmsKeyArn }),
     retentionDays: retentionDays!,
     ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
     ...(figureMetrics === undefined ? {} : { figureMetrics }),
@@ -272,6 +292,44 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
   };
+}
+
+/** A setting the context allows that the operator should hear about before deploying. */
+export interface ContextWarning {
+  readonly key: ContextKey;
+  readonly message: string;
+}
+
+/** Least unreserved concurrency Lambda keeps in an account: a reservation that would leave less fails. */
+export const MIN_UNRESERVED_CONCURRENCY = 100;
+
+/**
+ * What is allowed but probably wrong or needs a check first, as the env loader warns about its variables:
+ * an expected status with whitespace around it (compared exactly, so a status without it never matches), and
+ * a reserved concurrency, which fails the deploy in accounts without that much spare concurrency.
+ */
+export function contextWarnings(settings: MonitorSettings): ContextWarning[] {
+  const warnings: ContextWarning[] = [];
+  const expected = settings.expectedStatus;
+  if (expected !== undefined && expected !== expected.trim()) {
+    warnings.push({
+      key: 'expectedStatus',
+      message:
+        `expectedStatus ${show(expected)} has whitespace around it, which is compared too: a status ` +
+        'without it never matches (remove it unless the API really reports it)',
+    });
+  }
+  const reserved = settings.reservedConcurrency;
+  if (reserved !== undefined) {
+    warnings.push({
+      key: 'reservedConcurrency',
+      message:
+        `reservedConcurrency ${reserved} takes ${reserved} of the account's concurrent executions; the deploy ` +
+        `fails unless UnreservedConcurrentExecutions stays at least ${MIN_UNRESERVED_CONCURRENCY} after it ` +
+        '(new accounts often have 10 in all): check with aws lambda get-account-settings',
+    });
+  }
+  return warnings;
 }
 
 /**
@@ -459,18 +517,47 @@ function parsePath(value: unknown): Parsed<string> {
   return parsed.ok ? ok(value.trim()) : fail(parsed.error);
 }
 
-function parseSecretName(value: unknown): Parsed<string> {
+/** A complete secret ARN: the name, then `-` and the six characters Secrets Manager adds. */
+const SECRET_ARN =
+  /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]{1,512}-[A-Za-z0-9]{6}$/;
+
+/**
+ * An existing secret by name or complete ARN, as the function's loader accepts either. A partial ARN (without
+ * the suffix) is refused: the stack could grant nothing narrower than the name would.
+ */
+function parseSecretId(value: unknown): Parsed<string> {
   const hidden = typeof value === 'string' ? hiddenCharacterProblem(value) : undefined;
   if (hidden !== undefined) return fail(`${hidden}; refused`);
   if (typeof value === 'string' && value.startsWith('arn:')) {
-    return fail('expected the secret name, not its ARN (e.g. shieldwatch/api-key)');
+    return SECRET_ARN.test(value)
+      ? ok(value)
+      : fail(
+          'expected the secret name (e.g. shieldwatch/api-key) or its complete ARN ' +
+            '(arn:aws:secretsmanager:REGION:ACCOUNT:secret:NAME-AbCdEf, ending in the six characters ' +
+            `Secrets Manager adds), got ${show(value)}`,
+        );
   }
   if (typeof value !== 'string' || !/^[A-Za-z0-9/_+=.@-]{1,512}$/.test(value)) {
     return fail(
-      `expected a Secrets Manager secret name (1 to 512 of A-Z a-z 0-9 / _ + = . @ -), got ${show(value)}`,
+      `expected a Secrets Manager secret name (1 to 512 of A-Z a-z 0-9 / _ + = . @ -) or ARN, got ${show(value)}`,
     );
   }
   return ok(value);
+}
+
+function parseKmsKeyArn(value: unknown): Parsed<string> {
+  if (
+    typeof value === 'string' &&
+    /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]{1,128}$/.test(value)
+  ) {
+    return ok(value);
+  }
+  const alias = typeof value === 'string' && /:alias\//.test(value);
+  return fail(
+    'expected the ARN of a KMS key (arn:aws:kms:REGION:ACCOUNT:key/ID)' +
+      (alias ? ', not of an alias: a grant names the key itself' : '') +
+      `, got ${show(value)}`,
+  );
 }
 
 /** The expected status is compared exactly, so it is kept as given, spaces included. */

@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { AlertTopic } from './constructs/alert-topic.ts';
 import { ApiKeySecret } from './constructs/api-key-secret.ts';
@@ -7,7 +7,7 @@ import { MonitorDashboard } from './constructs/monitor-dashboard.ts';
 import { PollSchedule } from './constructs/poll-schedule.ts';
 import { PollerFunction } from './constructs/poller-function.ts';
 import { SnapshotTable } from './constructs/snapshot-table.ts';
-import { type MonitorSettings, parseMonitorContext } from './context.ts';
+import { contextWarnings, type MonitorSettings, parseMonitorContext } from './context.ts';
 import { planShards } from './shards.ts';
 
 /**
@@ -35,6 +35,9 @@ export class MonitorStack extends Stack {
     });
     const settings = parseMonitorContext(this.node.getAllContext());
     this.settings = settings;
+    for (const { key, message } of contextWarnings(settings)) {
+      Annotations.of(this).addWarningV2(`shieldwatch:${key}`, message);
+    }
     // Sharded, the networks travel in each schedule's event; otherwise in the function's environment.
     const sharded = settings.shardSize !== undefined;
 
@@ -44,7 +47,8 @@ export class MonitorStack extends Stack {
       phoneNumbers: settings.alertSms,
     });
     const apiKey = new ApiKeySecret(this, 'ApiKey', {
-      existingSecretName: settings.apiKeySecretName,
+      existingSecret: settings.apiKeySecretName,
+      kmsKeyArn: settings.apiKeySecretKmsKeyArn,
     });
     const poller = new PollerFunction(this, 'Poller', {
       apiUrl: settings.apiUrl,
@@ -67,7 +71,7 @@ export class MonitorStack extends Stack {
 
     table.grant(poller.function, ...POLLER_TABLE_ACTIONS);
     alerts.topic.grantPublish(poller.function);
-    apiKey.secret.grantRead(poller.function);
+    apiKey.grantRead(poller.function);
     Validations.of(poller.role).acknowledge({
       id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
       reason:
@@ -84,6 +88,7 @@ export class MonitorStack extends Stack {
     const alarms = new MonitorAlarms(this, 'Alarms', {
       function: poller.function,
       deadLetterQueue: schedule.deadLetterQueue,
+      deliveryDeadLetterQueue: alerts.deliveryFailures.queue,
       topic: alerts.topic,
       schedule: settings.schedule,
     });
@@ -102,7 +107,7 @@ export class MonitorStack extends Stack {
     new CfnOutput(this, 'SecretName', {
       value: apiKey.secret.secretName,
       description: apiKey.created
-        ? 'Secret for the API key: fill it with aws secretsmanager put-secret-value'
+        ? 'Secret for the API key: fill it with shieldwatch set-key'
         : 'Secret holding the API key',
     });
     new CfnOutput(this, 'DashboardUrl', { value: dashboard.url, description: 'CloudWatch dashboard' });

@@ -1,9 +1,10 @@
 import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { Topic } from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription, SmsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Subscription, SubscriptionProtocol, Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { SubscriptionDeadLetterQueue } from './subscription-dlq.ts';
 
 /** Properties of {@link AlertTopic}. */
 export interface AlertTopicProps {
@@ -28,6 +29,8 @@ export interface AlertTopicProps {
 export class AlertTopic extends Construct {
   readonly topic: Topic;
   readonly key: Key;
+  /** Where every subscription's undeliverable messages go (see {@link SubscriptionDeadLetterQueue}). */
+  readonly deliveryFailures: SubscriptionDeadLetterQueue;
 
   constructor(scope: Construct, id: string, props: AlertTopicProps = {}) {
     super(scope, id);
@@ -64,7 +67,19 @@ export class AlertTopic extends Construct {
       }),
     );
 
-    for (const email of props.emails ?? []) this.topic.addSubscription(new EmailSubscription(email));
-    for (const phone of props.phoneNumbers ?? []) this.topic.addSubscription(new SmsSubscription(phone));
+    this.deliveryFailures = new SubscriptionDeadLetterQueue(this, 'DeliveryFailures', { topic: this.topic });
+    const deadLetterQueue = this.deliveryFailures.queue;
+    for (const email of props.emails ?? []) {
+      this.topic.addSubscription(new EmailSubscription(email, { deadLetterQueue }));
+    }
+    // Not SmsSubscription: it drops its deadLetterQueue. Same scope and id, so the logical ids stay.
+    for (const phone of props.phoneNumbers ?? []) {
+      new Subscription(this.topic, phone, {
+        topic: this.topic,
+        protocol: SubscriptionProtocol.SMS,
+        endpoint: phone,
+        deadLetterQueue,
+      });
+    }
   }
 }

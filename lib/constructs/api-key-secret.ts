@@ -1,30 +1,43 @@
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { type CfnSecret, type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 
 /** Properties of {@link ApiKeySecret}. */
 export interface ApiKeySecretProps {
   /**
-   * Name of an existing secret that holds the key (the string itself, or JSON `{"apiKey": "..."}`).
-   * @default - a new, empty secret for the user to fill with `aws secretsmanager put-secret-value`
+   * An existing secret that holds the key (the string itself, or JSON `{"apiKey": "..."}`): its name, or its
+   * complete ARN (`arn:...:secret:NAME-AbCdEf`).
+   * @default - a new, empty secret for the user to fill with `shieldwatch set-key`
    */
-  readonly existingSecretName?: string;
+  readonly existingSecret?: string;
+  /**
+   * ARN of the customer-managed KMS key that encrypts the existing secret: readers get `kms:Decrypt` on it,
+   * through Secrets Manager only.
+   * @default - the secret is under the AWS-managed key `aws/secretsmanager`, which needs no grant
+   */
+  readonly kmsKeyArn?: string;
 }
 
 /**
  * The secret holding the protection API's key. The stack never sees the key: it either refers to an
- * existing secret by name or creates an empty one (no value, not even a generated placeholder).
+ * existing secret (by name or complete ARN) or creates an empty one (no value, not even a generated
+ * placeholder).
  */
 export class ApiKeySecret extends Construct {
   readonly secret: ISecret;
   /** True when the stack created the secret (and the user still has to put the key into it). */
   readonly created: boolean;
+  private readonly kmsKeyArn: string | undefined;
 
   constructor(scope: Construct, id: string, props: ApiKeySecretProps = {}) {
     super(scope, id);
-    this.created = props.existingSecretName === undefined;
-    if (props.existingSecretName !== undefined) {
-      this.secret = Secret.fromSecretNameV2(this, 'Secret', props.existingSecretName);
+    this.kmsKeyArn = props.kmsKeyArn;
+    this.created = props.existingSecret === undefined;
+    if (props.existingSecret !== undefined) {
+      this.secret = props.existingSecret.startsWith('arn:')
+        ? Secret.fromSecretCompleteArn(this, 'Secret', props.existingSecret)
+        : Secret.fromSecretNameV2(this, 'Secret', props.existingSecret);
       return;
     }
     const secret = new Secret(this, 'Secret', {
@@ -37,8 +50,24 @@ export class ApiKeySecret extends Construct {
       id: 'AwsSolutions-SMG4',
       reason:
         'The key is issued by the third-party protection service, which offers no API a rotation Lambda ' +
-        'could call; it is rotated at the provider and written with put-secret-value (README).',
+        'could call; it is rotated at the provider and written with shieldwatch set-key (README).',
     });
     this.secret = secret;
+  }
+
+  /** Lets `grantee` read the key: the secret, and its customer-managed key through Secrets Manager only. */
+  grantRead(grantee: IGrantable): void {
+    this.secret.grantRead(grantee);
+    if (this.kmsKeyArn === undefined) return;
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: 'DecryptTheApiKeySecretThroughSecretsManager',
+        actions: ['kms:Decrypt'],
+        resources: [this.kmsKeyArn],
+        conditions: {
+          StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(this).region}.amazonaws.com` },
+        },
+      }),
+    );
   }
 }

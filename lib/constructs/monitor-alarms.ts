@@ -16,6 +16,8 @@ export const MISSED_CYCLES_TO_ALARM = 3;
 export interface MonitorAlarmsProps {
   readonly function: IFunction;
   readonly deadLetterQueue: IQueue;
+  /** The redrive queue of the alert topic's subscriptions: messages SNS could not deliver. */
+  readonly deliveryDeadLetterQueue: IQueue;
   /** Where alarm and recovery notifications go. */
   readonly topic: ITopic;
   /** When the poller runs: the longest interval is the period of the no-cycle and filter alarms. */
@@ -24,14 +26,15 @@ export interface MonitorAlarmsProps {
 
 /**
  * Alarms that watch the monitor itself, each notifying the alert topic when it fires and when it recovers:
- * a failing function, a monitor that stopped completing cycles, a filter no cycle polls any more, and
- * invocations that never arrived.
+ * a failing function, a monitor that stopped completing cycles, a filter no cycle polls any more,
+ * invocations that never arrived, and alerts SNS could not deliver.
  */
 export class MonitorAlarms extends Construct {
   readonly functionErrors: Alarm;
   readonly noCompletedCycles: Alarm;
   readonly filterNotObserved: Alarm;
   readonly deadLetters: Alarm;
+  readonly undeliveredAlerts: Alarm;
 
   constructor(scope: Construct, id: string, props: MonitorAlarmsProps) {
     super(scope, id);
@@ -95,6 +98,22 @@ export class MonitorAlarms extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
 
+    // It notifies the topic whose deliveries failed: one endpoint refusing (an email bounce, an SMS over
+    // the spend limit) still lets the others hear of it.
+    this.undeliveredAlerts = new Alarm(this, 'UndeliveredAlerts', {
+      alarmDescription:
+        'shieldwatch: SNS could not deliver an alert to a subscription (email, SMS, ...) and left it in the ' +
+        "subscriptions' dead-letter queue. Its message attributes say which subscription and why.",
+      metric: props.deliveryDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(5),
+        statistic: 'Maximum',
+      }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
     const action = new SnsAction(props.topic);
     for (const alarm of this.all()) {
       alarm.addAlarmAction(action);
@@ -104,6 +123,12 @@ export class MonitorAlarms extends Construct {
 
   /** The alarms, in the order of their importance. */
   all(): Alarm[] {
-    return [this.noCompletedCycles, this.filterNotObserved, this.functionErrors, this.deadLetters];
+    return [
+      this.noCompletedCycles,
+      this.filterNotObserved,
+      this.functionErrors,
+      this.deadLetters,
+      this.undeliveredAlerts,
+    ];
   }
 }

@@ -6,7 +6,8 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { METRIC_NAMESPACE, SERVICE_NAME } from '../../lambda/metric-names.ts';
-import { MAX_POLLER_TIMEOUT_SECONDS, type MonitorSettings, pollerTimeoutSeconds } from '../context.ts';
+import { settingsEnvironment } from '../../lambda/settings.ts';
+import { type MonitorSettings, pollerTimeoutSeconds } from '../context.ts';
 
 /** The project root (for the lock file and the entry point). */
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -21,9 +22,6 @@ export const POLLER_ENTRY = fileURLToPath(new URL('../../lambda/handler.ts', imp
  */
 export const POLLER_MEMORY_MB = 256;
 
-/** Longest function timeout, however rare the schedule: every request times out after at most 10 s. */
-export const MAX_POLLER_TIMEOUT = Duration.seconds(MAX_POLLER_TIMEOUT_SECONDS);
-
 /**
  * Function timeout for a schedule: half the shortest interval between two runs, at most two minutes
  * ({@link pollerTimeoutSeconds}, where the context check of `requestTimeoutMs` reads it too).
@@ -33,8 +31,8 @@ export function pollerTimeout(minIntervalMinutes: number): Duration {
 }
 
 /**
- * Properties of {@link PollerFunction}. The alert and request tunables are the validated context settings,
- * passed to the function as their `SHIELDWATCH_*` variables only when set.
+ * Properties of {@link PollerFunction}. Each reaches the function as its variable of the settings catalogue
+ * (`lambda/settings.ts`); the optional ones only when set, so that the function's defaults apply.
  */
 export interface PollerFunctionProps
   extends Pick<
@@ -43,7 +41,7 @@ export interface PollerFunctionProps
   > {
   readonly apiUrl: string;
   /**
-   * The networks of the environment (`SHIELDWATCH_NETWORKS`), polled when the event names none.
+   * The networks of the function's environment, polled when the event names none.
    * @default - unset: the variable is left out (sharded: each schedule's event carries its networks)
    */
   readonly networks?: readonly string[];
@@ -60,26 +58,6 @@ export interface PollerFunctionProps
   readonly reservedConcurrency?: number;
   /** @default - the function's default number of figure metrics per network */
   readonly figureMetrics?: number;
-}
-
-/** The optional `SHIELDWATCH_*` variables of the props that are set, and no others. */
-function optionalVariables(props: PollerFunctionProps): Record<string, string> {
-  const variables: Record<string, string | number | undefined> = {
-    SHIELDWATCH_NETWORKS: props.networks?.join(','),
-    SHIELDWATCH_STATUS_PATH: props.statusPath,
-    SHIELDWATCH_FIGURE_METRICS: props.figureMetrics,
-    SHIELDWATCH_EXPECTED_STATUS: props.expectedStatus,
-    SHIELDWATCH_REMIND_EVERY: props.remindEvery,
-    SHIELDWATCH_CONFIRMATIONS: props.confirmations,
-    SHIELDWATCH_ALERT_AFTER: props.alertAfter,
-    SHIELDWATCH_CONCURRENCY: props.concurrency,
-    SHIELDWATCH_TIMEOUT_MS: props.requestTimeoutMs,
-  };
-  return Object.fromEntries(
-    Object.entries(variables)
-      .filter(([, value]) => value !== undefined)
-      .map(([name, value]) => [name, String(value)]),
-  );
 }
 
 /**
@@ -123,12 +101,22 @@ export class PollerFunction extends Construct {
       maxEventAge: Duration.minutes(Math.min(props.minIntervalMinutes, 6 * 60)),
       reservedConcurrentExecutions: props.reservedConcurrency,
       environment: {
-        SHIELDWATCH_API_URL: props.apiUrl,
-        SHIELDWATCH_API_KEY_SECRET: props.apiKeySecretArn,
-        SHIELDWATCH_TABLE: props.tableName,
-        SHIELDWATCH_TOPIC_ARN: props.topicArn,
-        SHIELDWATCH_RETENTION_DAYS: String(props.retentionDays),
-        ...optionalVariables(props),
+        ...settingsEnvironment({
+          apiUrl: props.apiUrl,
+          apiKeySecret: props.apiKeySecretArn,
+          table: props.tableName,
+          topicArn: props.topicArn,
+          retentionDays: props.retentionDays,
+          networks: props.networks,
+          statusPath: props.statusPath,
+          figureMetrics: props.figureMetrics,
+          expectedStatus: props.expectedStatus,
+          remindEvery: props.remindEvery,
+          confirmations: props.confirmations,
+          alertAfter: props.alertAfter,
+          concurrency: props.concurrency,
+          timeoutMs: props.requestTimeoutMs,
+        }),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
         POWERTOOLS_LOG_LEVEL: 'INFO',

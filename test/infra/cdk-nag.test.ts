@@ -62,6 +62,8 @@ describe.each([
     const expected = [
       'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
       expect.stringMatching(/^AwsSolutions-IAM5\[Resource::<PollerFunction\w+\.Arn>:\*\]$/),
+      // The schedule's and the subscriptions' dead-letter queues.
+      'AwsSolutions-SQS3',
       'AwsSolutions-SQS3',
       // An existing secret is not the stack's to rotate.
       ...('apiKeySecretName' in context ? [] : ['AwsSolutions-SMG4']),

@@ -191,7 +191,7 @@ describe('parseMonitorContext', () => {
     [
       'apiKeySecretName',
       { apiKeySecretName: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:x' },
-      /apiKeySecretName: expected the secret name, not its ARN/,
+      /apiKeySecretName: expected the secret name .* or its complete ARN .*ending in the six characters/,
     ],
     [
       'apiKeySecretName',

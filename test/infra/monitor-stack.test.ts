@@ -4,7 +4,7 @@ import { loadConfig } from '../../lambda/config.ts';
 import { failureMetricName, MetricName } from '../../lambda/metric-names.ts';
 import { pollerTimeout } from '../../lib/constructs/poller-function.ts';
 import { ContextError } from '../../lib/context.ts';
-import { buildMonitor, onlyResourceId, renderCfn, synthMonitor } from './synth.ts';
+import { buildMonitor, onlyResourceId, renderCfn, resourceIdStartingWith, synthMonitor } from './synth.ts';
 
 const fullContext = {
   networks: 'net-1,net"2"',
@@ -37,7 +37,7 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
       secret: onlyResourceId(template, 'AWS::SecretsManager::Secret'),
       fn: onlyResourceId(template, 'AWS::Lambda::Function'),
       logs: onlyResourceId(template, 'AWS::Logs::LogGroup'),
-      queue: onlyResourceId(template, 'AWS::SQS::Queue'),
+      queue: resourceIdStartingWith(template, 'AWS::SQS::Queue', 'Schedule'),
       role: Object.keys(
         template.findResources('AWS::IAM::Role', {
           Properties: {
@@ -326,8 +326,8 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
   });
 
   describe('alarms', () => {
-    it('has four alarms, each notifying the alert topic on alarm and on recovery', () => {
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+    it('has five alarms, each notifying the alert topic on alarm and on recovery', () => {
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
       for (const alarm of alarms) {
         expect(alarm['Properties'].AlarmActions).toEqual([{ Ref: ids.topic }]);
@@ -408,7 +408,7 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
       return widget;
     };
 
-    it('shows the state of the four alarms, the filter one among them', () => {
+    it('shows the state of the five alarms, the filter one among them', () => {
       const alarmIds = Object.keys(template.findResources('AWS::CloudWatch::Alarm'));
       const filterAlarm = Object.keys(
         template.findResources('AWS::CloudWatch::Alarm', {
@@ -416,7 +416,7 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
         }),
       );
       const shown = titled('Monitor alarms').properties.alarms!;
-      expect(shown).toHaveLength(4);
+      expect(shown).toHaveLength(5);
       expect(shown.map((arn) => arn.replace(/^<(\w+)\.Arn>$/, '$1')).sort()).toEqual(alarmIds.sort());
       expect(filterAlarm).toHaveLength(1);
     });
@@ -569,7 +569,7 @@ describe('MonitorStack with shardSize', () => {
     });
 
     it('runs every schedule at the same expression, with the same retry policy, dead-letter queue and role', () => {
-      const queue = onlyResourceId(template, 'AWS::SQS::Queue');
+      const queue = resourceIdStartingWith(template, 'AWS::SQS::Queue', 'Schedule');
       const fn = onlyResourceId(template, 'AWS::Lambda::Function');
       const schedules = schedulesOf(template);
       expect(schedules).toHaveLength(3);
@@ -628,7 +628,7 @@ describe('MonitorStack with shardSize', () => {
     });
 
     it('keeps one no-cycle alarm on the cycles of all shards, and one graph per network', () => {
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         MetricName: MetricName.CyclesCompleted,
         Dimensions: [{ Name: 'service', Value: 'shieldwatch' }],

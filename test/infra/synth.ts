@@ -60,6 +60,14 @@ export function onlyResourceId(template: Template, type: string): string {
   return ids[0]!;
 }
 
+/** The logical id of the only resource of a type whose id starts with `prefix` (its construct path). */
+export function resourceIdStartingWith(template: Template, type: string, prefix: string): string {
+  const ids = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix));
+  if (ids.length !== 1)
+    throw new Error(`expected one ${type} with an id starting ${prefix}, found ${ids.length}`);
+  return ids[0]!;
+}
+
 /**
  * Renders a CloudFormation value (Fn::Join, Ref, Fn::GetAtt) to a string with `<Ref>` / `<Id.Attr>`
  * placeholders, to read dashboard bodies and ARNs built from parts.
