@@ -63,8 +63,10 @@ export const checkCommand: Command = {
     '  - GET /api/networks/{id}/realtime for each network in SHIELDWATCH_NETWORKS: its numeric figures.',
     'Run it before deploying. The key is never printed.',
     '',
-    'Exit codes: 0 the key is accepted and the status is readable; 1 otherwise (an unknown SHIELDWATCH_*',
-    'variable, probably a typo, counts too); 2 bad configuration.',
+    'Exit codes: 0 ready to monitor: the key is accepted, the filter status is readable and every network',
+    'in SHIELDWATCH_NETWORKS answered with 2xx (a failing /api/user alone is only a warning: the monitor',
+    'does not need it); 1 not ready: the key, the status or any network failed (they are named), or an',
+    'unknown SHIELDWATCH_* variable (probably a typo) is set; 2 bad configuration.',
   ].join('\n'),
   options: {},
   async run(_values, io: CliIo) {
@@ -72,6 +74,7 @@ export const checkCommand: Command = {
     const colour = palette(useColour(io.stdout, io.env));
     const ok = colour.green('ok');
     const fail = colour.red('FAIL');
+    const warn = colour.yellow('warn');
     const keys = createApiKeyProvider(
       config.apiKey,
       io.env,
@@ -114,7 +117,7 @@ export const checkCommand: Command = {
         api.getFilterStatus({ deadlineMs }),
         Promise.all(config.networks.map((id) => api.getNetworkRealtime(id, { deadlineMs }))),
       ]);
-      let healthy = unknown.length === 0;
+      const problems: string[] = unknown.length === 0 ? [] : ['unknown SHIELDWATCH_* variable(s)'];
 
       if (user.ok) {
         println(
@@ -122,15 +125,17 @@ export const checkCommand: Command = {
           `key owner      ${ok} ${ownerSummary(user.json) ?? '(no name or email field)'} (${answer(user)})`,
         );
       } else {
-        healthy = healthy && user.errorKind !== 'auth';
+        // The monitor never calls /api/user: only a rejected key there makes the setup unready.
+        const rejected = user.errorKind === 'auth';
+        if (rejected) problems.push('the key was rejected');
         println(
           io.stdout,
-          `key owner      ${fail} ${user.errorKind}: ${printable(user.error ?? '')} (${answer(user)})`,
+          `key owner      ${rejected ? fail : warn} ${user.errorKind}: ${printable(user.error ?? '')} (${answer(user)})${rejected ? '' : ' (not needed to monitor)'}`,
         );
       }
 
       if (!filter.ok) {
-        healthy = false;
+        problems.push('the filter status could not be read');
         println(
           io.stdout,
           `filter status  ${fail} ${filter.errorKind}: ${printable(filter.error ?? '')} (${answer(filter)})`,
@@ -143,7 +148,7 @@ export const checkCommand: Command = {
             `filter status  ${ok} ${JSON.stringify(displayStatus(reading.status))} at ${reading.path} (${answer(filter)})`,
           );
         } else {
-          healthy = false;
+          problems.push('no filter status found in the answer');
           println(io.stdout, `filter status  ${fail} ${reading.error} (${answer(filter)})`);
           println(io.stdout, '  the body looks like this:');
           for (const line of describeShape(filter.json)) println(io.stdout, `    ${line}`);
@@ -181,13 +186,20 @@ export const checkCommand: Command = {
           io.stdout,
           renderTable(['id', 'result', 'answer', 'figures / error'], rows).replace(/^/gm, '  '),
         );
-        if (networks.some((n) => n.errorKind === 'auth')) healthy = false;
+        const failed = config.networks.filter((_, i) => networks[i]?.ok !== true);
+        if (failed.length > 0) {
+          const names = failed.map((id) => JSON.stringify(clip(printable(id), 40)));
+          problems.push(
+            `${failed.length === 1 ? 'network' : 'networks'} ${names.join(', ')} not ready (${failed.length} of ${networks.length} failed)`,
+          );
+        }
       }
-      println(
-        io.stdout,
-        healthy ? colour.green('ready to monitor') : colour.red('not ready: see FAIL above'),
-      );
-      return healthy ? 0 : 1;
+      if (problems.length === 0) {
+        println(io.stdout, colour.green('ready to monitor'));
+        return 0;
+      }
+      println(io.stdout, colour.red(`not ready: ${problems.join('; ')} (see FAIL above)`));
+      return 1;
     } finally {
       await api.close();
     }

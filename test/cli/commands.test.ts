@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../cli/simulator.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
+import { type FakeApi, type Reply, startFakeApi } from '../fixtures/fake-api.ts';
 import { type FakeSns, startFakeSns } from '../fixtures/fake-aws.ts';
 import { describeRun, runCli, TOPIC_ARN } from './helpers.ts';
 
@@ -173,5 +174,84 @@ describe('check, run, test-alert, uptime and history --chart, run for real', () 
     expect(chart.stdout).toMatch(/network edge-1 traffic\.in\.pps \(\d+ points\)/);
     expect(chart.stdout).toMatch(/[┤└]/);
     expect(missing.stdout).toMatch(/no numeric values at "no\.such\.field".*traffic\.in\.pps/);
+  });
+});
+
+describe('check says which networks are not ready, run for real against a fake API', () => {
+  let api: FakeApi;
+  const replies = new Map<string, Reply>();
+
+  beforeAll(async () => {
+    api = await startFakeApi({
+      filter: () => ({ body: { status: 'active' } }),
+      user: () => ({ body: { name: 'Check Owner' } }),
+      network: (id) => replies.get(id) ?? { body: { traffic: { pps: 10 } } },
+    });
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+
+  const settings = () => ({
+    SHIELDWATCH_API_URL: api.url,
+    SHIELDWATCH_API_KEY: api.key,
+    SHIELDWATCH_NETWORKS: 'net-a,net-b,net-c',
+    SHIELDWATCH_RETRIES: '0',
+    SHIELDWATCH_TIMEOUT_MS: '1000',
+  });
+
+  it.each([
+    {
+      name: 'a network answers 404',
+      failing: { 'net-b': { status: 404, body: { error: 'not_found' } } },
+      notReady: /not ready: network "net-b" not ready \(1 of 3 failed\)/,
+    },
+    {
+      name: 'two networks fail: a 503 and a reset connection',
+      failing: {
+        'net-a': { status: 503, body: { error: 'unavailable' } },
+        'net-c': { destroy: true },
+      },
+      notReady: /not ready: networks "net-a", "net-c" not ready \(2 of 3 failed\)/,
+    },
+    {
+      name: 'a network times out',
+      failing: { 'net-c': { hang: true } },
+      notReady: /not ready: network "net-c" not ready \(1 of 3 failed\)/,
+    },
+  ] satisfies Array<{ name: string; failing: Record<string, Reply>; notReady: RegExp }>)(
+    '$name: FAIL on its line, named in the verdict, exit 1',
+    async ({ failing, notReady }) => {
+      // Prepare
+      replies.clear();
+      for (const [id, reply] of Object.entries(failing)) replies.set(id, reply);
+
+      // Act
+      const run = await runCli(['check'], settings());
+
+      // Assess
+      expect(run.code, describeRun(run)).toBe(1);
+      expect(run.stdout).toMatch(/filter status\s+ok "active"/);
+      for (const id of Object.keys(failing)) expect(run.stdout).toMatch(new RegExp(`${id}\\s+FAIL`));
+      expect(run.stdout).toMatch(notReady);
+      expect(run.stdout).not.toContain('ready to monitor');
+    },
+  );
+
+  it('every network answering and only /api/user failing (404) is ready: a warning, exit 0', async () => {
+    // Prepare
+    replies.clear();
+    const user = api.user;
+    api.user = () => ({ status: 404, body: { error: 'not_found' } });
+
+    // Act
+    const run = await runCli(['check'], settings());
+    api.user = user;
+
+    // Assess
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(run.stdout).toMatch(/key owner\s+warn client: .*\(not needed to monitor\)/);
+    expect(run.stdout).toMatch(/net-b\s+ok/);
+    expect(run.stdout).toContain('ready to monitor');
   });
 });
