@@ -260,7 +260,17 @@ function networkSetting(env: Env, problems: string[]): string[] {
     .split(',')
     .map((item) => ({ id: item.trim(), problem: hiddenCharacterProblem(item) }))
     .filter(({ id }) => id !== '');
-  const ids = [...new Set(items.map(({ id }) => id))];
+  const ids = items.map(({ id }) => id);
+  // Refused, not dropped, as the CDK context check does: a list with a repeat is probably not the one meant.
+  const repeated = [...new Set(ids.filter((id, index) => ids.indexOf(id) !== index))];
+  if (repeated.length > 0) {
+    const shown = repeated.map((id) =>
+      /[\p{Cc}\p{Cf}]/u.test(id) ? '(an id with hidden characters)' : JSON.stringify(id.slice(0, 40)),
+    );
+    problems.push(
+      `${S.networks.env} lists ${shown.slice(0, 5).join(', ')} more than once: list each network once`,
+    );
+  }
   const bad = items
     .map(({ id, problem }, index) => ({ id, index, problem: problem ?? networkIdProblem(id) }))
     .filter(({ problem }) => problem !== undefined);

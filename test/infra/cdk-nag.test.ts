@@ -36,8 +36,13 @@ describe.each([
     },
   ],
   [
-    'an existing secret',
-    { apiKeySecretName: 'shieldwatch/api-key', schedule: 'rate(5 minutes)', reservedConcurrency: 1 },
+    'an existing secret by ARN under a customer-managed key',
+    {
+      apiKeySecretName: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:shieldwatch/api-key-AbC123',
+      apiKeySecretKmsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+      schedule: 'rate(5 minutes)',
+      reservedConcurrency: 1,
+    },
   ],
   ['shards', { networks: 'a,b,c,d,e', shardSize: 2, reservedConcurrency: 3 }],
 ])('cdk-nag AwsSolutions on the stack with %s', (_name, context) => {

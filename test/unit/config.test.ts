@@ -502,7 +502,6 @@ describe('SHIELDWATCH_NETWORKS', () => {
     { raw: 'net-1', networks: ['net-1'] },
     { raw: 'net-1,net-2', networks: ['net-1', 'net-2'] },
     { raw: '  net-2 ,net-1  , ', networks: ['net-2', 'net-1'] },
-    { raw: 'b,a,b, a ,c', networks: ['b', 'a', 'c'] },
     { raw: 'net/1,../admin,a.b,ünï', networks: ['net/1', '../admin', 'a.b', 'ünï'] },
     { raw: 'Net-1,net-1', networks: ['Net-1', 'net-1'] },
     { raw: 'x'.repeat(512), networks: ['x'.repeat(512)] },
