@@ -135,7 +135,7 @@ describe('cdk synth and the bundled function', () => {
       '-o',
       outdir,
       '-c',
-      'networks=edge-1,edge 2',
+      'networks=edge-1,edge#2',
       '-c',
       'alertEmail=ops@example.com',
       '-c',
@@ -284,7 +284,7 @@ describe('cdk synth and the bundled function', () => {
       expect.arrayContaining([
         '/api/filter/status',
         '/api/networks/edge-1/realtime',
-        '/api/networks/edge%202/realtime',
+        '/api/networks/edge%232/realtime',
       ]),
     );
     const items = (await dynamo.client.send(new ScanCommand({ TableName: table }))).Items ?? [];
@@ -345,14 +345,14 @@ describe('cdk synth and the bundled function', () => {
         'NetworkId',
         'service',
       ]);
-      expect(['edge-1', 'edge 2']).toContain(doc.NetworkId);
+      expect(['edge-1', 'edge#2']).toContain(doc.NetworkId);
     }
   });
 
   it("polls only a shard's networks when its event carries them, leaving the filter and alerts alone", async () => {
     // Prepare: the event of the second shard of a sharded stack; the filter is back to active, a change only
     // a cycle that polls the filter could see
-    const [, shard] = planShards(['edge-1', 'edge 2'], 1);
+    const [, shard] = planShards(['edge-1', 'edge#2'], 1);
     const event = {
       ...(scheduledEvent() as object),
       networks: shard!.networks,
@@ -368,7 +368,7 @@ describe('cdk synth and the bundled function', () => {
     expect(answer.ok, JSON.stringify(answer.error)).toBe(true);
     expect(answer.result).toMatchObject({ networksOk: 1, networksFailed: 0, alertsQueued: 0 });
     expect(api.requests.slice(before.requests).map((r) => r.url)).toEqual([
-      '/api/networks/edge%202/realtime',
+      '/api/networks/edge%232/realtime',
     ]);
     expect(sns.publishes).toHaveLength(before.publishes);
   });
