@@ -3,6 +3,8 @@
  *
  * Each cycle is the real CLI (`node bin/shieldwatch.mjs poll`) against the API simulator on 127.0.0.1 with
  * injected latency and a dynalite that counts DynamoDB requests, so the figures are what an operator gets.
+ * Then hostile answers: one cycle of the CLI against a loopback API whose every network answers a body just
+ * under the size cap, shaped to cost the most heap once parsed (peak RSS is the figure to watch).
  * Then the Lambda bundle: its size, and its cold import time beside the same modules imported unbundled.
  * Prints a table and writes every figure to bench/results/bench.json.
  */
@@ -12,14 +14,30 @@ import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build } from 'esbuild';
 import { renderTable } from '../cli/format.ts';
 import { startSimulator } from '../cli/simulator.ts';
-import { runCli } from '../test/cli/helpers.ts';
+import { dumpTable, runCli } from '../test/cli/helpers.ts';
+import { nearCapBody } from '../test/fixtures/big-bodies.ts';
 import { startDynamo } from '../test/fixtures/dynalite.ts';
+import { startFakeApi } from '../test/fixtures/fake-api.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const OUT = `${ROOT}bench/results`;
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 10);
 const NETWORKS = (process.env['BENCH_NETWORKS'] ?? '1,10,100,1000').split(',').map(Number);
 const LATENCIES = (process.env['BENCH_LATENCIES'] ?? '0,100').split(',').map(Number);
+/** Networks of the hostile-answers run, each answering a body just under the cap. */
+const BIG_NETWORKS = Number(process.env['BENCH_BIG_NETWORKS'] ?? 100);
+/** The body cap of the hostile-answers run: the default `SHIELDWATCH_MAX_BODY_BYTES`. */
+const BIG_BODY_CAP = 1024 * 1024;
+/**
+ * Heap flags of the hostile-answers run: what the Lambda Node.js runtime passes for a 256 MB function (new
+ * space a tenth of the memory, half of it per semi-space; old space the rest), so the peak RSS is the one the
+ * function would see, not that of a heap left to grow as it likes.
+ */
+const FUNCTION_256_MB_HEAP = ['--max-semi-space-size=12', '--max-old-space-size=231'];
+/** `BENCH_BIG_HEAP=default` runs the hostile answers with Node's own heap limits instead. */
+const BIG_HEAP = process.env['BENCH_BIG_HEAP'] === 'default' ? [] : FUNCTION_256_MB_HEAP;
+/** Which parts run: `cycles`, `big` (hostile answers), `bundle`. */
+const PARTS = new Set((process.env['BENCH_PARTS'] ?? 'cycles,big,bundle').split(','));
 /** A sequential baseline is run when it takes at most this long; beyond, it is computed from the run. */
 const SEQUENTIAL_RUN_LIMIT_MS = 12_000;
 const DYNAMO_WRITES = new Set(['BatchWriteItem', 'PutItem', 'UpdateItem', 'DeleteItem']);
@@ -32,9 +50,9 @@ interface PollRun {
 }
 
 /** Runs one `shieldwatch poll` and reads the cycle time from its summary and the peak RSS from a hook. */
-async function poll(env: Record<string, string>): Promise<PollRun> {
+async function poll(env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<PollRun> {
   const run = await runCli(['poll'], env, {
-    nodeArgs: ['--import', `${ROOT}bench/rss-hook.mjs`],
+    nodeArgs: [...nodeArgs, '--import', `${ROOT}bench/rss-hook.mjs`],
     timeoutMs: 600_000,
   });
   const cycle = /took (\d+) ms/.exec(run.stdout);
@@ -137,6 +155,65 @@ async function measureCycle(networks: number, latencyMs: number): Promise<CycleF
   }
 }
 
+interface BigBodyFigures {
+  readonly networks: number;
+  readonly bodyBytes: number;
+  readonly concurrency: number;
+  readonly cycleMs: number;
+  readonly peakRssMb: number;
+  /** Snapshots the measured cycle stored (one per network and the filter when it completes). */
+  readonly snapshots: number;
+}
+
+/**
+ * One `shieldwatch poll` against a loopback API (not the simulator) whose every network answers a body of
+ * just under {@link BIG_BODY_CAP}, after a warm-up poll with small bodies that sets the baseline status.
+ */
+async function measureBigBodies(networks: number): Promise<BigBodyFigures> {
+  const ids = Array.from({ length: networks }, (_, i) => `net-${i}`);
+  const body = nearCapBody(BIG_BODY_CAP);
+  const [dynamo, api] = await Promise.all([
+    startDynamo({ table: 'bench-big' }),
+    startFakeApi({ key: 'bench-key-0123456789' }),
+  ]);
+  try {
+    const env = {
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'bench',
+      AWS_SECRET_ACCESS_KEY: 'bench',
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      SHIELDWATCH_API_URL: api.url,
+      SHIELDWATCH_API_KEY: api.key,
+      SHIELDWATCH_NETWORKS: ids.join(','),
+      SHIELDWATCH_TABLE: dynamo.table,
+      SHIELDWATCH_CONCURRENCY: String(CONCURRENCY),
+      SHIELDWATCH_MAX_BODY_BYTES: String(BIG_BODY_CAP),
+      SHIELDWATCH_TIMEOUT_MS: '10000',
+      SHIELDWATCH_RETRIES: '0',
+      SHIELDWATCH_CYCLE_TIMEOUT_MS: '300000',
+    };
+    const snapshotCount = async () =>
+      (JSON.parse(await dumpTable(dynamo)) as Array<{ pk?: { S?: string } }>).filter(
+        (item) => item.pk?.S === 'filter' || item.pk?.S?.startsWith('network#') === true,
+      ).length;
+    await poll(env);
+    api.network = () => ({ body });
+    const before = await snapshotCount();
+    const measured = await poll(env, BIG_HEAP);
+    const snapshots = (await snapshotCount()) - before;
+    return {
+      networks,
+      bodyBytes: body.length,
+      concurrency: CONCURRENCY,
+      cycleMs: measured.cycleMs,
+      peakRssMb: measured.maxRssMb,
+      snapshots,
+    };
+  } finally {
+    await Promise.all([dynamo.close(), api.close()]);
+  }
+}
+
 /** The Lambda bundle, built as the stack builds it (see lib/constructs/poller-function.ts). */
 const LAMBDA_BUNDLE: BuildOptions = {
   entryPoints: [`${ROOT}lambda/handler.ts`],
@@ -195,14 +272,22 @@ const fmt = (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${M
 async function main() {
   mkdirSync(OUT, { recursive: true });
   const cycles: CycleFigures[] = [];
-  for (const latencyMs of LATENCIES) {
+  for (const latencyMs of PARTS.has('cycles') ? LATENCIES : []) {
     for (const networks of NETWORKS) {
       process.stderr.write(`measuring ${networks} network(s) at ${latencyMs} ms...\n`);
       cycles.push(await measureCycle(networks, latencyMs));
     }
   }
-  process.stderr.write('measuring the Lambda bundle...\n');
-  const bundle = await measureBundle();
+  let big: BigBodyFigures | undefined;
+  if (PARTS.has('big')) {
+    process.stderr.write(`measuring ${BIG_NETWORKS} network(s) answering near-cap bodies...\n`);
+    big = await measureBigBodies(BIG_NETWORKS);
+  }
+  let bundle: Awaited<ReturnType<typeof measureBundle>> | undefined;
+  if (PARTS.has('bundle')) {
+    process.stderr.write('measuring the Lambda bundle...\n');
+    bundle = await measureBundle();
+  }
 
   console.log(
     `\nPoll cycle, concurrency ${CONCURRENCY} (the real CLI against the simulator and a counting dynalite)\n`,
@@ -241,20 +326,44 @@ async function main() {
       ]),
     ),
   );
-  console.log('\nLambda bundle (lambda/handler.ts, built as the stack builds it)\n');
-  console.log(
-    renderTable(
-      ['bundle size', 'cold import, bundled', 'cold import, unbundled', 'ratio'],
-      [
+  if (big !== undefined) {
+    console.log(
+      `\nHostile answers: every network answers a ${(big.bodyBytes / 1024).toFixed(0)} KiB body (cap 1 MiB) of empty objects;\n` +
+        (BIG_HEAP.length === 0
+          ? "the CLI runs with Node's default heap limits\n"
+          : `the CLI runs with the heap flags of a 256 MB Lambda function (${BIG_HEAP.join(' ')})\n`),
+    );
+    console.log(
+      renderTable(
+        ['networks', 'concurrency', 'cycle', 'snapshots stored', 'peak RSS'],
         [
-          `${(bundle.bundleBytes / 1024).toFixed(0)} KiB`,
-          fmt(bundle.bundledImportMs),
-          fmt(bundle.unbundledImportMs),
-          `${bundle.importRatio.toFixed(2)}x`,
+          [
+            String(big.networks),
+            String(big.concurrency),
+            fmt(big.cycleMs),
+            String(big.snapshots),
+            `${big.peakRssMb.toFixed(0)} MB`,
+          ],
         ],
-      ],
-    ),
-  );
+      ),
+    );
+  }
+  if (bundle !== undefined) {
+    console.log('\nLambda bundle (lambda/handler.ts, built as the stack builds it)\n');
+    console.log(
+      renderTable(
+        ['bundle size', 'cold import, bundled', 'cold import, unbundled', 'ratio'],
+        [
+          [
+            `${(bundle.bundleBytes / 1024).toFixed(0)} KiB`,
+            fmt(bundle.bundledImportMs),
+            fmt(bundle.unbundledImportMs),
+            `${bundle.importRatio.toFixed(2)}x`,
+          ],
+        ],
+      ),
+    );
+  }
   console.log(
     '\nDDB writes: BatchWriteItem, PutItem and UpdateItem requests of the measured cycle, beside the budget\n' +
       'ceil((networks + 1) / 25) + 3. DDB reads: the state read. The CLI also sends one DescribeTable per run\n' +
@@ -266,7 +375,8 @@ async function main() {
     cpus: (await import('node:os')).cpus().length,
     concurrency: CONCURRENCY,
     cycles,
-    bundle,
+    ...(big === undefined ? {} : { big }),
+    ...(bundle === undefined ? {} : { bundle }),
   };
   writeFileSync(`${OUT}/bench.json`, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nfigures written to bench/results/bench.json`);

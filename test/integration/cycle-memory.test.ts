@@ -18,7 +18,7 @@ import { startFakeApi } from '../fixtures/fake-api.ts';
 const NETWORKS = Array.from({ length: 100 }, (_, i) => `net-${i}`);
 const CAP = 1024 * 1024;
 /** The old-space heap of the child, in MB: well under the 256 MB function, loader and SDK included. */
-const HEAP_MB = Number(process.env['HEAP_MB'] ?? 160);
+const HEAP_MB = 128;
 
 let world: World | undefined;
 const cleanups: Array<() => Promise<void>> = [];
