@@ -22,7 +22,10 @@ export type OptionValues = Record<string, string | boolean | string[] | boolean[
  * names the first mistake: an unknown option (with the nearest known one), a missing or unexpected value,
  * or an argument where none is taken.
  */
-export function parseCommandArgs(command: Pick<Command, 'options'>, args: readonly string[]): OptionValues {
+export function parseCommandArgs(
+  command: Pick<Command, 'options'> & { readonly hideArguments?: boolean },
+  args: readonly string[],
+): OptionValues {
   const options = { ...command.options, ...COMMON_OPTIONS };
   const known = Object.keys(options).map((name) => `--${name}`);
   const { tokens } = parseArgs({
@@ -34,6 +37,10 @@ export function parseCommandArgs(command: Pick<Command, 'options'>, args: readon
   });
   for (const token of tokens) {
     if (token.kind === 'positional') {
+      // A command that reads a secret from stdin never echoes an argument: it may be that secret.
+      if (command.hideArguments === true) {
+        throw new UsageError('unexpected argument, not shown (this command takes only options)');
+      }
       throw new UsageError(
         `unexpected argument ${JSON.stringify(token.value)} (this command takes only options)`,
       );

@@ -8,6 +8,7 @@ import { eventsCommand } from './commands/events.ts';
 import { historyCommand } from './commands/history.ts';
 import { pollCommand } from './commands/poll.ts';
 import { runCommand } from './commands/run.ts';
+import { setKeyCommand } from './commands/set-key.ts';
 import { simulateCommand } from './commands/simulate.ts';
 import { storeCommand } from './commands/store.ts';
 import { testAlertCommand } from './commands/test-alert.ts';
@@ -22,6 +23,7 @@ const COMMANDS: readonly Command[] = [
   historyCommand,
   eventsCommand,
   checkCommand,
+  setKeyCommand(checkCommand),
   testAlertCommand,
   uptimeCommand,
   storeCommand,

@@ -110,6 +110,10 @@ export class MonitorStack extends Stack {
         ? 'Secret for the API key: fill it with shieldwatch set-key'
         : 'Secret holding the API key',
     });
+    new CfnOutput(this, 'ApiUrl', {
+      value: settings.apiUrl,
+      description: 'Protection API the monitor polls (shieldwatch set-key checks the key against it)',
+    });
     new CfnOutput(this, 'DashboardUrl', { value: dashboard.url, description: 'CloudWatch dashboard' });
     new CfnOutput(this, 'FunctionName', {
       value: poller.function.functionName,

@@ -32,6 +32,8 @@ export interface RunCliOptions {
   timeoutMs?: number;
   /** Options for Node itself, before the entry (e.g. `--import` a hook). */
   nodeArgs?: readonly string[];
+  /** Written to the CLI's standard input, which is then closed. @default - none: standard input is empty */
+  input?: string;
 }
 
 /**
@@ -53,8 +55,10 @@ export function runCli(
       SHIELDWATCH_ENV_FILE: '/dev/null',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  // Without input, an empty standard input, as from /dev/null.
+  child.stdin.end(options.input);
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
