@@ -5,7 +5,9 @@
  * and when networks are under attack), shapes the filter status body in one of several ways a real API
  * might, and injects faults (latency, 5xx, 429, malformed bodies, hangs, rejected keys) from a seeded PRNG,
  * so that a run is repeatable. Scenario time comes from an injectable clock and can run faster than real
- * time; latency is always real time.
+ * time; latency is always real time. The scenario clock starts at the first authorized API request, not when
+ * the server starts, so a monitor started later still sees the whole scenario. A status can be held by hand
+ * (`setStatus`, or the Bearer-protected control endpoint {@link CONTROL_PATH}) until it is released.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
@@ -124,8 +126,23 @@ export interface Simulator {
   /** The scenario played (a built-in one resolved for `networks`). */
   readonly scenario: Scenario;
   readonly speed: number;
-  /** Clock time (epoch ms) of scenario time 0. */
-  readonly startedAt: number;
+  /** Clock time (epoch ms) of scenario time 0: the first authorized API request; `undefined` before it. */
+  readonly startedAt: number | undefined;
+  /** Scenario time now (speed applied); 0 until the first request. */
+  scenarioNow(): number;
+  /** The filter status served now: the held one, or the scenario's. */
+  currentStatus(): string;
+  /** The status held by hand, or `undefined` while the scenario plays. */
+  readonly heldStatus: string | undefined;
+  /**
+   * Holds the filter status at `status` (any text, up to {@link MAX_HELD_STATUS_LENGTH} characters, no control
+   * characters) until called again; `undefined` gives it back to the scenario. Throws a RangeError otherwise.
+   */
+  setStatus(status: string | undefined): void;
+  /** Calls `listener` when the scenario clock starts and when a status is held or released; returns an unsubscribe. */
+  subscribe(listener: (event: SimulatorEvent) => void): () => void;
+  /** The status text a monitor reads for `status` in this shape (`numeric` and `boolean` encode it). */
+  observedStatusOf(status: string): string;
   /**
    * What a monitor needs to watch this simulator: `SHIELDWATCH_API_URL`, `SHIELDWATCH_API_KEY`,
    * `SHIELDWATCH_NETWORKS` and, for shapes the default paths do not find, `SHIELDWATCH_STATUS_PATH`.
@@ -138,6 +155,22 @@ export interface Simulator {
   readonly stats: SimulatorStats;
   /** Stops listening and drops every connection, hung requests included; idempotent. */
   close(): Promise<void>;
+}
+
+/** What {@link Simulator.subscribe} reports. */
+export type SimulatorEvent =
+  | { readonly kind: 'started'; readonly atMs: number }
+  | { readonly kind: 'held'; readonly status: string; readonly atMs: number }
+  | { readonly kind: 'released'; readonly atMs: number };
+
+/** Why a status cannot be held, or `undefined` when it can. */
+export function heldStatusProblem(status: unknown): string | undefined {
+  if (typeof status !== 'string') return 'status must be a string (or null to give it back to the scenario)';
+  if ([...status].length > MAX_HELD_STATUS_LENGTH) {
+    return `status must be at most ${MAX_HELD_STATUS_LENGTH} characters`;
+  }
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(status)) return 'status must not hold control characters';
+  return undefined;
 }
 
 /** The key accepted by default. */
@@ -155,6 +188,22 @@ export const NUMERIC_STATUS_CODES: Readonly<Record<string, number>> = {
   degraded: 3,
   maintenance: 4,
 };
+
+/** Loop length of the built-in `flapping` scenario, ms: active 7 s, mitigating 6 s. */
+export const FLAPPING_PERIOD_MS = 13_000;
+
+/**
+ * The simulator's control endpoint, behind the same Bearer key as the API: `GET` answers
+ * `{"status", "held", "scenario", "started"}`, `POST` with `{"status": "TEXT"}` holds that filter status until
+ * a `POST` with `{"status": null}` gives the status back to the scenario.
+ */
+export const CONTROL_PATH = '/simulator/status';
+
+/** Longest status the control endpoint accepts, characters. */
+export const MAX_HELD_STATUS_LENGTH = 200;
+
+/** Largest control request body read, bytes. */
+const MAX_CONTROL_BODY_BYTES = 4096;
 
 /** Most distinct paths counted in `stats.byPath`; the rest are counted under `(other)`. */
 const MAX_COUNTED_PATHS = 1000;
@@ -189,14 +238,16 @@ export function builtinScenario(
     case 'steady':
       return { name, steps: [{ atMs: 0, status: 'active' }], attacks: [] };
     case 'flapping':
+      // 7 s and 6 s: a 13 s period, prime, so that no round polling interval (5 s, 10 s, 30 s, 60 s...)
+      // keeps in step with it and always sees the same status.
       return {
         name,
-        periodMs: 10_000,
+        periodMs: FLAPPING_PERIOD_MS,
         steps: [
           { atMs: 0, status: 'active' },
-          { atMs: 5_000, status: 'mitigating' },
+          { atMs: 7_000, status: 'mitigating' },
         ],
-        attacks: [{ fromMs: 5_000, toMs: 10_000, factor: 8, ...target }],
+        attacks: [{ fromMs: 7_000, toMs: FLAPPING_PERIOD_MS, factor: 8, ...target }],
       };
   }
 }
@@ -401,10 +452,35 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let closed = false;
   let closing: Promise<void> | undefined;
   let requestCount = 0;
-  let startedAt = now();
+  let startedAt: number | undefined;
+  let held: { readonly status: string; readonly atMs: number } | undefined;
+  const listeners = new Set<(event: SimulatorEvent) => void>();
+  const emit = (event: SimulatorEvent): void => {
+    for (const listener of listeners) listener(event);
+  };
 
-  const scenarioMs = (clockMs: number): number => (clockMs - startedAt) * speed;
+  const scenarioMs = (clockMs: number): number =>
+    startedAt === undefined ? 0 : Math.max(0, (clockMs - startedAt) * speed);
   const statusAt = (elapsedMs: number): string => scenarioPosition(scenario, elapsedMs * speed).status;
+  const currentStatus = (): string => held?.status ?? scenarioPosition(scenario, scenarioMs(now())).status;
+  const startClock = (): void => {
+    if (startedAt !== undefined) return;
+    startedAt = now();
+    emit({ kind: 'started', atMs: startedAt });
+  };
+  const setStatus = (status: string | undefined): void => {
+    if (status === undefined) {
+      if (held === undefined) return;
+      held = undefined;
+      emit({ kind: 'released', atMs: now() });
+      return;
+    }
+    const problem = heldStatusProblem(status);
+    if (problem !== undefined) throw new RangeError(problem);
+    held = { status, atMs: now() };
+    if (!numericCodes.has(status)) numericCodes.set(status, Math.max(9, ...numericCodes.values()) + 1);
+    emit({ kind: 'held', status, atMs: held.atMs });
+  };
 
   const wait = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -450,14 +526,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const filterBody = (clockMs: number, id: string): unknown => {
     const position = scenarioPosition(scenario, scenarioMs(clockMs));
     const at = new Date(clockMs).toISOString();
-    const status = position.status;
+    const status = held?.status ?? position.status;
+    const sinceMs = held?.atMs ?? (startedAt ?? clockMs) + position.sinceMs / speed;
     switch (shape) {
       case 'flat':
         return { status, updatedAt: at, requestId: id };
       case 'nested':
         return {
           data: {
-            filter: { state: status, since: new Date(startedAt + position.sinceMs / speed).toISOString() },
+            filter: { state: status, since: new Date(sinceMs).toISOString() },
           },
           meta: { requestId: id, generatedAt: at },
         };
@@ -509,9 +586,51 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
   };
 
+  const controlAnswer = (): Answer =>
+    json(200, {
+      status: currentStatus(),
+      held: held !== undefined,
+      scenario: scenario.name,
+      started: startedAt !== undefined,
+    });
+
+  /** The control endpoint: no faults, no scenario clock, the same Bearer check as the API. */
+  const handleControl = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    if (!authorized(req.headers.authorization)) return send(res, unauthorized());
+    if (req.method === 'GET') return send(res, controlAnswer());
+    if (req.method !== 'POST') {
+      return send(
+        res,
+        json(405, { error: 'method_not_allowed', message: 'GET or POST' }, undefined, { allow: 'GET, POST' }),
+      );
+    }
+    const text = await readSmallBody(req, MAX_CONTROL_BODY_BYTES);
+    let body: unknown;
+    try {
+      body = text === undefined ? undefined : JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    if (typeof body !== 'object' || body === null || !Object.hasOwn(body, 'status')) {
+      return send(
+        res,
+        json(400, {
+          error: 'bad_request',
+          message: `send JSON {"status": "TEXT"} (at most ${MAX_CONTROL_BODY_BYTES} bytes), or {"status": null}`,
+        }),
+      );
+    }
+    const status = (body as { status: unknown }).status;
+    const problem = status === null ? undefined : heldStatusProblem(status);
+    if (problem !== undefined) return send(res, json(400, { error: 'bad_request', message: problem }));
+    setStatus(status === null ? undefined : (status as string));
+    send(res, controlAnswer());
+  };
+
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const rawPath = (req.url ?? '').split('?', 1)[0]!;
     countPath(stats.byPath, rawPath);
+    if (rawPath === CONTROL_PATH) return handleControl(req, res);
     const draw = drawFaults();
     if (draw.delayMs > 0) await wait(draw.delayMs);
     if (closed || res.destroyed) return;
@@ -525,6 +644,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         json(405, { error: 'method_not_allowed', message: 'only GET' }, undefined, { allow: 'GET' }),
       );
     }
+    // The scenario starts when a monitor first asks, whatever fault that request then meets.
+    startClock();
     if (draw.hang) {
       stats.faults.hang++;
       return; // the socket stays open until the client gives up or close() destroys it
@@ -586,7 +707,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       resolve();
     });
   });
-  startedAt = now();
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   const statusPath = statusPathFor(shape);
@@ -606,7 +726,20 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     shape,
     scenario,
     speed,
-    startedAt,
+    get startedAt() {
+      return startedAt;
+    },
+    get heldStatus() {
+      return held?.status;
+    },
+    scenarioNow: () => scenarioMs(now()),
+    currentStatus,
+    setStatus,
+    subscribe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    observedStatusOf: (status) => observedText(shape, status, numericCodes),
     env,
     stats,
     statusAt,
@@ -697,6 +830,26 @@ function malformed(answer: Answer, truncate: boolean): Answer {
     body: '<html><head><title>Service Unavailable</title></head><body>upstream is starting</body></html>',
     headers: { ...answer.headers, 'content-type': 'text/html; charset=utf-8' },
   };
+}
+
+/** A request body of at most `maxBytes`, as UTF-8 text; `undefined` when it is larger or the request fails. */
+function readSmallBody(req: http.IncomingMessage, maxBytes: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        resolve(undefined);
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('error', () => resolve(undefined));
+    req.once('close', () => resolve(undefined));
+  });
 }
 
 function send(res: http.ServerResponse, answer: Answer): void {

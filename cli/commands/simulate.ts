@@ -2,10 +2,12 @@ import { parseDurationMs } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import {
   attacksAt,
+  CONTROL_PATH,
   DEFAULT_SIMULATOR_KEY,
   DEFAULT_SIMULATOR_NETWORKS,
   DEFAULT_SIMULATOR_SEED,
   type Faults,
+  heldStatusProblem,
   nextChangeAt,
   SCENARIO_NAMES,
   type ScenarioAttack,
@@ -179,17 +181,23 @@ function describeAttacks(attacks: readonly ScenarioAttack[]): string {
     .join('; ');
 }
 
-/** Prints a line whenever the scenario's status (or its attacks) change; returns a stop function. */
+/**
+ * Prints a line whenever the served status (scenario or held by hand) or the attacks change, from the first
+ * request on; returns a stop function.
+ */
 function followScenario(sim: Simulator, io: CliIo): () => void {
   let timer: NodeJS.Timeout | undefined;
   let last: string | undefined;
   const report = (scenarioMs: number): void => {
-    const { status } = scenarioPosition(sim.scenario, scenarioMs);
+    clearTimeout(timer);
+    const held = sim.heldStatus;
+    const status = held ?? scenarioPosition(sim.scenario, scenarioMs).status;
     const attacks = describeAttacks(attacksAt(sim.scenario, scenarioMs));
-    const observed = sim.observedStatusAt(scenarioMs / sim.speed);
+    const observed = sim.observedStatusOf(status);
     const line = [
       `filter status ${JSON.stringify(status)}`,
       ...(observed === status ? [] : [`(served as ${observed})`]),
+      ...(held === undefined ? [] : ['(held by hand; --resume or key r gives it back to the scenario)']),
       ...(attacks === '' ? [] : [`attack: ${attacks}`]),
     ].join('  ');
     if (line !== last) {
@@ -199,16 +207,171 @@ function followScenario(sim: Simulator, io: CliIo): () => void {
       println(io.stdout, `[${elapsed}${scenarioTime}] ${line}`);
     }
     const next = nextChangeAt(sim.scenario, scenarioMs);
-    if (next === undefined) return;
-    const delay = Math.max(0, next / sim.speed - (io.now() - sim.startedAt));
+    const startedAt = sim.startedAt;
+    if (next === undefined || startedAt === undefined) return;
+    const delay = Math.max(0, next / sim.speed - (io.now() - startedAt));
     timer = setTimeout(() => report(next), delay);
   };
-  report(Math.max(0, (io.now() - sim.startedAt) * sim.speed));
-  return () => clearTimeout(timer);
+  const unsubscribe = sim.subscribe((event) => {
+    report(event.kind === 'started' ? 0 : sim.scenarioNow());
+  });
+  if (sim.startedAt !== undefined) report(sim.scenarioNow());
+  return () => {
+    unsubscribe();
+    clearTimeout(timer);
+  };
 }
 
-/** Resolves on SIGINT, SIGTERM or when the duration has passed, with what stopped it. */
-function untilStopped(durationMs: number | undefined): { stopped: Promise<string>; dispose: () => void } {
+/** What a key pressed in the simulator's terminal does. */
+export type KeyAction =
+  | { readonly kind: 'hold'; readonly status: string }
+  | { readonly kind: 'release' }
+  | { readonly kind: 'quit' }
+  | { readonly kind: 'none' };
+
+/** The status the space bar flips to from `current`. */
+const FLIP_TO = (current: string): string => (current === 'active' ? 'mitigating' : 'active');
+
+/**
+ * The action of one key (as raw-mode stdin delivers it): `a` holds "active", `m` "mitigating", space or
+ * Enter flips between them, `r` gives the status back to the scenario, `q` and Ctrl-C quit.
+ */
+export function keyAction(key: string, current: string): KeyAction {
+  switch (key) {
+    case 'a':
+      return { kind: 'hold', status: 'active' };
+    case 'm':
+      return { kind: 'hold', status: 'mitigating' };
+    case ' ':
+    case '\r':
+    case '\n':
+      return { kind: 'hold', status: FLIP_TO(current) };
+    case 'r':
+      return { kind: 'release' };
+    case 'q':
+    case '\u0003':
+      return { kind: 'quit' };
+    default:
+      return { kind: 'none' };
+  }
+}
+
+/** Reads keys from a terminal's stdin; returns a stop function that gives the terminal back as it was. */
+function followKeys(sim: Simulator, onQuit: () => void): () => void {
+  const stdin = process.stdin;
+  if (stdin.isTTY !== true) return () => {};
+  stdin.setRawMode(true);
+  stdin.setEncoding('utf8');
+  const onData = (chunk: string): void => {
+    for (const key of chunk) {
+      const action = keyAction(key, sim.currentStatus());
+      if (action.kind === 'hold') sim.setStatus(action.status);
+      else if (action.kind === 'release') sim.setStatus(undefined);
+      else if (action.kind === 'quit') onQuit();
+    }
+  };
+  stdin.on('data', onData);
+  stdin.resume();
+  return () => {
+    stdin.off('data', onData);
+    stdin.setRawMode(false);
+    stdin.pause();
+  };
+}
+
+/** Options that only a simulator being started takes, not `--set-status` / `--resume`. */
+const SERVER_ONLY_OPTIONS = [
+  'networks',
+  'shape',
+  'scenario',
+  'speed',
+  'latency',
+  'jitter',
+  'error-rate',
+  'rate-limit-rate',
+  'retry-after',
+  'malformed-rate',
+  'hang-rate',
+  'auth-fail-rate',
+  'seed',
+  'duration',
+] as const;
+
+/**
+ * `--set-status X` / `--resume`: holds the filter status of the simulator running on 127.0.0.1:--port, or
+ * gives it back to its scenario, through its control endpoint (with the simulator's --key).
+ */
+async function controlRunning(values: Values, io: CliIo): Promise<number> {
+  const problems: string[] = [];
+  const status = typeof values['set-status'] === 'string' ? values['set-status'] : undefined;
+  const resume = values['resume'] === true;
+  if (status !== undefined && resume) problems.push('give either --set-status or --resume, not both');
+  const statusProblem = status === undefined ? undefined : heldStatusProblem(status);
+  if (statusProblem !== undefined) problems.push(`--set-status: ${statusProblem}`);
+  const extra = SERVER_ONLY_OPTIONS.filter((name) => values[name] !== undefined);
+  if (extra.length > 0) {
+    problems.push(
+      `--${resume ? 'resume' : 'set-status'} talks to a running simulator: only --port and --key go with it (not ${extra.map((n) => `--${n}`).join(', ')})`,
+    );
+  }
+  const portText = typeof values['port'] === 'string' ? values['port'] : String(DEFAULT_PORT);
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) {
+    problems.push(`--port must be the running simulator's port, 1 to 65535 (got "${portText}")`);
+  }
+  if (problems.length > 0) {
+    for (const problem of problems) println(io.stderr, `shieldwatch simulate: ${problem}`);
+    println(io.stderr, 'Run `shieldwatch simulate --help`.');
+    return 2;
+  }
+  const key = typeof values['key'] === 'string' ? values['key'] : DEFAULT_SIMULATOR_KEY;
+  const where = `127.0.0.1:${portText}`;
+  let response: Response;
+  try {
+    response = await fetch(`http://${where}${CONTROL_PATH}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: status ?? null }),
+      signal: AbortSignal.timeout(5_000),
+    });
+  } catch {
+    println(
+      io.stderr,
+      `shieldwatch simulate: no simulator answers on ${where}: start one with \`shieldwatch simulate\` (or give its --port)`,
+    );
+    return 1;
+  }
+  const answer = (await response.json().catch(() => undefined)) as
+    | { status?: unknown; held?: unknown; message?: unknown }
+    | undefined;
+  if (response.status === 401) {
+    println(
+      io.stderr,
+      `shieldwatch simulate: the simulator on ${where} refused the key: give the --key it was started with`,
+    );
+    return 1;
+  }
+  if (!response.ok || typeof answer?.status !== 'string') {
+    println(
+      io.stderr,
+      `shieldwatch simulate: ${where} answered HTTP ${response.status}${typeof answer?.message === 'string' ? `: ${answer.message}` : ''} (is it a shieldwatch simulator?)`,
+    );
+    return 1;
+  }
+  println(
+    io.stdout,
+    answer.held === true
+      ? `simulator on ${where} now serves filter status ${JSON.stringify(answer.status)}, held until --resume or another --set-status`
+      : `simulator on ${where} follows its scenario again: filter status ${JSON.stringify(answer.status)}`,
+  );
+  return 0;
+}
+
+/** Resolves on SIGINT, SIGTERM, `quit()` or when the duration has passed, with what stopped it. */
+function untilStopped(durationMs: number | undefined): {
+  stopped: Promise<string>;
+  quit: () => void;
+  dispose: () => void;
+} {
   let resolveStop: (why: string) => void = () => {};
   const stopped = new Promise<string>((resolve) => {
     resolveStop = resolve;
@@ -221,6 +384,7 @@ function untilStopped(durationMs: number | undefined): { stopped: Promise<string
     durationMs === undefined ? undefined : setTimeout(() => resolveStop('duration elapsed'), durationMs);
   return {
     stopped,
+    quit: () => resolveStop('quit (key)'),
     dispose: () => {
       process.off('SIGINT', onSigint);
       process.off('SIGTERM', onSigterm);
@@ -237,9 +401,17 @@ export const simulateCommand: Command = {
     '',
     'Serves a simulated protection API on 127.0.0.1 (never another interface): GET /api/user,',
     '/api/filter/status and /api/networks/{id}/realtime behind a Bearer key. A scenario changes the',
-    "filter status over time and floods a network's traffic during an attack. It prints the export lines",
-    'to paste in another terminal (then run `npx shieldwatch poll` there), a line each time the scenario',
-    'status changes, and runs until Ctrl-C or --duration.',
+    "filter status over time and floods a network's traffic during an attack; its clock starts at the",
+    'first request, so a monitor started later still sees every change. It prints the export lines to',
+    'paste in another terminal (then run `npx shieldwatch run --every 5s` there), a line each time the',
+    'served status changes, and runs until Ctrl-C or --duration.',
+    '',
+    'Flip the status on demand: in its terminal press a (active), m (mitigating), space (flip between',
+    'them) or r (back to the scenario), q quits; or from another terminal:',
+    '  shieldwatch simulate --set-status mitigating   hold that status on the running simulator',
+    '  shieldwatch simulate --resume                  give the status back to the scenario',
+    `These talk to 127.0.0.1:--port (default ${DEFAULT_PORT}) through its control endpoint ${CONTROL_PATH},`,
+    'which asks for the same Bearer key as the API (--key, default demo-key).',
     '',
     'Options:',
     `  --port N              TCP port on 127.0.0.1; 0 picks a free one (default ${DEFAULT_PORT})`,
@@ -253,10 +425,12 @@ export const simulateCommand: Command = {
     '                          numeric   {"state":1}  (0 inactive, 1 active, 2 mitigating)',
     '                          boolean   {"filter":{"state":true}}  (true while active)',
     '  --scenario NAME       the filter status over time (default demo):',
+    '                          (times count from the first request)',
     '                          demo      active; mitigating from 8 s to 20 s with a x40 traffic spike',
     '                                    on the first network; active again from 20 s, then holds',
     '                          steady    active forever, no attack',
-    '                          flapping  active and mitigating in turn every 5 s, looping',
+    '                          flapping  active for 7 s, mitigating for 6 s, looping (a 13 s period that',
+    '                                    no round polling interval keeps in step with)',
     `  --speed N             scenario time runs N times faster, above 0 up to ${MAX_SPEED} (default 1)`,
     '  --latency MS          delay every answer by MS milliseconds (default 0)',
     '  --jitter MS           add a random delay of up to MS milliseconds (default 0)',
@@ -268,14 +442,18 @@ export const simulateCommand: Command = {
     '  --auth-fail-rate R    share refused with 401 although the key is right, 0 to 1 (default 0)',
     `  --seed N              seed of the faults and noise: same seed, same run (default ${DEFAULT_SIMULATOR_SEED})`,
     '  --duration D          stop after D, e.g. 500ms, 90s, 10m, 2h (default: until Ctrl-C)',
+    '  --set-status STATUS   do not start a simulator: hold STATUS on the one running on --port',
+    '  --resume              do not start a simulator: give the running one back to its scenario',
     '  -h, --help            show this help',
     '',
     'Examples:',
     '  shieldwatch simulate',
     '  shieldwatch simulate --shape nested --scenario flapping --speed 10',
     '  shieldwatch simulate --port 0 --latency 200 --jitter 300 --error-rate 0.1 --hang-rate 0.02',
+    '  shieldwatch simulate --set-status maintenance',
     '',
-    'Exit codes: 0 stopped by Ctrl-C, SIGTERM or --duration; 1 the port could not be used;',
+    'Exit codes: 0 stopped by Ctrl-C, SIGTERM, q or --duration (or, with --set-status / --resume, done);',
+    '1 the port could not be used (or no simulator answered there, or it refused the key);',
     '2 bad options (every problem is listed).',
   ].join('\n'),
   options: {
@@ -295,8 +473,13 @@ export const simulateCommand: Command = {
     'auth-fail-rate': { type: 'string' },
     seed: { type: 'string' },
     duration: { type: 'string' },
+    'set-status': { type: 'string' },
+    resume: { type: 'boolean' },
   },
   async run(values, io) {
+    if (values['set-status'] !== undefined || values['resume'] !== undefined) {
+      return controlRunning(values, io);
+    }
     const parsed = parseSimulateOptions(values);
     if (!parsed.ok) {
       for (const problem of parsed.problems) println(io.stderr, `shieldwatch simulate: ${problem}`);
@@ -305,6 +488,7 @@ export const simulateCommand: Command = {
     }
     const { options, durationMs } = parsed;
     let sim: Simulator;
+    const listening = io.now();
     try {
       sim = await startSimulator({ ...options, now: io.now });
     } catch (error) {
@@ -315,31 +499,41 @@ export const simulateCommand: Command = {
     // Listen for signals before telling the user how to reach us, so Ctrl-C always closes cleanly.
     const stop = untilStopped(durationMs);
     let unfollow: () => void = () => {};
+    let unkeys: () => void = () => {};
     try {
       println(
         io.stdout,
         `# shieldwatch simulator on ${sim.url}: scenario ${sim.scenario.name}, shape ${sim.shape}, speed ${sim.speed}x, seed ${options.seed}`,
       );
       println(io.stdout, `# faults: ${describeFaults(options.faults ?? {})}`);
-      println(io.stdout, '# paste these lines in another terminal, then run: npx shieldwatch poll');
+      println(io.stdout, '# paste these lines in another terminal, then run: npx shieldwatch run --every 5s');
       for (const [name, value] of Object.entries(sim.env)) {
         println(io.stdout, `export ${name}=${shellQuote(value)}`);
       }
+      const portOption = options.port === DEFAULT_PORT ? '' : ` --port ${sim.port}`;
+      const keyOption = sim.key === DEFAULT_SIMULATOR_KEY ? '' : ` --key ${shellQuote(sim.key)}`;
+      println(
+        io.stdout,
+        `# the scenario starts at the first request; flip the status any time: npx shieldwatch simulate${portOption}${keyOption} --set-status mitigating${process.stdin.isTTY === true ? ' (or press a, m, space, r here)' : ''}`,
+      );
       println(
         io.stdout,
         `# ${durationMs === undefined ? 'Ctrl-C stops it' : `stops after ${seconds(durationMs)} or on Ctrl-C`}; status changes follow`,
       );
       unfollow = followScenario(sim, io);
+      unkeys = followKeys(sim, stop.quit);
       const why = await stop.stopped;
+      unkeys();
       unfollow();
       await sim.close();
       const { requests, connections } = sim.stats;
       println(
         io.stdout,
-        `# stopped: ${why} after ${seconds(io.now() - sim.startedAt)}; ${requests} request(s) on ${connections} connection(s)`,
+        `# stopped: ${why} after ${seconds(io.now() - listening)}; ${requests} request(s) on ${connections} connection(s)`,
       );
       return 0;
     } finally {
+      unkeys();
       unfollow();
       stop.dispose();
       await sim.close();

@@ -4,14 +4,65 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { simulateCommand } from '../../cli/commands/simulate.ts';
+import { keyAction, simulateCommand } from '../../cli/commands/simulate.ts';
 import type { CliIo, Command } from '../../cli/io.ts';
 import { startSimulator } from '../../cli/simulator.ts';
 import { ProtectionApiClient } from '../../lambda/adapters/protection-api.ts';
 import { extractStatus } from '../../lambda/core/status.ts';
-import { PROJECT_ROOT } from './helpers.ts';
+import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
+import { describeRun, PROJECT_ROOT, runCli } from './helpers.ts';
+
+const ENTRY = fileURLToPath(new URL('../../bin/shieldwatch.mjs', import.meta.url));
+
+/** `shieldwatch simulate ARGS` in its own process, as a user starts it in a terminal. */
+async function simulateProcess(args: readonly string[]) {
+  const child = spawn(process.execPath, [ENTRY, 'simulate', '--port', '0', ...args], {
+    cwd: PROJECT_ROOT,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '/tmp',
+      SHIELDWATCH_ENV_FILE: '/dev/null',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  cleanups.push(async () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await exited;
+  });
+  await expect.poll(() => stdout, { timeout: 10_000 }).toMatch(/status changes follow/);
+  return {
+    output: () => stdout,
+    /** The settings its export lines set, as a shell would. */
+    settings: exportedSettings(stdout),
+    port: /^export SHIELDWATCH_API_URL=http:\/\/127\.0\.0\.1:(\d+)$/m.exec(stdout)![1]!,
+    stop: async () => {
+      child.kill('SIGINT');
+      return exited;
+    },
+  };
+}
+
+/** The store settings of a dynalite table, for poll and run. */
+function storeEnv(dynamo: LocalDynamo): Record<string, string> {
+  return {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'AKIDTEST',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    SHIELDWATCH_TABLE: dynamo.table,
+  };
+}
 
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -62,7 +113,7 @@ describe('shieldwatch simulate', () => {
         '--port',
         '0',
         '--duration',
-        '1500ms',
+        '2000ms',
         '--shape',
         'nested',
         '--scenario',
@@ -111,16 +162,16 @@ describe('shieldwatch simulate', () => {
       'edge-1',
       'a/b',
     ]);
-    // Flapping at 10x: a change every 0.5 s of real time, each printed once.
+    // Flapping at 10x, from the first request: 0.7 s active, 0.6 s mitigating, each change printed once.
     const changes = out()
       .split('\n')
       .filter((line) => line.startsWith('['));
     expect(changes.slice(0, 3)).toEqual([
-      expect.stringMatching(/^\[ {3}0\.0s \(scenario 0\.\ds\)\] filter status "active"$/),
-      '[   0.5s (scenario 5.0s)] filter status "mitigating"  attack: udp_flood x8 on edge-1',
-      '[   1.0s (scenario 10.0s)] filter status "active"',
+      '[   0.0s (scenario 0.0s)] filter status "active"',
+      '[   0.7s (scenario 7.0s)] filter status "mitigating"  attack: udp_flood x8 on edge-1',
+      '[   1.3s (scenario 13.0s)] filter status "active"',
     ]);
-    expect(out()).toMatch(/# stopped: duration elapsed after 1\.\ds; 3 request\(s\) on \d connection\(s\)/);
+    expect(out()).toMatch(/# stopped: duration elapsed after 2\.\ds; 3 request\(s\) on \d connection\(s\)/);
     expect(afterStop).toMatchObject({ ok: false, errorKind: 'transport' });
     expect(err()).toBe('');
   });
@@ -212,5 +263,114 @@ describe('shieldwatch simulate', () => {
     expect(Date.now() - sent).toBeLessThan(2_000);
     expect(stdout).toMatch(/# stopped: interrupted \(SIGINT\) after/);
     expect(await hanging).toBe('dropped');
+  });
+});
+
+describe('a status change on demand and the quick start, all through the real CLI', () => {
+  it('simulate --set-status holds a status on the running simulator: the next poll alerts; --resume gives it back', async () => {
+    // Prepare
+    const sim = await simulateProcess(['--scenario', 'steady', '--key', 'sim-key-1']);
+    const dynamo = await startDynamo();
+    cleanups.push(() => dynamo.close());
+    const env = { ...storeEnv(dynamo), ...sim.settings };
+    const control = (...args: string[]) =>
+      runCli(['simulate', ...args, '--port', sim.port, '--key', 'sim-key-1']);
+    const baseline = await runCli(['poll'], env);
+
+    // Act
+    const set = await control('--set-status', 'mitigating');
+    const changed = await runCli(['poll'], env);
+    const resumed = await control('--resume');
+    const back = await runCli(['poll'], env);
+    const code = await sim.stop();
+
+    // Assess
+    expect(baseline.code, describeRun(baseline)).toBe(0);
+    expect(baseline.stdout).not.toMatch(/ALERT/);
+    expect(set.code, describeRun(set)).toBe(0);
+    expect(set.stdout).toContain(
+      `simulator on 127.0.0.1:${sim.port} now serves filter status "mitigating", held until --resume`,
+    );
+    expect(changed.stdout).toMatch(/ALERT filter\.status_changed: .*active.*mitigating/);
+    expect(resumed.code, describeRun(resumed)).toBe(0);
+    expect(resumed.stdout).toContain('follows its scenario again: filter status "active"');
+    expect(back.stdout).toMatch(/ALERT filter\.status_changed: .*mitigating.*active/);
+    expect(sim.output()).toMatch(/\] filter status "mitigating" {2}\(held by hand; --resume or key r/);
+    expect(code).toBe(0);
+  });
+
+  it.each([
+    {
+      name: 'the wrong key',
+      args: (port: string) => ['--set-status', 'x', '--port', port, '--key', 'not-it'],
+      code: 1,
+      says: /refused the key: give the --key it was started with/,
+    },
+    {
+      name: 'no simulator on the port',
+      args: () => ['--resume', '--port', '1'],
+      code: 1,
+      says: /no simulator answers on 127\.0\.0\.1:1: start one with `shieldwatch simulate`/,
+    },
+    {
+      name: 'options of a new simulator',
+      args: (port: string) => ['--set-status', 'x', '--port', port, '--shape', 'nested', '--speed', '2'],
+      code: 2,
+      says: /only --port and --key go with it \(not --shape, --speed\)/,
+    },
+    {
+      name: 'both --set-status and --resume',
+      args: (port: string) => ['--set-status', 'x', '--resume', '--port', port],
+      code: 2,
+      says: /give either --set-status or --resume, not both/,
+    },
+  ])('--set-status / --resume with $name: exit $code, says why', async ({ args, code, says }) => {
+    // Prepare
+    const sim = await simulateProcess(['--scenario', 'steady', '--key', 'sim-key-2']);
+
+    // Act
+    const run = await runCli(['simulate', ...args(sim.port)]);
+
+    // Assess
+    expect(run.code, describeRun(run)).toBe(code);
+    expect(run.stderr).toMatch(says);
+    expect(sim.output()).not.toMatch(/held by hand/);
+  });
+
+  it("the README's quick start: simulate, paste the exports a few seconds later, run --every 5s: an alert within a minute", async () => {
+    // Prepare
+    const sim = await simulateProcess([]);
+    const dynamo = await startDynamo();
+    cleanups.push(() => dynamo.close());
+    await new Promise((resolve) => setTimeout(resolve, 3_000)); // pasting the export lines
+
+    // Act
+    const run = await runCli(['run', '--every', '5s', '--cycles', '3'], {
+      ...storeEnv(dynamo),
+      ...sim.settings,
+    });
+
+    // Assess
+    expect(sim.output()).toContain('then run: npx shieldwatch run --every 5s');
+    expect(sim.output()).toMatch(/npx shieldwatch simulate --port \d+ --set-status mitigating/);
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(run.stdout).toMatch(/ALERT filter\.status_changed: .*active.*mitigating/);
+    expect(run.ms).toBeLessThan(60_000);
+  }, 60_000);
+});
+
+describe('keys in the simulator terminal', () => {
+  it.each([
+    { key: 'a', current: 'mitigating', action: { kind: 'hold', status: 'active' } },
+    { key: 'm', current: 'active', action: { kind: 'hold', status: 'mitigating' } },
+    { key: ' ', current: 'active', action: { kind: 'hold', status: 'mitigating' } },
+    { key: ' ', current: 'mitigating', action: { kind: 'hold', status: 'active' } },
+    { key: '\r', current: 'maintenance', action: { kind: 'hold', status: 'active' } },
+    { key: 'r', current: 'active', action: { kind: 'release' } },
+    { key: 'q', current: 'active', action: { kind: 'quit' } },
+    { key: '\u0003', current: 'active', action: { kind: 'quit' } },
+    { key: 'x', current: 'active', action: { kind: 'none' } },
+  ] as const)('$key with $current served: $action.kind', ({ key, current, action }) => {
+    expect(keyAction(key, current)).toEqual(action);
   });
 });

@@ -9,6 +9,7 @@ import os from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   builtinScenario,
+  CONTROL_PATH,
   nextChangeAt,
   type Simulator,
   type SimulatorOptions,
@@ -126,10 +127,12 @@ describe('scenarios', () => {
       // Prepare
       const clock = manualClock();
       const sim = await simulator({ scenario: 'demo', speed, now: clock.now });
+      const api = client(sim);
+      await api.getUser(); // the first request starts the scenario clock
 
       // Act
       clock.advanceTo(elapsedMs);
-      const served = await client(sim).getFilterStatus();
+      const served = await api.getFilterStatus();
 
       // Assess
       expect(sim.statusAt(elapsedMs)).toBe(status);
@@ -140,11 +143,11 @@ describe('scenarios', () => {
   it.each([
     { name: 'steady', scenarioMs: 0, status: 'active', next: undefined },
     { name: 'steady', scenarioMs: 86_400_000, status: 'active', next: undefined },
-    { name: 'flapping', scenarioMs: 0, status: 'active', next: 5_000 },
-    { name: 'flapping', scenarioMs: 5_000, status: 'mitigating', next: 10_000 },
-    { name: 'flapping', scenarioMs: 9_999, status: 'mitigating', next: 10_000 },
-    { name: 'flapping', scenarioMs: 10_000, status: 'active', next: 15_000 },
-    { name: 'flapping', scenarioMs: 1_000_007_000, status: 'mitigating', next: 1_000_010_000 },
+    { name: 'flapping', scenarioMs: 0, status: 'active', next: 7_000 },
+    { name: 'flapping', scenarioMs: 7_000, status: 'mitigating', next: 13_000 },
+    { name: 'flapping', scenarioMs: 12_999, status: 'mitigating', next: 13_000 },
+    { name: 'flapping', scenarioMs: 13_000, status: 'active', next: 20_000 },
+    { name: 'flapping', scenarioMs: 1_300_008_000, status: 'mitigating', next: 1_300_013_000 },
     { name: 'demo', scenarioMs: 0, status: 'active', next: 8_000 },
     { name: 'demo', scenarioMs: 8_000, status: 'mitigating', next: 20_000 },
     { name: 'demo', scenarioMs: 20_000, status: 'active', next: undefined },
@@ -161,15 +164,17 @@ describe('scenarios', () => {
     // Prepare
     const clock = manualClock();
     const sim = await simulator({ shape: 'nested', speed: 2, now: clock.now });
+    const api = client(sim);
+    await api.getUser(); // the first request starts the scenario clock
 
     // Act
     clock.advanceTo(5_000);
-    const response = await client(sim).getFilterStatus();
+    const response = await api.getFilterStatus();
 
     // Assess
     const body = response.json as { data: { filter: { state: string; since: string } } };
     expect(body.data.filter.state).toBe('mitigating');
-    expect(Date.parse(body.data.filter.since)).toBe(sim.startedAt + 4_000);
+    expect(Date.parse(body.data.filter.since)).toBe(clock.now() - 1_000);
   });
 
   it('a custom scenario is played as given', async () => {
@@ -204,12 +209,196 @@ describe('scenarios', () => {
   });
 });
 
+describe('the scenario clock starts at the first request', () => {
+  it('a monitor started a minute after the simulator still sees the whole demo scenario', async () => {
+    // Prepare: the user takes a minute to paste the settings; a request with a wrong key does not count.
+    const clock = manualClock();
+    const sim = await simulator({ scenario: 'demo', now: clock.now });
+    clock.advanceTo(30_000);
+    const refused = await client(sim, { apiKey: async () => 'not-the-key' }).getFilterStatus();
+    clock.advanceTo(60_000);
+    const api = client(sim);
+    const seen: string[] = [];
+
+    // Act
+    for (const at of [60_000, 65_000, 70_000, 75_000, 80_000, 85_000]) {
+      clock.advanceTo(at);
+      const reading = extractStatus((await api.getFilterStatus()).json);
+      seen.push(reading.ok ? reading.status : reading.error);
+    }
+
+    // Assess
+    expect(refused).toMatchObject({ errorKind: 'auth' });
+    expect(sim.startedAt).toBe(clock.now() - 25_000);
+    expect(seen).toEqual(['active', 'active', 'mitigating', 'mitigating', 'active', 'active']);
+  });
+
+  it('the clock stands still until then', async () => {
+    // Prepare
+    const clock = manualClock();
+    const sim = await simulator({ scenario: 'flapping', now: clock.now });
+
+    // Act
+    clock.advanceTo(500_000);
+    const before = { startedAt: sim.startedAt, scenarioMs: sim.scenarioNow(), status: sim.currentStatus() };
+    await client(sim).getNetworkRealtime('edge-1');
+    clock.advanceTo(507_000);
+
+    // Assess
+    expect(before).toEqual({ startedAt: undefined, scenarioMs: 0, status: 'active' });
+    expect(sim.startedAt).toBe(manualClock().now() + 500_000);
+    expect(sim.scenarioNow()).toBe(7_000);
+    expect(sim.currentStatus()).toBe('mitigating');
+  });
+
+  it.each([5, 10, 15, 20, 30, 60, 120, 300])(
+    'flapping polled every %i s shows a change within 10 cycles (it never keeps in step)',
+    (everySeconds) => {
+      // Prepare
+      const scenario = builtinScenario('flapping');
+
+      // Act
+      const statuses = Array.from(
+        { length: 10 },
+        (_, k) => scenarioPosition(scenario, k * everySeconds * 1000).status,
+      );
+
+      // Assess
+      expect(new Set(statuses)).toEqual(new Set(['active', 'mitigating']));
+    },
+  );
+});
+
+describe('holding a status by hand: the control endpoint', () => {
+  const control = (sim: Simulator, init: { method?: string; body?: string; key?: string } = {}) =>
+    fetch(`${sim.url}${CONTROL_PATH}`, {
+      method: init.method ?? 'POST',
+      headers: { authorization: `Bearer ${init.key ?? sim.key}`, 'content-type': 'application/json' },
+      ...(init.body === undefined ? {} : { body: init.body }),
+    });
+
+  it.each([
+    { shape: 'flat', held: 'maintenance', served: 'maintenance', back: 'active' },
+    { shape: 'nested', held: 'mitigating', served: 'mitigating', back: 'active' },
+    { shape: 'numeric', held: 'maintenance', served: '4', back: '1' },
+    { shape: 'numeric', held: 'paused-by-admin', served: '10', back: '1' },
+    { shape: 'boolean', held: 'mitigating', served: 'false', back: 'true' },
+    { shape: 'flat', held: '', served: '', back: 'active' },
+  ] as const)(
+    '$shape: holds $held (served as "$served") until released',
+    async ({ shape, held, served, back }) => {
+      // Prepare
+      const sim = await simulator({ shape, scenario: 'steady' });
+      const api = client(sim);
+      const path = statusPathFor(shape);
+      const read = async () => {
+        const reading = extractStatus((await api.getFilterStatus()).json, path);
+        return reading.ok ? reading.status : reading.error;
+      };
+      const before = await read();
+
+      // Act
+      const hold = await control(sim, { body: JSON.stringify({ status: held }) });
+      const during = [await read(), await read()];
+      const release = await control(sim, { body: JSON.stringify({ status: null }) });
+      const after = await read();
+
+      // Assess
+      expect(before).toBe(back);
+      expect(hold.status).toBe(200);
+      expect(await hold.json()).toMatchObject({ status: held, held: true, scenario: 'steady' });
+      expect(during).toEqual([served, served]);
+      expect(await release.json()).toMatchObject({ status: 'active', held: false });
+      expect(after).toBe(back);
+    },
+  );
+
+  it('asks for the API key, refuses bad bodies and other methods, and changes nothing then', async () => {
+    // Prepare
+    const sim = await simulator({ scenario: 'steady' });
+
+    // Act
+    const wrongKey = await control(sim, { key: 'not-the-key', body: '{"status":"mitigating"}' });
+    const noKey = await fetch(`${sim.url}${CONTROL_PATH}`, { method: 'POST', body: '{"status":"x"}' });
+    const notJson = await control(sim, { body: 'mitigating' });
+    const noStatus = await control(sim, { body: '{"state":"mitigating"}' });
+    const notText = await control(sim, { body: '{"status":42}' });
+    const control_ = await control(sim, { body: '{"status":"a\\u001b[2Jb"}' });
+    const tooLong = await control(sim, { body: JSON.stringify({ status: 'x'.repeat(201) }) });
+    const huge = await control(sim, { body: JSON.stringify({ status: 'x', pad: 'y'.repeat(10_000) }) }).catch(
+      () => 'reset',
+    );
+    const put = await control(sim, { method: 'PUT', body: '{"status":"x"}' });
+    const get = await control(sim, { method: 'GET' });
+
+    // Assess
+    expect([wrongKey.status, noKey.status]).toEqual([401, 401]);
+    for (const response of [notJson, noStatus, notText, control_, tooLong]) {
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ error: 'bad_request' });
+    }
+    expect(huge === 'reset' || (huge as Response).status === 400).toBe(true);
+    expect(put.status).toBe(405);
+    expect(await get.json()).toEqual({ status: 'active', held: false, scenario: 'steady', started: false });
+    expect(sim.heldStatus).toBeUndefined();
+  });
+
+  it('answers even when every API request hangs, and neither draws faults nor starts the clock', async () => {
+    // Prepare
+    const clock = manualClock();
+    const sim = await simulator({ scenario: 'demo', faults: { hangRate: 1 }, now: clock.now });
+
+    // Act
+    const held = await control(sim, { body: '{"status":"maintenance"}' });
+    clock.advanceTo(10_000);
+    const state = await control(sim, { method: 'GET' });
+
+    // Assess
+    expect(held.status).toBe(200);
+    expect(await state.json()).toEqual({
+      status: 'maintenance',
+      held: true,
+      scenario: 'demo',
+      started: false,
+    });
+    expect(sim.stats.faults.hang).toBe(0);
+    expect(sim.startedAt).toBeUndefined();
+  });
+
+  it('tells subscribers when the clock starts and when a status is held or released', async () => {
+    // Prepare
+    const clock = manualClock();
+    const sim = await simulator({ scenario: 'steady', now: clock.now });
+    const events: unknown[] = [];
+    sim.subscribe((event) => events.push(event));
+
+    // Act
+    clock.advanceTo(1_000);
+    await client(sim).getFilterStatus();
+    await client(sim).getFilterStatus();
+    clock.advanceTo(2_000);
+    sim.setStatus('mitigating');
+    clock.advanceTo(3_000);
+    sim.setStatus(undefined);
+
+    // Assess
+    const t = manualClock().now();
+    expect(events).toEqual([
+      { kind: 'started', atMs: t + 1_000 },
+      { kind: 'held', status: 'mitigating', atMs: t + 2_000 },
+      { kind: 'released', atMs: t + 3_000 },
+    ]);
+    expect(() => sim.setStatus('x'.repeat(201))).toThrow(RangeError);
+  });
+});
+
 describe('real-time figures', () => {
   it('spike on the attacked network during the attack, and only there', async () => {
     // Prepare
     const clock = manualClock();
     const sim = await simulator({ scenario: 'demo', now: clock.now });
     const api = client(sim);
+    await api.getUser(); // the first request starts the scenario clock
 
     // Act
     clock.advanceTo(2_000);
@@ -232,7 +421,7 @@ describe('real-time figures', () => {
     expect(after.traffic.in.pps).toBeLessThan(before.traffic.in.pps * 2);
     expect(otherDuring.attack.active).toBe(false);
     expect(otherDuring.traffic.in.pps).toBeLessThan(otherBefore.traffic.in.pps * 2);
-    expect(Date.parse(during.timestamp)).toBe(sim.startedAt + 12_000);
+    expect(Date.parse(during.timestamp)).toBe(sim.startedAt! + 12_000);
   });
 
   it('vary smoothly from one call to the next', async () => {
