@@ -141,7 +141,7 @@ export const checkCommand: Command = {
           `filter status  ${fail} ${filter.errorKind}: ${printable(filter.error ?? '')} (${answer(filter)})`,
         );
       } else {
-        const reading = extractStatus(filter.json, config.statusPath);
+        const reading = extractStatus(filter.json, config.statusPath, filter.text);
         if (reading.ok) {
           println(
             io.stdout,

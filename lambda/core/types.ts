@@ -28,7 +28,10 @@ export interface ApiResponse {
   readonly latencyMs: number;
   /** The parsed body, when it was JSON. */
   readonly json?: unknown;
-  /** The body text as received (UTF-8, BOM removed), when it was read within the size cap. */
+  /**
+   * The body text as received (strict UTF-8, BOM removed, the key scrubbed), when it was read within the size
+   * cap; the text `json` was parsed from.
+   */
   readonly text?: string;
   /** Size of the body in bytes, when known (read, or announced by Content-Length). */
   readonly bodyBytes?: number;
@@ -55,7 +58,10 @@ export interface Snapshot {
   readonly status?: string;
   /** Filter snapshots only: the dot path the status came from. */
   readonly statusPath?: string;
-  /** The body as received, when it was JSON and small enough to store. */
+  /**
+   * The body as received, when it was JSON and small enough to store, alone and within its cycle's budget;
+   * otherwise `bodyBytes` and an `error` say why it is not kept.
+   */
   readonly bodyText?: string;
   readonly bodyBytes?: number;
   readonly httpStatus?: number;
