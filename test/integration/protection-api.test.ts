@@ -667,6 +667,32 @@ describe('the key never leaks', () => {
     expect(result.error).toBe('server error (HTTP 500): [REDACTED]');
   });
 
+  it('leaves no fragment of the key in an error, wherever near the end of the read it stands', async () => {
+    // Prepare: the key at every offset around the 4 KiB the client reads of an error body, after filler
+    // that collapses (spaces) or turns into spaces (two-byte characters, cut anywhere)
+    const api = await fakeApi();
+    const sut = client(api.url, { retries: 0 });
+    const fragments = Array.from({ length: KEY.length - 7 }, (_, i) => KEY.slice(i, i + 8).toLowerCase());
+    const leaks: string[] = [];
+
+    // Act
+    for (const filler of [' ', '\u00e9']) {
+      const unit = Buffer.byteLength(filler);
+      for (let bytes = 4096 - KEY.length - 2; bytes <= 4096 + 1; bytes++) {
+        const body = Buffer.concat([
+          Buffer.from(filler.repeat(Math.ceil(bytes / unit))).subarray(0, bytes),
+          Buffer.from(`${KEY} tail`),
+        ]);
+        api.filter = () => ({ status: 503, body, headers: { 'content-type': 'text/plain' } });
+        const error = (await sut.getFilterStatus()).error!.toLowerCase();
+        if (fragments.some((fragment) => error.includes(fragment))) leaks.push(`${bytes}: ${error}`);
+      }
+    }
+
+    // Assess
+    expect(leaks).toEqual([]);
+  });
+
   it('leaves no fragment of the key where an error excerpt is cut', async () => {
     // Prepare: the key straddles the 200-character cut of the excerpt
     const api = await fakeApi();
