@@ -10,6 +10,7 @@ import { pollCommand } from './commands/poll.ts';
 import { runCommand } from './commands/run.ts';
 import { setKeyCommand } from './commands/set-key.ts';
 import { simulateCommand } from './commands/simulate.ts';
+import { statusCommand } from './commands/status.ts';
 import { storeCommand } from './commands/store.ts';
 import { testAlertCommand } from './commands/test-alert.ts';
 import { uptimeCommand } from './commands/uptime.ts';
@@ -26,6 +27,7 @@ const COMMANDS: readonly Command[] = [
   setKeyCommand(checkCommand),
   testAlertCommand,
   uptimeCommand,
+  statusCommand,
   storeCommand,
   simulateCommand,
   demoCommand,
