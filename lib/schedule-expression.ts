@@ -9,6 +9,7 @@
  * `cron(Minutes Hours Day-of-month Month Day-of-week Year)` with the values and wildcards of {@link CRON_FIELDS}.
  * Pure: no CDK.
  */
+import { type Parsed, show } from './context-values.ts';
 
 /** When the poller runs: the expression as given, and what it means for sizing and alarms. */
 export interface ScheduleSpec {
@@ -19,9 +20,6 @@ export interface ScheduleSpec {
   /** Longest time between two runs, in minutes. The period of the "no completed cycle" alarm. */
   readonly maxIntervalMinutes: number;
 }
-
-/** A parsed value, or why it was refused (without the context key, which the caller adds). */
-export type ParsedSchedule<T = ScheduleSpec> = { ok: true; value: T } | { ok: false; problem: string };
 
 /** Default poll schedule. */
 export const DEFAULT_SCHEDULE = 'rate(1 minute)';
@@ -71,20 +69,15 @@ export const CRON_FIELDS: readonly CronFieldSpec[] = [
 const SCHEDULE_HELP =
   'expected rate(1 minute), rate(N minutes|hours), rate(1 day) or cron(Minutes Hours * * ? *)';
 
-const ok = <T>(value: T): ParsedSchedule<T> => ({ ok: true, value });
-const fail = (problem: string): { ok: false; problem: string } => ({ ok: false, problem });
-
-const show = (value: unknown): string => {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
-};
+const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const fail = (problem: string): Parsed<never> => ({ ok: false, problem });
 
 /**
  * Validates an EventBridge Scheduler expression and works out the intervals between its runs.
  * Cron expressions must also run every day (every day of the month or week, every month and year): the
  * no-cycle alarm expects a run in every interval, so a schedule with idle days would page every weekend.
  */
-export function parseScheduleExpression(value: unknown): ParsedSchedule {
+export function parseScheduleExpression(value: unknown): Parsed<ScheduleSpec> {
   if (typeof value !== 'string') return fail(`${SCHEDULE_HELP}, got ${show(value)}`);
   const expression = value.trim();
   const intervals = expression.startsWith('cron(')
@@ -104,7 +97,7 @@ export function parseScheduleExpression(value: unknown): ParsedSchedule {
 
 const RATE_UNITS: Readonly<Record<string, number>> = { minute: 1, hour: 60, day: 1440 };
 
-function rateIntervals(expression: string): ParsedSchedule<[number, number]> {
+function rateIntervals(expression: string): Parsed<[number, number]> {
   const match = /^rate\((\S*) (\S*)\)$/.exec(expression);
   if (match === null) return fail('a rate expression is rate(value unit), e.g. rate(5 minutes)');
   const [, count, unitText] = match as unknown as [string, string, string];
@@ -134,7 +127,7 @@ interface FieldValues {
   readonly special: boolean;
 }
 
-function cronIntervals(expression: string): ParsedSchedule<[number, number]> {
+function cronIntervals(expression: string): Parsed<[number, number]> {
   const match = /^cron\((.*)\)$/.exec(expression);
   const fields = match?.[1]?.trim().split(/\s+/) ?? [];
   if (fields.length !== 6) {
@@ -176,7 +169,7 @@ function cronIntervals(expression: string): ParsedSchedule<[number, number]> {
  * `/step` (not in Day-of-week); or, alone, the day wildcards `L`, `LW`, `nW` (Day-of-month), `L`, `nL`,
  * `n#k` (Day-of-week). A range that runs past the field's end wraps around (`22-2` hours, `FRI-MON`).
  */
-export function parseCronField(field: string, spec: CronFieldSpec): ParsedSchedule<FieldValues> {
+export function parseCronField(field: string, spec: CronFieldSpec): Parsed<FieldValues> {
   const text = field.toUpperCase();
   if (text === '?') {
     return spec.any === true
@@ -198,7 +191,7 @@ export function parseCronField(field: string, spec: CronFieldSpec): ParsedSchedu
 }
 
 /** The `L`, `W` and `#` forms, each the whole field; undefined when the field is none of them. */
-function specialDay(text: string, spec: CronFieldSpec): ParsedSchedule<FieldValues> | undefined {
+function specialDay(text: string, spec: CronFieldSpec): Parsed<FieldValues> | undefined {
   const special = ok({ values: new Set<number>(), any: false, special: true });
   if (spec.name === 'Day-of-month') {
     if (text === 'L' || text === 'LW') return special;
@@ -224,7 +217,7 @@ function specialDay(text: string, spec: CronFieldSpec): ParsedSchedule<FieldValu
   return undefined;
 }
 
-function parseItem(item: string, spec: CronFieldSpec): ParsedSchedule<number[]> {
+function parseItem(item: string, spec: CronFieldSpec): Parsed<number[]> {
   const match = /^(\*|[0-9A-Z]+(?:-[0-9A-Z]+)?)(?:\/([0-9]*))?$/.exec(item);
   if (match === null) return fail(expectedForms(spec));
   const [, base, stepText] = match as unknown as [string, string, string | undefined];

@@ -1,0 +1,195 @@
+/**
+ * The value parsers of the CDK context check (`context.ts`): one per kind of value, each returning the value
+ * or why it was refused, without the key, which the caller adds. Pure.
+ */
+import { parseRemindEveryMs } from '../lambda/config.ts';
+import { hiddenCharacterProblem } from '../lambda/core/hidden-characters.ts';
+import { networkIdProblem } from '../lambda/core/network-id.ts';
+import { parseStatusPath } from '../lambda/core/status.ts';
+import { rangeOf } from '../lambda/settings.ts';
+
+/** A parsed value, or why the input was refused (without the key, which the caller adds). */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const fail = (problem: string): Parsed<never> => ({ ok: false, problem });
+
+/** A value as the messages quote it: JSON, cut at 80 characters. */
+export const show = (value: unknown): string => {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
+};
+
+/** `parse` for a value that is set; unset (undefined) is fine. */
+export function optional<T>(value: unknown, parse: (value: unknown) => Parsed<T>): Parsed<T | undefined> {
+  return value === undefined ? ok(undefined) : parse(value);
+}
+
+export function parseApiUrl(value: unknown): Parsed<string> {
+  if (value === undefined) {
+    return fail('required: the base URL of the protection API, e.g. -c apiUrl=https://api.example.com');
+  }
+  if (typeof value !== 'string') return fail(`expected an https:// URL, got ${show(value)}`);
+  // Before parsing: the URL parser drops tabs and newlines, so one could silently change the host.
+  const hidden = hiddenCharacterProblem(value);
+  if (hidden !== undefined) return fail(`${hidden}; refused (value not shown)`);
+  const text = value.trim();
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return fail(`expected an absolute https:// URL such as https://api.example.com, got ${show(value)}`);
+  }
+  if (url.protocol !== 'https:') {
+    return fail(`expected an https:// URL (the function runs in AWS and sends the key), got ${show(value)}`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    return fail('must not contain credentials: put the API key into the secret');
+  }
+  if (url.search !== '' || url.hash !== '') {
+    return fail(`must not have a query or fragment, got ${show(value)}`);
+  }
+  if (text.length > 1024) return fail('expected at most 1024 characters');
+  return ok(text);
+}
+
+/** Accepts a comma-separated string (`-c key=a,b`) or an array of strings (cdk.json). */
+function splitList(value: unknown): Parsed<string[]> {
+  if (value === undefined) return ok([]);
+  const items = typeof value === 'string' ? value.split(',') : value;
+  if (!Array.isArray(items) || items.some((item) => typeof item !== 'string')) {
+    return fail(`expected a comma-separated list or an array of strings, got ${show(value)}`);
+  }
+  const trimmed = items.map((item: string) => item.trim());
+  if (trimmed.some((item) => item === '')) return fail(`has an empty entry in ${show(value)}`);
+  const seen = new Set<string>();
+  for (const item of trimmed) {
+    if (seen.has(item)) return fail(`lists ${show(item)} twice`);
+    seen.add(item);
+  }
+  return ok(trimmed);
+}
+
+export function parseList(value: unknown, parseItem: (item: string) => Parsed<string>): Parsed<string[]> {
+  const list = splitList(value);
+  if (!list.ok) return list;
+  const problems: string[] = [];
+  for (const item of list.value) {
+    const parsed = parseItem(item);
+    if (!parsed.ok) problems.push(parsed.problem);
+  }
+  return problems.length > 0 ? fail(problems.join('; ')) : list;
+}
+
+export function parseNetworks(value: unknown): Parsed<string[]> {
+  const list = splitList(value);
+  if (!list.ok) return list;
+  // Checked before trimming: a tab or newline at an id's end is as suspect as one inside.
+  const items: readonly unknown[] =
+    typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : [];
+  for (const [index, item] of items.entries()) {
+    const hidden = hiddenCharacterProblem(String(item));
+    if (hidden !== undefined) return fail(`id ${index + 1} ${hidden}`);
+  }
+  for (const id of list.value) {
+    const problem = networkIdProblem(id);
+    if (problem !== undefined) return fail(`${show(id)} is not a network id (${problem})`);
+  }
+  return list;
+}
+
+export function parseEmail(item: string): Parsed<string> {
+  return /^[^@\s\p{Cc}\p{Cf}]+@[^@\s\p{Cc}\p{Cf}]+\.[^@\s.\p{Cc}\p{Cf}]+$/u.test(item)
+    ? ok(item)
+    : fail(`${show(item)} is not an email address (expected name@example.com)`);
+}
+
+export function parsePhone(item: string): Parsed<string> {
+  return /^\+[1-9][0-9]{1,14}$/.test(item)
+    ? ok(item)
+    : fail(
+        `${show(item)} is not an E.164 phone number (expected + and up to 15 digits, no spaces, e.g. +14155550100)`,
+      );
+}
+
+export function parsePath(value: unknown): Parsed<string> {
+  if (typeof value !== 'string') {
+    return fail(`expected a dot path such as data.filter.state, got ${show(value)}`);
+  }
+  const parsed = parseStatusPath(value);
+  return parsed.ok ? ok(value.trim()) : fail(parsed.error);
+}
+
+/** A complete secret ARN: the name, then `-` and the six characters Secrets Manager adds. */
+const SECRET_ARN =
+  /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]{1,512}-[A-Za-z0-9]{6}$/;
+
+/**
+ * An existing secret by name or complete ARN, as the function's loader accepts either. A partial ARN (without
+ * the suffix) is refused: the stack could grant nothing narrower than the name would.
+ */
+export function parseSecretId(value: unknown): Parsed<string> {
+  const hidden = typeof value === 'string' ? hiddenCharacterProblem(value) : undefined;
+  if (hidden !== undefined) return fail(`${hidden}; refused`);
+  if (typeof value === 'string' && value.startsWith('arn:')) {
+    return SECRET_ARN.test(value)
+      ? ok(value)
+      : fail(
+          'expected the secret name (e.g. shieldwatch/api-key) or its complete ARN ' +
+            '(arn:aws:secretsmanager:REGION:ACCOUNT:secret:NAME-AbCdEf, ending in the six characters ' +
+            `Secrets Manager adds), got ${show(value)}`,
+        );
+  }
+  if (typeof value !== 'string' || !/^[A-Za-z0-9/_+=.@-]{1,512}$/.test(value)) {
+    return fail(
+      `expected a Secrets Manager secret name (1 to 512 of A-Z a-z 0-9 / _ + = . @ -) or ARN, got ${show(value)}`,
+    );
+  }
+  return ok(value);
+}
+
+export function parseKmsKeyArn(value: unknown): Parsed<string> {
+  if (
+    typeof value === 'string' &&
+    /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]{1,128}$/.test(value)
+  ) {
+    return ok(value);
+  }
+  const alias = typeof value === 'string' && /:alias\//.test(value);
+  return fail(
+    'expected the ARN of a KMS key (arn:aws:kms:REGION:ACCOUNT:key/ID)' +
+      (alias ? ', not of an alias: a grant names the key itself' : '') +
+      `, got ${show(value)}`,
+  );
+}
+
+/** The expected status is compared exactly, so it is kept as given, spaces included. */
+export function parseExpectedStatus(value: unknown): Parsed<string> {
+  if (typeof value !== 'string') {
+    return fail(`expected the status as a string, e.g. active, got ${show(value)}`);
+  }
+  if (value.trim() === '') return fail(`expected a non-blank status such as active, got ${show(value)}`);
+  return ok(value);
+}
+
+export function parseRemindEvery(value: unknown): Parsed<string> {
+  const text = typeof value === 'string' ? value.trim() : undefined;
+  if (text === undefined || parseRemindEveryMs(text) === undefined) {
+    return fail(`expected a duration like 30m, 1h or 1d, from 1m to 30d, got ${show(value)}`);
+  }
+  return ok(text);
+}
+
+/** A whole-number setting, with the range and unit of the settings catalogue (shared with the env loader). */
+export function parseSetting(value: unknown, id: Parameters<typeof rangeOf>[0]): Parsed<number> {
+  const { min, max, unit } = rangeOf(id);
+  return parseInteger(value, min, max, unit);
+}
+
+export function parseInteger(value: unknown, min: number, max: number, unit: string): Parsed<number> {
+  const number = typeof value === 'string' && /^\s*[0-9]+\s*$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
+    return fail(`expected a whole number of ${unit} from ${min} to ${max}, got ${show(value)}`);
+  }
+  return ok(number);
+}
