@@ -1,22 +1,13 @@
 /** Output helpers of the CLI: time arguments, aligned tables, CSV, colour. */
-
-const UNITS_MS: Readonly<Record<string, number>> = {
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-  w: 604_800_000,
-};
+import { parseDuration } from '../lambda/core/duration.ts';
 
 /**
  * Parses a `--since` / `--until` value: a duration counted back from `nowMs` (`90s`, `30m`, `24h`, `7d`,
  * `2w`) or an ISO-8601 date or date-time. Returns an ISO-8601 UTC string, or throws with a clear message.
  */
 export function parseTimeArg(option: string, value: string, nowMs: number): string {
-  const relative = /^(\d+)\s*([smhdw])$/i.exec(value.trim());
-  if (relative !== null) {
-    return new Date(nowMs - Number(relative[1]) * UNITS_MS[relative[2]!.toLowerCase()]!).toISOString();
-  }
+  const relativeMs = parseDuration(value);
+  if (relativeMs !== undefined) return new Date(nowMs - relativeMs).toISOString();
   if (/^\d{4}-\d{2}-\d{2}/.test(value.trim())) {
     const ms = Date.parse(value.trim());
     if (!Number.isNaN(ms)) return new Date(ms).toISOString();
@@ -104,15 +95,10 @@ export function clip(text: string, max: number): string {
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
-/** Parses an interval such as `500ms`, `30s`, `5m`, `1h` into milliseconds, within [minMs, maxMs]. */
+/** Parses an interval such as `500ms`, `30s`, `5m`, `1h` ({@link parseDuration}) into milliseconds, within [minMs, maxMs]. */
 export function parseDurationMs(option: string, value: string, minMs: number, maxMs: number): number {
-  const match = /^(\d+)\s*(ms|s|m|h)$/i.exec(value.trim());
-  const unit = match?.[2]?.toLowerCase();
-  const ms =
-    match === null
-      ? Number.NaN
-      : Number(match[1]) * (unit === 'ms' ? 1 : (UNITS_MS[unit ?? ''] ?? Number.NaN));
-  if (!Number.isFinite(ms) || ms < minMs || ms > maxMs) {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms < minMs || ms > maxMs) {
     throw new UsageError(
       `${option} must be a duration like 30s, 5m or 1h from ${minMs / 1000}s to ${maxMs / 1000}s (got "${value}")`,
     );

@@ -1,3 +1,4 @@
+import { parseDuration } from './core/duration.ts';
 import { hiddenCharacterProblem } from './core/hidden-characters.ts';
 import { networkIdProblem } from './core/network-id.ts';
 import { parseStatusPath } from './core/status.ts';
@@ -141,22 +142,14 @@ export function loadAlertConfig(env: Env = process.env): AlertConfig {
   };
 }
 
-const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-};
-
 /**
  * Parses a reminder interval as the reminder setting accepts it: a whole number and a unit s, m, h
  * or d (`30m`, `1h`, `1d`), from 1m to 30d. Returns milliseconds, or undefined for anything else.
  * Pure, so that the CDK context check accepts exactly what the function does.
  */
 export function parseRemindEveryMs(text: string): number | undefined {
-  const match = /^(\d+)\s*([smhd])$/i.exec(text);
-  const ms = match === null ? Number.NaN : Number(match[1]) * DURATION_UNITS_MS[match[2]!.toLowerCase()]!;
-  return Number.isFinite(ms) && ms >= 60_000 && ms <= 30 * 86_400_000 ? ms : undefined;
+  const ms = parseDuration(text, ['s', 'm', 'h', 'd']);
+  return ms !== undefined && ms >= 60_000 && ms <= 30 * 86_400_000 ? ms : undefined;
 }
 
 function expectationSettings(
