@@ -1,8 +1,16 @@
+import { parseFigureFields } from './core/figures.ts';
 import { parseDuration } from './core/duration.ts';
 import { hiddenCharacterProblem } from './core/hidden-characters.ts';
 import { networkIdProblem } from './core/network-id.ts';
 import { parseStatusPath } from './core/status.ts';
-import { rangeOf, SETTING_PREFIX, SETTINGS, type SettingId, unknownSettings } from './settings.ts';
+import {
+  REMOVED_SETTINGS,
+  rangeOf,
+  SETTING_PREFIX,
+  SETTINGS,
+  type SettingId,
+  unknownSettings,
+} from './settings.ts';
 
 const S = SETTINGS;
 
@@ -45,8 +53,11 @@ export interface MonitorConfig extends StoreConfig {
   readonly alertAfter: number;
   /** Cycles in a row a new status must be seen before it is a change. @default 1 */
   readonly confirmations: number;
-  /** Numeric fields per network emitted as CloudWatch metrics by the Lambda. @default 5 */
-  readonly figureMetrics: number;
+  /**
+   * Dot paths of the numeric fields of each network's body sent as CloudWatch metrics by the Lambda, one
+   * metric per field and network. @default [] (no figure metrics)
+   */
+  readonly figureFields: readonly string[];
   /** Longest a CLI cycle may take, in ms (the Lambda uses its remaining time). @default 30000 */
   readonly cycleTimeoutMs: number;
   /** Name shown in alert subjects. @default 'shieldwatch' */
@@ -295,6 +306,17 @@ function topicSetting(env: Env, problems: string[]): string | undefined {
   return topicArn;
 }
 
+function figureFieldsSetting(env: Env, problems: string[]): string[] {
+  for (const removed of REMOVED_SETTINGS) {
+    if (env[removed.env] !== undefined)
+      problems.push(`${removed.env} is no longer a setting: ${removed.instead}`);
+  }
+  const parsed = parseFigureFields(env[S.figureFields.env] ?? '');
+  if (parsed.ok) return parsed.fields;
+  problems.push(...parsed.problems.map((problem) => `${S.figureFields.env}: ${problem}`));
+  return [];
+}
+
 /**
  * Reads and validates the whole monitor configuration from the environment.
  * Every problem is collected and thrown at once as a {@link ConfigError}; nothing is requested before.
@@ -317,7 +339,7 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
   const retries = integer(env, 'retries', problems);
   const alertAfter = integer(env, 'alertAfter', problems);
   const confirmations = integer(env, 'confirmations', problems);
-  const figureMetrics = integer(env, 'figureMetrics', problems);
+  const figureFields = figureFieldsSetting(env, problems);
   const cycleTimeoutMs = integer(env, 'cycleTimeoutMs', problems);
   const monitorName = read(env, 'monitorName') ?? S.monitorName.default;
   const expectation = expectationSettings(env, problems);
@@ -335,7 +357,7 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
     retries,
     alertAfter,
     confirmations,
-    figureMetrics,
+    figureFields,
     cycleTimeoutMs,
     monitorName,
     ...expectation,

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { renderAlert } from './core/alert-text.ts';
 import { type DecideSettings, decide, INITIAL_STATE } from './core/decide.ts';
-import { extractFigures } from './core/figures.ts';
+import { extractFigures, pickFigures } from './core/figures.ts';
 import { storedBodyBytes, toCycleObservation, toSnapshot } from './core/observation.ts';
 import type { AlertRecord, FailureKind, NetworkFigures, Snapshot, Target } from './core/types.ts';
 import type {
@@ -57,8 +57,8 @@ export interface CycleSettings extends DecideSettings {
   readonly monitorName: string;
   /** The watched API, named in the email footer. */
   readonly apiUrl?: string;
-  /** Numeric fields per network handed to metrics. */
-  readonly figureMetrics?: number;
+  /** Dot paths of the numeric fields of each network's body handed to metrics. @default [] (none) */
+  readonly figureFields?: readonly string[];
   /**
    * Network body bytes a cycle keeps for storage, all networks together; past it, bodies are stored as a
    * marker (their size), their figures still taken.
@@ -147,6 +147,8 @@ interface Observed {
   readonly snapshot: Snapshot;
   /** A network's numeric figures, as many as the email and the metrics use (none for the filter). */
   readonly figures: ReadonlyArray<readonly [string, number]>;
+  /** A network's chosen figures (`figureFields`), for the metrics. */
+  readonly chosen: ReadonlyArray<readonly [string, number]>;
 }
 
 /**
@@ -204,7 +206,6 @@ export async function runCycle(
   // Memory per cycle is bounded by dropping each answer here, once its snapshot and figures are taken: only
   // the bodies within the budget outlive this closure (the filter's body is outside the budget).
   let bodyBudget = settings.bodyBudgetBytes ?? CYCLE_BODY_BUDGET_BYTES;
-  const figureCount = Math.max(MAX_STORED_FIGURES, settings.figureMetrics ?? 0);
   const observe = async (target: Target): Promise<Observed> => {
     const at = new Date(deps.now()).toISOString();
     const response =
@@ -220,7 +221,12 @@ export async function runCycle(
       ...(network ? { bodyBudgetBytes: bodyBudget } : {}),
     });
     if (network) bodyBudget -= storedBodyBytes(snapshot);
-    return { snapshot, figures: network && response.ok ? takeFigures(response.json, figureCount) : [] };
+    const read = network && response.ok;
+    return {
+      snapshot,
+      figures: read ? takeFigures(response.json, MAX_STORED_FIGURES) : [],
+      chosen: read ? pickFigures(response.json, settings.figureFields ?? []) : [],
+    };
   };
 
   let filterObserved: Observed | undefined;
@@ -249,7 +255,7 @@ export async function runCycle(
   const filter = filterObserved?.snapshot;
   const networks = networkObserved.map((o) => o.snapshot);
   const all = filter === undefined ? networks : [filter, ...networks];
-  recordMetrics(deps, all, networkObserved, settings.figureMetrics ?? 0);
+  recordMetrics(deps, all, networkObserved);
   if (all.some((s) => s.errorKind === 'auth')) deps.keys?.invalidate();
 
   const expiresAt = Math.floor(startMs / 1000) + settings.retentionDays * 86_400;
@@ -350,22 +356,16 @@ function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-function recordMetrics(
-  deps: CycleDeps,
-  all: readonly Snapshot[],
-  networks: readonly Observed[],
-  maxFigures: number,
-) {
+function recordMetrics(deps: CycleDeps, all: readonly Snapshot[], networks: readonly Observed[]) {
   const metrics = deps.metrics;
   if (metrics === undefined) return;
   for (const snapshot of all) {
     if (snapshot.latencyMs !== undefined) metrics.latency(snapshot.target, snapshot.latencyMs);
     if (snapshot.errorKind !== undefined) metrics.apiFailure(snapshot.errorKind);
   }
-  if (maxFigures <= 0) return;
-  for (const { snapshot, figures } of networks) {
-    if (snapshot.ok && snapshot.target.kind === 'network') {
-      metrics.figures(snapshot.target.networkId, figures.slice(0, maxFigures));
+  for (const { snapshot, chosen } of networks) {
+    if (snapshot.ok && snapshot.target.kind === 'network' && chosen.length > 0) {
+      metrics.figures(snapshot.target.networkId, chosen);
     }
   }
 }

@@ -24,12 +24,14 @@ export const MetricName = {
   NetworkLatency: 'NetworkLatency',
   /** Whole-cycle duration. */
   CycleDuration: 'CycleDuration',
-  /**
-   * A numeric field of a network's real-time body, with dimensions `NetworkId` and `Field` (dot path).
-   * Capped at `SHIELDWATCH_FIGURE_METRICS` fields per network.
-   */
-  NetworkFigure: 'NetworkFigure',
 } as const;
+
+/**
+ * The chosen numeric fields of the networks' real-time bodies (`SHIELDWATCH_FIGURE_FIELDS`) are metrics of
+ * their own, named after the path (`traffic.in_pps` is `Figure.traffic.in_pps`, see {@link figureMetricName}),
+ * with the dimension `NetworkId`: one custom metric per field and network.
+ */
+export { figureMetricName } from './core/figures.ts';
 
 /** One metric per failure kind, e.g. `ApiFailuresAuth`, so alarms and the dashboard need no dimension. */
 export const failureMetricName: Readonly<Record<FailureKind, string>> = {

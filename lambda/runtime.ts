@@ -84,7 +84,7 @@ export function buildMonitor(parts: MonitorParts): Monitor {
     ...(config.remindEveryMs === undefined ? {} : { remindEveryMs: config.remindEveryMs }),
     monitorName: config.monitorName,
     apiUrl: config.apiUrl,
-    figureMetrics: config.figureMetrics,
+    figureFields: config.figureFields,
   };
   return { deps, settings, store, api, keys, close: () => api.close() };
 }

@@ -165,12 +165,13 @@ export const SETTINGS = {
     default: 'unset: no reminders',
     scope: 'monitor',
   },
-  figureMetrics: {
-    env: 'SHIELDWATCH_FIGURE_METRICS',
-    context: 'figureMetrics',
-    meaning: 'numeric fields per network sent to CloudWatch as metrics by the Lambda',
-    default: '5',
-    range: { min: 0, max: 50, default: 5, unit: 'fields per network' },
+  figureFields: {
+    env: 'SHIELDWATCH_FIGURE_FIELDS',
+    context: 'figureFields',
+    meaning:
+      "comma-separated dot paths of numeric fields of each network's body sent to CloudWatch as metrics by " +
+      'the Lambda, at most 10 (`shieldwatch check` suggests them)',
+    default: 'empty: no figure metrics',
     scope: 'monitor',
   },
   cycleTimeoutMs: {
@@ -206,6 +207,21 @@ export const SETTINGS = {
   },
 } as const satisfies Record<string, SettingSpec>;
 
+/**
+ * Settings that are gone, with what replaces them: setting one is a configuration error that says so, rather
+ * than a value silently ignored.
+ */
+export const REMOVED_SETTINGS = [
+  {
+    env: 'SHIELDWATCH_FIGURE_METRICS',
+    context: 'figureMetrics',
+    instead:
+      'figure metrics are no longer the first N numeric fields: choose them by path with ' +
+      'SHIELDWATCH_FIGURE_FIELDS (context figureFields), e.g. traffic.in_pps,traffic.in_bps; ' +
+      '`shieldwatch check` lists the candidate paths',
+  },
+] as const;
+
 /** The name the code uses for a setting. */
 export type SettingId = keyof typeof SETTINGS;
 
@@ -233,7 +249,7 @@ export interface UnknownSetting {
  * a typo such as `SHIELDWATCH_NETWROKS` would otherwise be ignored without a word.
  */
 export function unknownSettings(env: Readonly<Record<string, string | undefined>>): UnknownSetting[] {
-  const known = new Set(SETTING_ENV_NAMES);
+  const known = new Set([...SETTING_ENV_NAMES, ...REMOVED_SETTINGS.map((removed) => removed.env)]);
   return Object.keys(env)
     .filter((name) => name.toUpperCase().startsWith(SETTING_PREFIX) && !known.has(name))
     .sort()

@@ -3,6 +3,7 @@
  * or why it was refused, without the key, which the caller adds. Pure.
  */
 import { parseRemindEveryMs } from '../lambda/config.ts';
+import { parseFigureFields } from '../lambda/core/figures.ts';
 import { hiddenCharacterProblem } from '../lambda/core/hidden-characters.ts';
 import { networkIdProblem } from '../lambda/core/network-id.ts';
 import { parseStatusPath } from '../lambda/core/status.ts';
@@ -118,6 +119,18 @@ export function parsePath(value: unknown): Parsed<string> {
   }
   const parsed = parseStatusPath(value);
   return parsed.ok ? ok(value.trim()) : fail(parsed.error);
+}
+
+/** Figure fields: a comma list (`-c figureFields=a.b,c`) or an array of strings (cdk.json) of dot paths. */
+export function parseFigureFieldList(value: unknown): Parsed<string[]> {
+  if (
+    typeof value !== 'string' &&
+    !(Array.isArray(value) && value.every((item) => typeof item === 'string'))
+  ) {
+    return fail(`expected a comma-separated list or an array of dot paths, got ${show(value)}`);
+  }
+  const parsed = parseFigureFields(value);
+  return parsed.ok ? ok(parsed.fields) : fail(parsed.problems.join('; '));
 }
 
 /** A complete secret ARN: the name, then `-` and the six characters Secrets Manager adds. */

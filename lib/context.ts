@@ -4,13 +4,14 @@
  * every problem, each naming its key.
  */
 import { nearest } from '../lambda/core/nearest.ts';
-import { rangeOf, SETTINGS, type SettingId } from '../lambda/settings.ts';
+import { REMOVED_SETTINGS, rangeOf, SETTINGS, type SettingId } from '../lambda/settings.ts';
 import {
   optional,
   type Parsed,
   parseApiUrl,
   parseEmail,
   parseExpectedStatus,
+  parseFigureFieldList,
   parseInteger,
   parseKmsKeyArn,
   parseList,
@@ -111,11 +112,11 @@ export interface MonitorSettings {
    */
   readonly reservedConcurrency?: number;
   /**
-   * Most numeric fields of each network's body published as `NetworkFigure` metrics (0 turns them off).
-   * Each field of each network is a custom metric, the largest item of the monthly bill.
-   * @default - unset: the function's default (5)
+   * Dot paths of the numeric fields of each network's body published as metrics (catalogue `figureFields`),
+   * at most 10. Each field of each network is a custom metric, the largest item of the monthly bill.
+   * @default [] (no figure metrics)
    */
-  readonly figureMetrics?: number;
+  readonly figureFields: readonly string[];
   /**
    * Most networks one schedule polls: the networks are split, in order, across one schedule per slice, each
    * invocation carrying its slice in its event (not in the function's environment); the first also polls
@@ -232,10 +233,12 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     'reservedConcurrency',
     optional(present('reservedConcurrency'), (v) => parseInteger(v, 1, 1000, 'concurrent executions')),
   );
-  const figureMetrics = take(
-    'figureMetrics',
-    optional(present('figureMetrics'), (v) => parseSetting(v, 'figureMetrics')),
-  );
+  const figureFields = take('figureFields', parseFigureFieldList(present('figureFields') ?? []));
+  for (const removed of REMOVED_SETTINGS) {
+    if (values[removed.context] !== undefined) {
+      problems.push(`${removed.context}: no longer a context key: ${removed.instead}`);
+    }
+  }
   const shardSizeParsed = optional(present('shardSize'), (v) =>
     parseInteger(v, 1, MAX_SHARD_SIZE, 'networks per shard'),
   );
@@ -290,7 +293,7 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     ...(apiKeySecretKmsKeyArn === undefined ? {} : { apiKeySecretKmsKeyArn }),
     retentionDays: retentionDays!,
     ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
-    ...(figureMetrics === undefined ? {} : { figureMetrics }),
+    figureFields: figureFields!,
     ...(shardSize === undefined ? {} : { shardSize }),
     ...(expectedStatus === undefined ? {} : { expectedStatus }),
     ...(remindEvery === undefined ? {} : { remindEvery }),
@@ -405,7 +408,7 @@ function shardingProblems(
  * letters alone, or within a typo's edit distance) is an error; `aws:` and `@aws-cdk/` keys never are.
  */
 function misspelledKeys(keys: readonly string[]): string[] {
-  const known = new Set<string>(CONTEXT_KEYS);
+  const known = new Set<string>([...CONTEXT_KEYS, ...REMOVED_SETTINGS.map((removed) => removed.context)]);
   const normalize = (key: string) =>
     key
       .toLowerCase()

@@ -60,7 +60,7 @@ export class MonitorStack extends Stack {
       retentionDays: settings.retentionDays,
       minIntervalMinutes: settings.schedule.minIntervalMinutes,
       reservedConcurrency: settings.reservedConcurrency,
-      figureMetrics: settings.figureMetrics,
+      figureFields: settings.figureFields,
       expectedStatus: settings.expectedStatus,
       remindEvery: settings.remindEvery,
       confirmations: settings.confirmations,
@@ -96,6 +96,7 @@ export class MonitorStack extends Stack {
       function: poller.function,
       alarms: alarms.all(),
       networks: settings.networks,
+      figureFields: settings.figureFields,
       minIntervalMinutes: settings.schedule.minIntervalMinutes,
     });
 

@@ -1,12 +1,12 @@
 import { createApiKeyProvider } from '../../lambda/adapters/api-key.ts';
 import { createSecretsClient } from '../../lambda/adapters/aws-clients.ts';
 import { loadConfig, type MonitorConfig } from '../../lambda/config.ts';
-import { extractFigures } from '../../lambda/core/figures.ts';
+import { extractFigures, figureCandidates } from '../../lambda/core/figures.ts';
 import { describeShape, suggestStatusPaths } from '../../lambda/core/shape.ts';
 import { DEFAULT_STATUS_PATHS, displayStatus, extractStatus } from '../../lambda/core/status.ts';
 import type { ApiResponse } from '../../lambda/core/types.ts';
 import { createApiClient } from '../../lambda/runtime.ts';
-import { unknownSettings } from '../../lambda/settings.ts';
+import { SETTINGS, unknownSettings } from '../../lambda/settings.ts';
 import { clip, palette, printable, renderTable, useColour } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 
@@ -50,6 +50,59 @@ function keySource(config: MonitorConfig): string {
     : 'SHIELDWATCH_API_KEY';
 }
 
+/** A value as a shell word: as it is when plain, otherwise single-quoted. */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9._,=/-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The numeric paths seen in each network's body, the configured figure fields that none of them holds, and
+ * a ready-to-paste choice of figure fields (ids and timestamps left out).
+ */
+function printFigureFields(
+  io: CliIo,
+  config: MonitorConfig,
+  networks: readonly ApiResponse[],
+  warn: string,
+): void {
+  const answered = networks.flatMap((response, i) =>
+    response.ok ? [{ id: config.networks[i] ?? '', body: response.json }] : [],
+  );
+  if (answered.length === 0) return;
+  const { perBody, suggested } = figureCandidates(answered.map(({ body }) => body));
+  println(
+    io.stdout,
+    'figure fields  numeric paths seen (each chosen one is a metric per network, $0.30 a month)',
+  );
+  for (const [i, { id }] of answered.entries()) {
+    const paths = perBody[i] ?? [];
+    println(
+      io.stdout,
+      `  ${clip(printable(id), 40)}: ${paths.length === 0 ? '(none)' : clip(printable(paths.join(', ')), 300)}`,
+    );
+  }
+  const chosen = config.figureFields;
+  if (chosen.length > 0) {
+    const seen = new Set(perBody.flat());
+    const missing = chosen.filter((field) => !seen.has(field));
+    println(io.stdout, `  chosen       ${printable(chosen.join(','))}`);
+    if (missing.length > 0) {
+      println(
+        io.stdout,
+        `  ${warn}         not a number in any answer: ${printable(missing.join(', '))} (no metric until it is)`,
+      );
+    }
+  }
+  if (suggested.length === 0) {
+    println(io.stdout, '  no suggestion: every numeric path looks like an id or a time');
+    return;
+  }
+  const list = shellWord(suggested.join(','));
+  println(io.stdout, '  suggested (ids and times left out; keep the ones you will graph or alarm on):');
+  println(io.stdout, `    export ${SETTINGS.figureFields.env}=${list}`);
+  println(io.stdout, `    npx cdk deploy -c ${SETTINGS.figureFields.context}=${list}`);
+}
+
 export const checkCommand: Command = {
   name: 'check',
   summary: 'check the configuration and the API: who owns the key, where the status is, each network once',
@@ -60,7 +113,8 @@ export const checkCommand: Command = {
     '  - GET /api/user: shows who owns the key;',
     '  - GET /api/filter/status: shows the status found and the path it came from; when none is found,',
     "    prints the body's structure and how to set SHIELDWATCH_STATUS_PATH;",
-    '  - GET /api/networks/{id}/realtime for each network in SHIELDWATCH_NETWORKS: its numeric figures.',
+    '  - GET /api/networks/{id}/realtime for each network in SHIELDWATCH_NETWORKS: its numeric figures,',
+    '    the numeric paths seen and a suggested SHIELDWATCH_FIGURE_FIELDS (the figures sent as metrics).',
     'Run it before deploying. The key is never printed.',
     '',
     'Exit codes: 0 ready to monitor: the key is accepted, the filter status is readable and every network',
@@ -186,6 +240,7 @@ export const checkCommand: Command = {
           io.stdout,
           renderTable(['id', 'result', 'answer', 'figures / error'], rows).replace(/^/gm, '  '),
         );
+        printFigureFields(io, config, networks, warn);
         const failed = config.networks.filter((_, i) => networks[i]?.ok !== true);
         if (failed.length > 0) {
           const names = failed.map((id) => JSON.stringify(clip(printable(id), 40)));

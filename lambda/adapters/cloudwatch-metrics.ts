@@ -1,7 +1,7 @@
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { FailureKind, Target } from '../core/types.ts';
 import type { CycleMetrics } from '../cycle.ts';
-import { failureMetricName, MetricName } from '../metric-names.ts';
+import { failureMetricName, figureMetricName, MetricName } from '../metric-names.ts';
 
 /** Cycle metrics as CloudWatch EMF through Powertools Metrics (flushed by its middleware). */
 export class PowertoolsCycleMetrics implements CycleMetrics {
@@ -22,14 +22,14 @@ export class PowertoolsCycleMetrics implements CycleMetrics {
     this.metrics.addMetric(name, MetricUnit.Milliseconds, ms);
   }
 
+  /** One metric per chosen field, named after its path, with the dimension `NetworkId`. */
   figures(networkId: string, figures: ReadonlyArray<readonly [string, number]>): void {
+    // A dimension value must be 1-1024 characters; the metrics are skipped rather than the cycle failed.
+    if (networkId.length === 0 || networkId.length > 1024) return;
     for (const [field, value] of figures) {
-      // A dimension value must be 1-1024 characters; the metric is skipped rather than the cycle failed.
-      if (networkId.length === 0 || networkId.length > 1024 || field.length > 1024) continue;
       const single = this.metrics.singleMetric();
       single.addDimension('NetworkId', networkId);
-      single.addDimension('Field', field);
-      single.addMetric(MetricName.NetworkFigure, MetricUnit.NoUnit, value);
+      single.addMetric(figureMetricName(field), MetricUnit.NoUnit, value);
     }
   }
 

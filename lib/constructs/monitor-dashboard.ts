@@ -10,29 +10,28 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { failureMetricName, METRIC_NAMESPACE, MetricName } from '../../lambda/metric-names.ts';
-import { monitorMetric, networkFiguresSearch } from './monitor-metrics.ts';
-
-/**
- * Most networks with a graph of their own: a dashboard holds at most 500 widgets and a wall of graphs is
- * read by nobody. The figures of the others are the same metrics, found with the console's metric search.
- */
-export const MAX_NETWORK_WIDGETS = 100;
+import { failureMetricName, figureMetricName, MetricName } from '../../lambda/metric-names.ts';
+import { figureFieldSearch, monitorMetric } from './monitor-metrics.ts';
 
 /** Properties of {@link MonitorDashboard}. */
 export interface MonitorDashboardProps {
   readonly function: IFunction;
   /** The monitor's alarms, shown in a status row at the top. */
   readonly alarms: readonly Alarm[];
-  /** Network ids: one graph of real-time figures each, for the first {@link MAX_NETWORK_WIDGETS}. */
+  /** Network ids; without any, a note says only the filter status is polled. */
   readonly networks: readonly string[];
+  /**
+   * The chosen figure fields: one graph each, a line per network (a SEARCH over the networks).
+   * @default [] (no figure graphs)
+   */
+  readonly figureFields?: readonly string[];
   /** Shortest interval between two scheduled runs, in minutes: the period of every graph. */
   readonly minIntervalMinutes: number;
 }
 
 /**
  * The CloudWatch dashboard: alarm states, cycle outcomes, latency, status changes and alerts, and each
- * network's numeric real-time figures.
+ * chosen figure field of the networks' real-time bodies.
  */
 export class MonitorDashboard extends Construct {
   readonly dashboard: Dashboard;
@@ -100,14 +99,18 @@ export class MonitorDashboard extends Construct {
         ],
       }),
     );
-    this.dashboard.addWidgets(...this.networkWidgets(props.networks, period));
+    this.dashboard.addWidgets(...this.networkWidgets(props.networks, props.figureFields ?? [], period));
 
     this.url =
       `https://${Aws.REGION}.console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}` +
       `#dashboards/dashboard/${this.dashboard.dashboardName}`;
   }
 
-  private networkWidgets(networks: readonly string[], period: Duration): IWidget[] {
+  private networkWidgets(
+    networks: readonly string[],
+    fields: readonly string[],
+    period: Duration,
+  ): IWidget[] {
     if (networks.length === 0) {
       return [
         new TextWidget({
@@ -117,25 +120,24 @@ export class MonitorDashboard extends Construct {
         }),
       ];
     }
-    const graphs: IWidget[] = networks.slice(0, MAX_NETWORK_WIDGETS).map(
-      (networkId) =>
+    if (fields.length === 0) {
+      return [
+        new TextWidget({
+          markdown:
+            'No figure fields chosen: no network figures are sent as metrics. Set `figureFields` to the dot ' +
+            'paths to graph (`shieldwatch check` lists the candidates).',
+          width: 24,
+          height: 2,
+        }),
+      ];
+    }
+    return fields.map(
+      (field) =>
         new GraphWidget({
-          title: `Network ${networkId}: real-time figures`,
+          title: `${field} by network (metric ${figureMetricName(field)})`,
           width: 12,
-          left: [networkFiguresSearch(networkId, period)],
+          left: [figureFieldSearch(field, period)],
         }),
     );
-    if (networks.length <= MAX_NETWORK_WIDGETS) return graphs;
-    return [
-      new TextWidget({
-        markdown:
-          `Graphs of the first ${MAX_NETWORK_WIDGETS} of ${networks.length} networks. The figures of every ` +
-          `network are the \`${MetricName.NetworkFigure}\` metrics of namespace \`${METRIC_NAMESPACE}\`, ` +
-          'by `NetworkId` and `Field`: search them in CloudWatch Metrics.',
-        width: 24,
-        height: 2,
-      }),
-      ...graphs,
-    ];
   }
 }

@@ -1,6 +1,6 @@
 import type { Duration } from 'aws-cdk-lib';
 import { Metric, SearchExpression } from 'aws-cdk-lib/aws-cloudwatch';
-import { METRIC_NAMESPACE, MetricName, SERVICE_NAME } from '../../lambda/metric-names.ts';
+import { figureMetricName, METRIC_NAMESPACE, SERVICE_NAME } from '../../lambda/metric-names.ts';
 
 /**
  * One of the poller's own metrics (Powertools EMF, namespace `Shieldwatch`, dimension `service`).
@@ -26,15 +26,14 @@ function searchQuote(value: string): string {
 }
 
 /**
- * Every numeric real-time figure of one network (`NetworkFigure` with dimensions service, NetworkId,
- * Field). The fields are whatever the API's body holds, unknown at synth time, hence a SEARCH expression.
+ * One chosen figure field of every network (the metric named after the field, dimensions service and
+ * NetworkId): one line per network, found with a SEARCH so that shards and new networks need no change here.
  */
-export function networkFiguresSearch(networkId: string, period: Duration): SearchExpression {
-  const schema = `{${METRIC_NAMESPACE},Field,NetworkId,service}`;
+export function figureFieldSearch(field: string, period: Duration): SearchExpression {
+  const schema = `{${METRIC_NAMESPACE},NetworkId,service}`;
   const terms = [
-    `MetricName=${searchQuote(MetricName.NetworkFigure)}`,
+    `MetricName=${searchQuote(figureMetricName(field))}`,
     `service=${searchQuote(SERVICE_NAME)}`,
-    `NetworkId=${searchQuote(networkId)}`,
   ].join(' ');
   return new SearchExpression({
     expression: `SEARCH('${schema} ${terms}', 'Average', ${period.toSeconds()})`,

@@ -56,8 +56,11 @@ export interface PollerFunctionProps
   readonly minIntervalMinutes: number;
   /** @default - no reserved concurrency */
   readonly reservedConcurrency?: number;
-  /** @default - the function's default number of figure metrics per network */
-  readonly figureMetrics?: number;
+  /**
+   * Dot paths of the numeric fields of each network's body sent as metrics.
+   * @default - none: no figure metrics (the variable is left out)
+   */
+  readonly figureFields?: readonly string[];
 }
 
 /**
@@ -109,7 +112,7 @@ export class PollerFunction extends Construct {
           retentionDays: props.retentionDays,
           networks: props.networks,
           statusPath: props.statusPath,
-          figureMetrics: props.figureMetrics,
+          figureFields: props.figureFields?.length ? props.figureFields : undefined,
           expectedStatus: props.expectedStatus,
           remindEvery: props.remindEvery,
           confirmations: props.confirmations,

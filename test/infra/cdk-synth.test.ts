@@ -140,6 +140,8 @@ describe('cdk synth and the bundled function', () => {
       'alertEmail=ops@example.com',
       '-c',
       'retentionDays=7',
+      '-c',
+      'figureFields=queries.blocked,devices',
     ]);
     if (synth.code !== 0) throw new Error(`cdk synth failed:\n${synth.stderr}`);
     resources = JSON.parse(readFileSync(join(outdir, 'Shieldwatch.template.json'), 'utf8')).Resources;
@@ -332,21 +334,23 @@ describe('cdk synth and the bundled function', () => {
       ([, r]) => r.Type === 'AWS::CloudWatch::Alarm' && r.Properties['MetricName'] === 'CyclesCompleted',
     )!;
     expect(alarm.Properties['Namespace']).toBe(cycles[0]._aws.CloudWatchMetrics[0].Namespace);
-    // The dashboard's SEARCH schema is {Shieldwatch,Field,NetworkId,service}: exactly these dimensions.
+    // Exactly the chosen figure fields (figureFields), each its own metric; the dashboard's SEARCH schema
+    // is {Shieldwatch,NetworkId,service}: exactly these dimensions.
     const figures = emf.filter((doc) =>
       doc._aws.CloudWatchMetrics.some((m: { Metrics: Array<{ Name: string }> }) =>
-        m.Metrics.some((metric) => metric.Name === 'NetworkFigure'),
+        m.Metrics.some((metric) => metric.Name.startsWith('Figure.')),
       ),
     );
     expect(figures.length).toBeGreaterThan(0);
+    const names = new Set<string>();
     for (const doc of figures) {
-      expect([...doc._aws.CloudWatchMetrics[0].Dimensions[0]].sort()).toEqual([
-        'Field',
-        'NetworkId',
-        'service',
-      ]);
+      expect([...doc._aws.CloudWatchMetrics[0].Dimensions[0]].sort()).toEqual(['NetworkId', 'service']);
       expect(['edge-1', 'edge#2']).toContain(doc.NetworkId);
+      for (const metric of doc._aws.CloudWatchMetrics[0].Metrics) names.add(metric.Name);
     }
+    expect([...names].sort()).toEqual(['Figure.devices', 'Figure.queries.blocked']);
+    expect(figures.find((doc) => doc.NetworkId === 'edge-1')?.['Figure.queries.blocked']).toBe(87);
+    expect(JSON.stringify(emf)).not.toContain('Figure.queries.total');
   });
 
   it("polls only a shard's networks when its event carries them, leaving the filter and alerts alone", async () => {

@@ -33,6 +33,7 @@ describe('parseMonitorContext', () => {
       alertSms: [],
       schedule: { expression: 'rate(1 minute)', minIntervalMinutes: 1, maxIntervalMinutes: 1 },
       retentionDays: 90,
+      figureFields: [],
     });
   });
 
@@ -48,7 +49,7 @@ describe('parseMonitorContext', () => {
       apiKeySecretName: 'shieldwatch/api-key',
       retentionDays: '30',
       reservedConcurrency: '2',
-      figureMetrics: '0',
+      figureFields: 'traffic.in_pps, links.0.pps',
       shardSize: '2',
     });
 
@@ -63,7 +64,7 @@ describe('parseMonitorContext', () => {
       apiKeySecretName: 'shieldwatch/api-key',
       retentionDays: 30,
       reservedConcurrency: 2,
-      figureMetrics: 0,
+      figureFields: ['traffic.in_pps', 'links.0.pps'],
       shardSize: 2,
     });
   });
@@ -213,8 +214,15 @@ describe('parseMonitorContext', () => {
     ],
     [
       'figureMetrics',
-      { figureMetrics: 51 },
-      /figureMetrics: expected a whole number of fields per network from 0 to 50/,
+      { figureMetrics: 5 },
+      /figureMetrics: no longer a context key: .*SHIELDWATCH_FIGURE_FIELDS \(context figureFields\)/,
+    ],
+    ['figureFields', { figureFields: 'a..b' }, /figureFields: "a\.\.b" has an empty segment/],
+    ['figureFields', { figureFields: { a: 1 } }, /figureFields: expected a comma-separated list or an array/],
+    [
+      'figureFields',
+      { figureFields: ['in pps', 'in_pps'] },
+      /figureFields: .*would both be metric Figure\.in_pps/,
     ],
     [
       'alertEmails',
@@ -380,6 +388,9 @@ describe("parseMonitorContext with the function's optional settings", () => {
     ['concurrency', { concurrency: 256 }, { concurrency: 256 }],
     ['requestTimeoutMs', { requestTimeoutMs: '100' }, { requestTimeoutMs: 100 }],
     ['requestTimeoutMs', { requestTimeoutMs: 10_000 }, { requestTimeoutMs: 10_000 }],
+    ['figureFields', { figureFields: 'in_pps' }, { figureFields: ['in_pps'] }],
+    ['figureFields', { figureFields: ['a.b', 'c.0.d'] }, { figureFields: ['a.b', 'c.0.d'] }],
+    ['figureFields', { figureFields: '' }, { figureFields: [] }],
   ])('accepts %s %j', (_key, values, expected) => {
     // Act
     const settings = parseMonitorContext({ ...base, ...values });

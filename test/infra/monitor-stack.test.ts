@@ -12,7 +12,7 @@ const fullContext = {
   alertSms: '+14155550100',
   statusPath: 'data.filter.state',
   retentionDays: '30',
-  figureMetrics: '3',
+  figureFields: 'traffic.in_pps, links.0.pps',
 };
 
 /** Every statement of every IAM policy of the template. */
@@ -146,7 +146,7 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
             SHIELDWATCH_TABLE: { Ref: ids.table },
             SHIELDWATCH_TOPIC_ARN: { Ref: ids.topic },
             SHIELDWATCH_RETENTION_DAYS: '30',
-            SHIELDWATCH_FIGURE_METRICS: '3',
+            SHIELDWATCH_FIGURE_FIELDS: 'traffic.in_pps,links.0.pps',
             POWERTOOLS_SERVICE_NAME: 'shieldwatch',
             POWERTOOLS_METRICS_NAMESPACE: 'Shieldwatch',
             POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -434,17 +434,27 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
       expect(metricNames(titled(title))).toEqual(expect.arrayContaining(names));
     });
 
-    it("graphs each network's numeric figures with a SEARCH on NetworkFigure, the id escaped", () => {
-      const one = titled('Network net-1: real-time figures').properties.metrics![0]![0] as {
-        expression: string;
-      };
-      expect(one.expression).toBe(
-        `SEARCH('{Shieldwatch,Field,NetworkId,service} MetricName="NetworkFigure" service="shieldwatch" NetworkId="net-1"', 'Average', 60)`,
+    it.each([
+      ['traffic.in_pps', 'Figure.traffic.in_pps'],
+      ['links.0.pps', 'Figure.links.0.pps'],
+    ])(
+      'graphs the chosen field %s with a SEARCH on its metric over every network (issue 14.3)',
+      (field, metric) => {
+        const graph = titled(`${field} by network (metric ${metric})`).properties.metrics![0]![0] as {
+          expression: string;
+        };
+        expect(graph.expression).toBe(
+          `SEARCH('{Shieldwatch,NetworkId,service} MetricName="${metric}" service="shieldwatch"', 'Average', 60)`,
+        );
+      },
+    );
+
+    it('has one figure graph per chosen field and none per network', () => {
+      const figureGraphs = widgets.filter((w) =>
+        / by network \(metric Figure\./.test(w.properties.title ?? ''),
       );
-      const two = titled('Network net"2": real-time figures').properties.metrics![0]![0] as {
-        expression: string;
-      };
-      expect(two.expression).toContain('NetworkId="net\\"2\\""');
+      expect(figureGraphs).toHaveLength(2);
+      expect(widgets.some((w) => (w.properties.title ?? '').startsWith('Network '))).toBe(false);
     });
   });
 
@@ -529,13 +539,14 @@ describe('MonitorStack with an existing secret, a cron schedule and nothing opti
         Variables: {
           SHIELDWATCH_NETWORKS: '',
           SHIELDWATCH_STATUS_PATH: Match.absent(),
+          SHIELDWATCH_FIGURE_FIELDS: Match.absent(),
           SHIELDWATCH_FIGURE_METRICS: Match.absent(),
         },
       },
     });
     const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]!;
     const body = renderCfn(dashboard['Properties'].DashboardBody);
-    expect(body).not.toContain('NetworkFigure');
+    expect(body).not.toContain('Figure.');
     expect(body).toContain('No networks configured');
   });
 });
@@ -627,7 +638,7 @@ describe('MonitorStack with shardSize', () => {
       });
     });
 
-    it('keeps one no-cycle alarm on the cycles of all shards, and one graph per network', () => {
+    it('keeps one no-cycle alarm on the cycles of all shards, and no figure graph without figure fields', () => {
       template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         MetricName: MetricName.CyclesCompleted,
@@ -636,7 +647,8 @@ describe('MonitorStack with shardSize', () => {
       });
       const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]!;
       const body = renderCfn(dashboard['Properties'].DashboardBody);
-      expect(body.match(/: real-time figures/g)).toHaveLength(5);
+      expect(body).not.toContain('by network (metric');
+      expect(body).toContain('No figure fields chosen');
     });
   });
 
@@ -675,7 +687,7 @@ describe('MonitorStack with shardSize', () => {
     },
   );
 
-  it('deploys a fleet of 3,000 networks: 10 schedules, graphs for the first 100 and a note on the rest', () => {
+  it('deploys a fleet of 3,000 networks: 10 schedules, and without figure fields no figure graphs but a note', () => {
     // Prepare
     const networks = Array.from({ length: 3000 }, (_, i) => `network-${i + 1}`);
 
@@ -689,9 +701,28 @@ describe('MonitorStack with shardSize', () => {
     expect(schedules.filter((s) => s.input.pollFilter)).toHaveLength(1);
     const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]!;
     const body = renderCfn(dashboard['Properties'].DashboardBody);
-    expect(body.match(/: real-time figures/g)).toHaveLength(100);
-    expect(body).toContain('Graphs of the first 100 of 3000 networks');
-    expect(body).not.toContain('network-101:');
+    expect(body).not.toContain('by network (metric');
+    expect(body).toContain('No figure fields chosen');
+    expect(body).not.toContain('network-1');
+  });
+
+  it('graphs each chosen figure field of a 3,000-network fleet once, a SEARCH over the networks (issue 14.3)', () => {
+    // Prepare
+    const networks = Array.from({ length: 3000 }, (_, i) => `network-${i + 1}`);
+
+    // Act
+    const template = synthMonitor({ networks, shardSize: 300, figureFields: ['in_pps', 'in_bps', 'drops'] });
+
+    // Assess
+    const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]!;
+    const body = renderCfn(dashboard['Properties'].DashboardBody);
+    expect(body.match(/by network \(metric Figure\.\w+\)/g)).toEqual([
+      'by network (metric Figure.in_pps)',
+      'by network (metric Figure.in_bps)',
+      'by network (metric Figure.drops)',
+    ]);
+    expect(body.match(/SEARCH\(/g)).toHaveLength(3);
+    expect(body).not.toContain('No figure fields chosen');
   });
 
   it('fails synth when a slice would not fit its schedule input, telling to lower shardSize', () => {
@@ -711,6 +742,7 @@ describe("MonitorStack with the function's optional settings", () => {
     alertAfter: ['SHIELDWATCH_ALERT_AFTER', '5'],
     concurrency: ['SHIELDWATCH_CONCURRENCY', '32'],
     requestTimeoutMs: ['SHIELDWATCH_TIMEOUT_MS', '2500'],
+    figureFields: ['SHIELDWATCH_FIGURE_FIELDS', 'traffic.in_pps,links.0.pps'],
   } as const;
   const variables = Object.values(optional).map(([variable]) => variable);
 
@@ -734,6 +766,7 @@ describe("MonitorStack with the function's optional settings", () => {
     ['alertAfter', { alertAfter: 5 }],
     ['concurrency', { concurrency: '32' }],
     ['requestTimeoutMs', { requestTimeoutMs: 2500 }],
+    ['figureFields', { figureFields: 'traffic.in_pps,links.0.pps' }],
     ['all of them', Object.fromEntries(Object.entries(optional).map(([key, [, value]]) => [key, value]))],
   ])('passes exactly the variables of %s, as the function reads them', (_name, context) => {
     // Act
@@ -756,6 +789,17 @@ describe("MonitorStack with the function's optional settings", () => {
 });
 
 describe('MonitorStack context validation', () => {
+  it.each([
+    [{ figureFields: 'traffic..pps' }, /figureFields: "traffic\.\.pps" has an empty segment/],
+    [{ figureFields: 'a,b,c,d,e,f,g,h,i,j,k' }, /figureFields: lists 11 fields, more than 10/],
+    [{ figureFields: 3 }, /figureFields: expected a comma-separated list or an array of dot paths/],
+    [{ figureFields: ['a', 'a'] }, /figureFields: lists "a" twice/],
+    [{ figureMetrics: 5 }, /figureMetrics: no longer a context key: .*figureFields/],
+  ])('fails synth on figure fields %j, naming the key (issue 14.3)', (context, message) => {
+    expect(() => buildMonitor(context)).toThrow(ContextError);
+    expect(() => buildMonitor(context)).toThrow(message);
+  });
+
   it('fails synth without shardSize when the networks would not fit the environment, suggesting it', () => {
     const networks = Array.from({ length: 300 }, (_, i) => `network-${i + 1}`);
     expect(() => buildMonitor({ networks })).toThrow(

@@ -65,7 +65,7 @@ describe('loadConfig defaults', () => {
       retries: 2,
       alertAfter: 3,
       confirmations: 1,
-      figureMetrics: 5,
+      figureFields: [],
       cycleTimeoutMs: 30_000,
       monitorName: 'shieldwatch',
     });
@@ -89,7 +89,7 @@ describe('loadConfig defaults', () => {
         'SHIELDWATCH_RETRIES',
         'SHIELDWATCH_ALERT_AFTER',
         'SHIELDWATCH_CONFIRMATIONS',
-        'SHIELDWATCH_FIGURE_METRICS',
+        'SHIELDWATCH_FIGURE_FIELDS',
         'SHIELDWATCH_CYCLE_TIMEOUT_MS',
         'SHIELDWATCH_NAME',
       ].map((name) => [name, value]),
@@ -140,7 +140,6 @@ describe('whole-number settings', () => {
     { variable: 'SHIELDWATCH_RETRIES', field: 'retries', fallback: 2, min: 0, max: 5 },
     { variable: 'SHIELDWATCH_ALERT_AFTER', field: 'alertAfter', fallback: 3, min: 1, max: 1000 },
     { variable: 'SHIELDWATCH_CONFIRMATIONS', field: 'confirmations', fallback: 1, min: 1, max: 100 },
-    { variable: 'SHIELDWATCH_FIGURE_METRICS', field: 'figureMetrics', fallback: 5, min: 0, max: 50 },
     {
       variable: 'SHIELDWATCH_CYCLE_TIMEOUT_MS',
       field: 'cycleTimeoutMs',
@@ -655,6 +654,48 @@ describe('SHIELDWATCH_STATUS_PATH', () => {
   });
 });
 
+describe('SHIELDWATCH_FIGURE_FIELDS (issue 14.3)', () => {
+  it.each([
+    { raw: 'traffic.in_pps', fields: ['traffic.in_pps'] },
+    { raw: ' traffic.in_pps , links.0.pps ', fields: ['traffic.in_pps', 'links.0.pps'] },
+    { raw: 'a,b,c,d,e,f,g,h,i,j', fields: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'] },
+  ])('accepts "$raw"', ({ raw, fields }) => {
+    // Act
+    const config = loadConfig(env({ SHIELDWATCH_FIGURE_FIELDS: raw }));
+
+    // Assess
+    expect(config.figureFields).toEqual(fields);
+  });
+
+  it.each([
+    { raw: 'traffic..pps', problem: /empty segment/ },
+    { raw: 'a,,b', problem: /field 2 is empty/ },
+    { raw: 'a,b,c,d,e,f,g,h,i,j,k', problem: /lists 11 fields, more than 10/ },
+    { raw: 'a.b,a.b', problem: /lists "a.b" twice/ },
+    { raw: 'in pps,in_pps', problem: /would both be metric Figure\.in_pps/ },
+    { raw: 'traffic. pps', problem: /spaces around a segment/ },
+  ])('refuses "$raw", naming the variable', ({ raw, problem }) => {
+    // Act
+    const error = configError(() => loadConfig(env({ SHIELDWATCH_FIGURE_FIELDS: raw })));
+
+    // Assess
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatch(/^SHIELDWATCH_FIGURE_FIELDS: /);
+    expect(error.problems[0]).toMatch(problem);
+  });
+
+  it('refuses the removed SHIELDWATCH_FIGURE_METRICS, pointing to SHIELDWATCH_FIGURE_FIELDS', () => {
+    // Act
+    const error = configError(() => loadConfig(env({ SHIELDWATCH_FIGURE_METRICS: '5' })));
+
+    // Assess
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatch(
+      /^SHIELDWATCH_FIGURE_METRICS is no longer a setting: .*SHIELDWATCH_FIGURE_FIELDS/,
+    );
+  });
+});
+
 describe('SHIELDWATCH_TOPIC_ARN', () => {
   it('is absent when unset (alerts go to the log only)', () => {
     // Act
@@ -713,7 +754,7 @@ describe('every problem at once', () => {
       SHIELDWATCH_RETRIES: '9',
       SHIELDWATCH_ALERT_AFTER: '0',
       SHIELDWATCH_CONFIRMATIONS: '-2',
-      SHIELDWATCH_FIGURE_METRICS: '51',
+      SHIELDWATCH_FIGURE_FIELDS: 'traffic..pps',
       SHIELDWATCH_CYCLE_TIMEOUT_MS: '10',
     };
 
@@ -736,7 +777,7 @@ describe('every problem at once', () => {
       'SHIELDWATCH_RETRIES',
       'SHIELDWATCH_ALERT_AFTER',
       'SHIELDWATCH_CONFIRMATIONS',
-      'SHIELDWATCH_FIGURE_METRICS',
+      'SHIELDWATCH_FIGURE_FIELDS',
       'SHIELDWATCH_CYCLE_TIMEOUT_MS',
     ];
     expect(error.problems).toHaveLength(named.length);

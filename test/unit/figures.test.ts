@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { extractFigures, FIGURES_MAX_DEPTH } from '../../lambda/core/figures.ts';
+import {
+  extractFigures,
+  FIGURES_MAX_DEPTH,
+  figureCandidates,
+  figureMetricName,
+  parseFigureFields,
+  pickFigures,
+} from '../../lambda/core/figures.ts';
 
 /** `{ n: { n: ... { leaf: 1 } } }` whose leaf path has `segments` segments. */
 function nested(segments: number): unknown {
@@ -213,5 +220,160 @@ describe('extractFigures', () => {
 
     // Assess
     expect(found).toEqual([['sparse.10000000', 5]]);
+  });
+});
+
+describe('parseFigureFields (issue 14.3)', () => {
+  it.each([
+    { value: '', fields: [] },
+    { value: '   ', fields: [] },
+    { value: [], fields: [] },
+    { value: 'pps', fields: ['pps'] },
+    { value: 'traffic.in_pps, links.0.pps', fields: ['traffic.in_pps', 'links.0.pps'] },
+    { value: ['a.b', ' c '], fields: ['a.b', 'c'] },
+    { value: 'weird-key!.$value', fields: ['weird-key!.$value'] },
+  ])('accepts $value', ({ value, fields }) => {
+    // Act
+    const parsed = parseFigureFields(value);
+
+    // Assess
+    expect(parsed).toEqual({ ok: true, fields });
+  });
+
+  it.each([
+    { value: 'a..b', problem: /"a\.\.b" has an empty segment/ },
+    { value: '.a', problem: /empty segment/ },
+    { value: 'a,', problem: /field 2 is empty/ },
+    { value: 'a. b', problem: /spaces around a segment/ },
+    { value: 'a\u0000b', problem: /field 1 has a control or invisible character/ },
+    { value: 'x'.repeat(101), problem: /longer than 100 characters/ },
+    { value: Array.from({ length: 11 }, (_, i) => `f${i}`), problem: /lists 11 fields, more than 10/ },
+    { value: 'a,a', problem: /lists "a" twice/ },
+    { value: 'in/pps,in pps', problem: /"in pps" and "in\/pps" would both be metric Figure\.in_pps/ },
+  ])('refuses $value', ({ value, problem }) => {
+    // Act
+    const parsed = parseFigureFields(value);
+
+    // Assess
+    expect(parsed.ok).toBe(false);
+    expect(parsed.ok ? [] : parsed.problems.join('\n')).toMatch(problem);
+  });
+});
+
+describe('figureMetricName', () => {
+  it.each([
+    { path: 'pps', name: 'Figure.pps' },
+    { path: 'traffic.in_pps', name: 'Figure.traffic.in_pps' },
+    { path: 'links.0.in-bps', name: 'Figure.links.0.in-bps' },
+    { path: 'a b/ç"\'', name: 'Figure.a_b____' },
+  ])('$path is metric $name', ({ path, name }) => {
+    // Act / Assess
+    expect(figureMetricName(path)).toBe(name);
+  });
+});
+
+describe('pickFigures: exactly the chosen fields that hold finite numbers', () => {
+  const body = {
+    id: 48213,
+    ts: 1_767_225_600,
+    traffic: { in_pps: 900, in_bps: 7.5e6, label: 'x', up: true, gone: null },
+    links: [{ pps: 3 }, { pps: 4 }],
+    '': { pps: 1 },
+  };
+  it.each([
+    { fields: [], picked: [] },
+    { fields: ['traffic.in_pps'], picked: [['traffic.in_pps', 900]] },
+    {
+      fields: ['traffic.in_bps', 'traffic.in_pps'],
+      picked: [
+        ['traffic.in_bps', 7.5e6],
+        ['traffic.in_pps', 900],
+      ],
+    },
+    { fields: ['links.1.pps'], picked: [['links.1.pps', 4]] },
+    { fields: ['links.01.pps', 'links.length', 'links.-1.pps'], picked: [] },
+    { fields: ['traffic.label', 'traffic.up', 'traffic.gone', 'traffic', 'missing.x'], picked: [] },
+    { fields: ['traffic.in_pps.deeper', 'constructor', 'toString', '__proto__'], picked: [] },
+  ])('$fields', ({ fields, picked }) => {
+    // Act / Assess
+    expect(pickFigures(body, fields)).toEqual(picked);
+  });
+
+  it.each([null, undefined, 3, 'text', [1, 2]])('finds nothing in the body %j', (value) => {
+    // Act / Assess
+    expect(pickFigures(value, ['a', '0'])).toEqual(
+      typeof value === 'object' && value !== null ? [['0', 1]] : [],
+    );
+  });
+
+  it('does not throw on a Proxy whose traps throw', () => {
+    // Prepare
+    const hostile = new Proxy(
+      {},
+      {
+        getOwnPropertyDescriptor() {
+          throw new Error('trap');
+        },
+      },
+    );
+
+    // Act / Assess
+    expect(pickFigures({ a: hostile, b: 2 }, ['a.x', 'b'])).toEqual([['b', 2]]);
+  });
+});
+
+describe('figureCandidates: what check suggests', () => {
+  it.each([
+    {
+      name: 'ids, timestamps and times left out of the suggestion, kept among the candidates',
+      bodies: [
+        {
+          id: 48213,
+          networkId: 7,
+          ts: 1_767_225_600,
+          seen: 1_767_225_600_000,
+          updated_at: 5,
+          traffic: { in_pps: 900, in_bps: 7.5e6, format: 2, rate: 3 },
+        },
+      ],
+      perBody: [
+        [
+          'id',
+          'networkId',
+          'ts',
+          'seen',
+          'updated_at',
+          'traffic.in_pps',
+          'traffic.in_bps',
+          'traffic.format',
+          'traffic.rate',
+        ],
+      ],
+      suggested: ['traffic.in_pps', 'traffic.in_bps', 'traffic.format', 'traffic.rate'],
+    },
+    {
+      name: 'the union of several bodies, first seen first; a failed body has none',
+      bodies: [{ a: 1 }, undefined, { b: 2, a: 3 }],
+      perBody: [['a'], [], ['b', 'a']],
+      suggested: ['a', 'b'],
+    },
+    {
+      name: 'paths that cannot be chosen (a dotted or comma key, an empty key) are no candidates',
+      bodies: [{ 'a.b': 1, 'c,d': 2, ' e': 3, ok: 4 }],
+      perBody: [['ok']],
+      suggested: ['ok'],
+    },
+    {
+      name: 'at most 10 suggested',
+      bodies: [Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`f${i}`, i]))],
+      perBody: [Array.from({ length: 14 }, (_, i) => `f${i}`)],
+      suggested: Array.from({ length: 10 }, (_, i) => `f${i}`),
+    },
+  ])('$name', ({ bodies, perBody, suggested }) => {
+    // Act
+    const candidates = figureCandidates(bodies);
+
+    // Assess
+    expect(candidates).toEqual({ perBody, suggested });
   });
 });
