@@ -1,5 +1,5 @@
-import { parseFigureFields } from './core/figures.ts';
 import { parseDuration } from './core/duration.ts';
+import { parseFigureFields } from './core/figures.ts';
 import { hiddenCharacterProblem } from './core/hidden-characters.ts';
 import { networkIdProblem } from './core/network-id.ts';
 import { parseStatusPath } from './core/status.ts';
