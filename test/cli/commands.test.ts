@@ -238,6 +238,46 @@ describe('check says which networks are not ready, run for real against a fake A
     },
   );
 
+  it('lists the numeric paths of each network body and suggests figure fields without ids and times (issue 14.3)', async () => {
+    // Prepare
+    replies.clear();
+    replies.set('net-a', {
+      body: { id: 48213, ts: 1_767_225_600, traffic: { in_pps: 900, in_bps: 7.5e6 }, label: 'edge' },
+    });
+    replies.set('net-b', { body: { id: 7, traffic: { in_pps: 12, drops: 1 } } });
+    replies.set('net-c', { status: 503, body: { error: 'unavailable' } });
+
+    // Act
+    const run = await runCli(['check'], settings());
+
+    // Assess
+    expect(run.stdout).toMatch(/^ {2}net-a: id, ts, traffic\.in_pps, traffic\.in_bps$/m);
+    expect(run.stdout).toMatch(/^ {2}net-b: id, traffic\.in_pps, traffic\.drops$/m);
+    expect(run.stdout).not.toMatch(/^ {2}net-c: /m);
+    expect(run.stdout).toContain(
+      '    export SHIELDWATCH_FIGURE_FIELDS=traffic.in_pps,traffic.in_bps,traffic.drops\n',
+    );
+    expect(run.stdout).toContain(
+      '    npx cdk deploy -c figureFields=traffic.in_pps,traffic.in_bps,traffic.drops\n',
+    );
+  });
+
+  it('warns about a chosen figure field that no answer holds as a number, without failing the check', async () => {
+    // Prepare
+    replies.clear();
+
+    // Act
+    const run = await runCli(['check'], {
+      ...settings(),
+      SHIELDWATCH_FIGURE_FIELDS: 'traffic.pps,traffic.bps',
+    });
+
+    // Assess
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(run.stdout).toMatch(/chosen\s+traffic\.pps,traffic\.bps/);
+    expect(run.stdout).toMatch(/warn\s+not a number in any answer: traffic\.bps/);
+  });
+
   it('every network answering and only /api/user failing (404) is ready: a warning, exit 0', async () => {
     // Prepare
     replies.clear();

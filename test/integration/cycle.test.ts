@@ -9,6 +9,7 @@ import type { RenderedAlert } from '../../lambda/core/types.ts';
 import {
   CLAIM_GRACE_MS,
   type CycleLog,
+  type CycleMetrics,
   KeyError,
   runCycle,
   SPILL_ABOVE,
@@ -85,6 +86,71 @@ describe('the poll cycle against a loopback API and dynalite', () => {
   afterEach(async () => {
     await h.api.close();
     await h.dynamo.close();
+  });
+
+  describe('figure metrics (issue 14.3)', () => {
+    /** A monitor whose cycle metrics are recorded: the figures handed to metrics, per network. */
+    function recordingMonitor(extraEnv: Record<string, string>) {
+      const sent: Array<[string, Array<readonly [string, number]>]> = [];
+      const monitor = h.monitor(extraEnv);
+      const metrics: CycleMetrics = {
+        cycleCompleted: () => {},
+        apiFailure: () => {},
+        latency: () => {},
+        statusChanged: () => {},
+        alertPublished: () => {},
+        figures: (networkId, figures) => sent.push([networkId, [...figures]]),
+      };
+      return { monitor: { ...monitor, deps: { ...monitor.deps, metrics } }, sent };
+    }
+
+    beforeEach(() => {
+      h.api.network = (networkId) =>
+        networkId === 'net-2'
+          ? { status: 503, body: { error: 'down' } }
+          : {
+              body: {
+                id: 48213,
+                ts: 1_767_225_600,
+                traffic: { in_pps: 900, in_bps: 7.5e6 },
+                label: 'edge',
+                links: [{ pps: 3 }, { pps: 4 }],
+              },
+            };
+    });
+
+    it('sends exactly the chosen fields that hold numbers, in the order chosen, for each network that answered', async () => {
+      // Prepare
+      const { monitor, sent } = recordingMonitor({
+        SHIELDWATCH_FIGURE_FIELDS: 'links.1.pps,traffic.in_pps,missing.field,label',
+      });
+
+      // Act
+      await h.cycle(monitor);
+
+      // Assess
+      expect(sent).toEqual([
+        [
+          'net-1',
+          [
+            ['links.1.pps', 4],
+            ['traffic.in_pps', 900],
+          ],
+        ],
+      ]);
+    });
+
+    it('sends no figures at all by default, not even ids and timestamps', async () => {
+      // Prepare
+      const { monitor, sent } = recordingMonitor({});
+
+      // Act
+      const result = await h.cycle(monitor);
+
+      // Assess
+      expect(result.networks.map((n) => n.ok)).toEqual([true, false]);
+      expect(sent).toEqual([]);
+    });
   });
 
   it('detects changes of a nested status whose other fields change on every call, one alert each', async () => {
