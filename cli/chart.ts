@@ -1,7 +1,15 @@
 /**
  * A terminal line chart of a numeric field over time, in the manner of asciichart: y-axis labels on the left,
  * the series drawn with box-drawing characters, the first and last times under the x-axis. Pure; never throws.
+ *
+ * Not asciichart itself (1.5.25, checked for issue 9), because it cannot do what this chart is for: it plots
+ * one column per value, not points placed by time in a fixed width; a NaN (our gap) makes it throw
+ * ("Invalid array length"), so a hole in the data cannot be shown, let alone marked on the x-axis; a constant
+ * series is one row whatever the height asked for; a range wider than the largest double collapses to a
+ * flat line at 0; and it labels every row with a fixed-decimal number, where ours labels a few rows with one
+ * shared k/M/G suffix and draws no time axis.
  */
+import { lookUp, pathSegments } from '../lambda/core/dot-path.ts';
 
 export interface ChartOptions {
   /** Total columns of every line, y-axis labels included; raised to 30 when smaller, capped at 1000. */
@@ -109,30 +117,17 @@ export function numericSeries(
   entries: ReadonlyArray<{ readonly at: string; readonly data?: unknown }>,
   field: string,
 ): Array<{ t: number; v: number }> {
-  const segments = field === '' ? [] : field.split('.');
+  const segments = pathSegments(field);
   const series: Array<{ t: number; v: number }> = [];
   for (const entry of entries) {
     const t = Date.parse(entry.at);
     if (!Number.isFinite(t)) continue;
-    const v = pick(entry.data, segments);
-    if (typeof v === 'number' && Number.isFinite(v)) series.push({ t, v });
-  }
-  return series;
-}
-
-function pick(data: unknown, segments: readonly string[]): unknown {
-  let current = data;
-  for (const segment of segments) {
-    if (Array.isArray(current)) {
-      if (!/^(0|[1-9]\d*)$/.test(segment) || Number(segment) >= current.length) return undefined;
-      current = current[Number(segment)];
-    } else if (current !== null && typeof current === 'object' && Object.hasOwn(current, segment)) {
-      current = (current as Record<string, unknown>)[segment];
-    } else {
-      return undefined;
+    const picked = lookUp(entry.data, segments);
+    if (picked.found && typeof picked.value === 'number' && Number.isFinite(picked.value)) {
+      series.push({ t, v: picked.value });
     }
   }
-  return current;
+  return series;
 }
 
 /** One plot column: a measured average, a bridged (interpolated) value, a gap, or nothing (after a single instant). */

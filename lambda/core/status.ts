@@ -2,6 +2,7 @@
  * Reading the filter status out of an untrusted JSON body (CONTRACT §5).
  * Pure: no clock, no environment, never throws.
  */
+import { ARRAY_INDEX, lookUp, pathSegments } from './dot-path.ts';
 
 /** Paths tried in this order when `SHIELDWATCH_STATUS_PATH` is not set; the first that holds a scalar wins. */
 export const DEFAULT_STATUS_PATHS = [
@@ -21,9 +22,6 @@ export type StatusReading = { ok: true; status: string; path: string } | { ok: f
 
 /** Longest path quoted in an error text, so that errors stay short enough for logs and stored items. */
 const MAX_PATH_IN_ERROR = 60;
-
-/** Canonical array index: `0`, `12`, but not `01`, `-1`, `1.0` or `length`. */
-const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
 
 /**
  * Validates a dot path such as `data.filter.state` (the value of `SHIELDWATCH_STATUS_PATH`).
@@ -122,7 +120,7 @@ function bounded(status: string, path: string): StatusReading {
 
 function readDefault(body: unknown, sourceText: string | undefined): StatusReading {
   for (const path of DEFAULT_STATUS_PATHS) {
-    const segments = path.split('.');
+    const segments = pathSegments(path);
     const lookup = lookUp(body, segments);
     if (lookup.found) {
       const status = scalarText(lookup.value);
@@ -136,37 +134,6 @@ function readDefault(body: unknown, sourceText: string | undefined): StatusReadi
     ok: false,
     error: `no status found at ${DEFAULT_STATUS_PATHS.join(', ')} (${hint}set SHIELDWATCH_STATUS_PATH)`,
   };
-}
-
-type Lookup = { found: true; value: unknown } | { found: false };
-
-const NOT_FOUND: Lookup = { found: false };
-
-function lookUp(body: unknown, segments: readonly string[]): Lookup {
-  let current: unknown = body;
-  for (const segment of segments) {
-    const child = ownChild(current, segment);
-    if (!child.found) {
-      return NOT_FOUND;
-    }
-    current = child.value;
-  }
-  return { found: true, value: current };
-}
-
-function ownChild(container: unknown, key: string): Lookup {
-  if (!isContainer(container)) {
-    return NOT_FOUND;
-  }
-  if (Array.isArray(container) && !ARRAY_INDEX.test(key)) {
-    return NOT_FOUND;
-  }
-  // A descriptor rather than `container[key]`: a getter never runs and a prototype is never consulted.
-  const descriptor = Object.getOwnPropertyDescriptor(container, key);
-  if (descriptor === undefined || !('value' in descriptor) || descriptor.value === undefined) {
-    return NOT_FOUND;
-  }
-  return { found: true, value: descriptor.value };
 }
 
 function isContainer(value: unknown): value is object {
