@@ -5,7 +5,8 @@
  * injected latency and a dynalite that counts DynamoDB requests, so the figures are what an operator gets.
  * Then hostile answers: one cycle of the CLI against a loopback API whose every network answers a body just
  * under the size cap, shaped to cost the most heap once parsed (peak RSS is the figure to watch).
- * Then the Lambda bundle: its size, and its cold import time beside the same modules imported unbundled.
+ * Then the Lambda bundle: its size, its cold import time (wall and CPU) beside the same modules imported
+ * unbundled, and what that CPU time means as init time at each memory size.
  * Prints a table and writes every figure to bench/results/bench.json.
  */
 import { spawn } from 'node:child_process';
@@ -230,11 +231,29 @@ const LAMBDA_BUNDLE: BuildOptions = {
   logLevel: 'warning',
 };
 
-/** Median of `runs` cold imports of `file`, each in a fresh Node process. */
-async function coldImportMs(file: string, runs = 7): Promise<number> {
-  const times: number[] = [];
+/** One cold import: wall time, and the CPU time (user + system) the process spent on it. */
+interface ImportRun {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+}
+
+const median = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/**
+ * Medians of `runs` cold imports of `file`, each in a fresh Node process: wall time, and CPU time from
+ * `process.cpuUsage()` around the import (user + system, every thread of the process). CPU time is what a
+ * Lambda function's fraction of a vCPU has to get through; wall time here is on this machine's whole cores.
+ */
+async function coldImport(file: string, runs = 9): Promise<ImportRun> {
+  const wall: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const script = `const t = performance.now(); await import(${JSON.stringify(file)}); console.log(performance.now() - t);`;
+    const script =
+      'const c = process.cpuUsage(); const t = performance.now(); ' +
+      `await import(${JSON.stringify(file)}); ` +
+      'const u = process.cpuUsage(c); ' +
+      'console.log(JSON.stringify({ wallMs: performance.now() - t, cpuMs: (u.user + u.system) / 1000 }));';
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
       cwd: ROOT,
       env: { PATH: process.env['PATH'] ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
@@ -245,11 +264,17 @@ async function coldImportMs(file: string, runs = 7): Promise<number> {
       out += chunk;
     });
     await new Promise((resolve) => child.once('close', resolve));
-    times.push(Number(out.trim()));
+    const run = JSON.parse(out.trim()) as ImportRun;
+    wall.push(run.wallMs);
+    cpu.push(run.cpuMs);
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
+  return { wallMs: median(wall), cpuMs: median(cpu) };
 }
+
+/** Memory at which a Lambda function gets one full vCPU; below it, a proportional fraction of one. */
+const FULL_VCPU_MB = 1769;
+/** Memory sizes whose init time is estimated from the CPU time measured. */
+const MEMORY_SIZES_MB = [128, 256, 512, 1024, 1769];
 
 async function measureBundle() {
   const bundled = `${OUT}/bundle/index.mjs`;
@@ -257,13 +282,19 @@ async function measureBundle() {
   const unbundled = `${ROOT}bench/.unbundled/handler.mjs`;
   await build({ ...LAMBDA_BUNDLE, outfile: bundled });
   await build({ ...LAMBDA_BUNDLE, minify: false, banner: {}, packages: 'external', outfile: unbundled });
-  const bundledMs = await coldImportMs(bundled);
-  const unbundledMs = await coldImportMs(unbundled);
+  const bundledRun = await coldImport(bundled);
+  const unbundledRun = await coldImport(unbundled);
   return {
     bundleBytes: statSync(bundled).size,
-    bundledImportMs: bundledMs,
-    unbundledImportMs: unbundledMs,
-    importRatio: bundledMs / unbundledMs,
+    bundledImportMs: bundledRun.wallMs,
+    bundledImportCpuMs: bundledRun.cpuMs,
+    unbundledImportMs: unbundledRun.wallMs,
+    unbundledImportCpuMs: unbundledRun.cpuMs,
+    importRatio: bundledRun.wallMs / unbundledRun.wallMs,
+    /** Init wall time at each memory size if the CPU time is the bound: cpu × 1769 / memory (at most 1 vCPU). */
+    estimatedInitMs: Object.fromEntries(
+      MEMORY_SIZES_MB.map((mb) => [mb, bundledRun.cpuMs * Math.max(1, FULL_VCPU_MB / mb)]),
+    ),
   };
 }
 
@@ -352,15 +383,25 @@ async function main() {
     console.log('\nLambda bundle (lambda/handler.ts, built as the stack builds it)\n');
     console.log(
       renderTable(
-        ['bundle size', 'cold import, bundled', 'cold import, unbundled', 'ratio'],
+        ['bundle size', 'cold import, bundled (CPU)', 'cold import, unbundled (CPU)', 'ratio'],
         [
           [
             `${(bundle.bundleBytes / 1024).toFixed(0)} KiB`,
-            fmt(bundle.bundledImportMs),
-            fmt(bundle.unbundledImportMs),
+            `${fmt(bundle.bundledImportMs)} (${fmt(bundle.bundledImportCpuMs)})`,
+            `${fmt(bundle.unbundledImportMs)} (${fmt(bundle.unbundledImportCpuMs)})`,
             `${bundle.importRatio.toFixed(2)}x`,
           ],
         ],
+      ),
+    );
+    console.log(
+      `\nInit of the bundle at each memory size, if CPU-bound: CPU time x ${FULL_VCPU_MB} / memory (a function\n` +
+        `gets a fraction memory / ${FULL_VCPU_MB} of one vCPU)\n`,
+    );
+    console.log(
+      renderTable(
+        MEMORY_SIZES_MB.map((mb) => `${mb} MB`),
+        [MEMORY_SIZES_MB.map((mb) => fmt(bundle.estimatedInitMs[mb] ?? 0))],
       ),
     );
   }
