@@ -2,6 +2,7 @@
  * The numeric figures of a network's real-time body, for alert text and metrics.
  * Pure: no clock, no environment, never throws.
  */
+import { lookUp, pathSegments } from './dot-path.ts';
 
 /** Deepest leaf kept, counted in path segments: `a.b.c` is depth 3. Bounds the work a hostile body can cause. */
 export const FIGURES_MAX_DEPTH = 8;
@@ -69,9 +70,6 @@ export const MAX_FIGURE_FIELD_LENGTH = 100;
 
 /** Prefix of every figure metric's name, keeping them apart from the monitor's own metrics. */
 export const FIGURE_METRIC_PREFIX = 'Figure.';
-
-/** Canonical array index: `0`, `12`, but not `01` or `-1` (as in status paths). */
-const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
 
 /**
  * The CloudWatch metric name of a figure field: {@link FIGURE_METRIC_PREFIX} and the path, each character
@@ -146,20 +144,10 @@ export function pickFigures(body: unknown, fields: readonly string[]): Array<[st
   const picked: Array<[string, number]> = [];
   for (const field of fields) {
     try {
-      let current: unknown = body;
-      for (const segment of field.split('.')) {
-        if (typeof current !== 'object' || current === null) {
-          current = undefined;
-          break;
-        }
-        if (Array.isArray(current) && !ARRAY_INDEX.test(segment)) {
-          current = undefined;
-          break;
-        }
-        const descriptor = Object.getOwnPropertyDescriptor(current, segment);
-        current = descriptor !== undefined && 'value' in descriptor ? descriptor.value : undefined;
+      const found = lookUp(body, pathSegments(field));
+      if (found.found && typeof found.value === 'number' && Number.isFinite(found.value)) {
+        picked.push([field, found.value]);
       }
-      if (typeof current === 'number' && Number.isFinite(current)) picked.push([field, current]);
     } catch {
       // Only an exotic object (a Proxy with throwing traps) gets here; the field is no figure this time.
     }
