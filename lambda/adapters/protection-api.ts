@@ -7,13 +7,17 @@
  * and the key (any fragment of it, in any echo form: see `key-redaction.ts`) is scrubbed from everything
  * handed back.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
+import { type AnswerResponse, type ClassifiedAnswer, classifyAnswer } from '../core/answer.ts';
 import type { ApiResponse, FailureKind } from '../core/types.ts';
 import type { ProtectionApi, RequestContext } from '../ports.ts';
 import { type KeyRedactor, MIN_FRAGMENT_LENGTH, REDACTED, redactorFor } from './key-redaction.ts';
+import { abortReason, describeError } from './transport-errors.ts';
 import { Pool } from './undici-pool.ts';
 
+export { MAX_BODY_DEPTH } from '../core/answer.ts';
 export type { RequestContext } from '../ports.ts';
 
 /** How to reach the API and how hard to try. */
@@ -65,8 +69,6 @@ export const DEFAULT_USER_AGENT = `shieldwatch/${packageJson.version}`;
 
 /** How much of a non-2xx body is kept for the error excerpt. */
 const EXCERPT_READ_BYTES = 4 * 1024;
-/** Longest excerpt of a non-2xx body quoted in an error. */
-const EXCERPT_CHARS = 200;
 /**
  * A non-2xx body up to this size is drained so the connection can be reused; a larger one is cut off,
  * which costs the connection but never the memory.
@@ -78,8 +80,6 @@ const DRAIN_LIMIT_BYTES = 64 * 1024;
  * are decoded); shorter ones would match ordinary data. The config loader refuses keys shorter than this.
  */
 export const MIN_STRUCTURAL_SCRUB_KEY_LENGTH = 4;
-/** Deepest nesting accepted in a body; deeper is a `contract` failure (no real API nests this deep). */
-export const MAX_BODY_DEPTH = 64;
 /** Invalid UTF-8 in a 2xx body is a contract failure: replacement characters would make different texts equal. */
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -168,10 +168,7 @@ class Slots {
 /** Why an attempt's signal fired; set just before aborting so the error can say which limit was hit. */
 type AbortCause = 'timeout' | 'deadline' | 'signal';
 
-interface AttemptResult {
-  readonly response: Omit<ApiResponse, 'latencyMs' | 'attempts'>;
-  /** Server-requested wait before the next attempt, in ms (429/503 `Retry-After`). */
-  readonly retryAfterMs?: number;
+interface AttemptResult extends ClassifiedAnswer {
   /** True when nothing was sent (aborted or out of time before the attempt began). */
   readonly notSent?: boolean;
 }
@@ -315,7 +312,11 @@ export class ProtectionApiClient implements ProtectionApi {
       if (kind === undefined || !RETRYABLE.has(kind) || attempts > this.#retries) break;
       const delayMs = this.#backoff(attempts - 1, last.retryAfterMs);
       if (signal?.aborted || (deadlineMs !== undefined && Date.now() + delayMs >= deadlineMs)) break;
-      if (!(await sleep(delayMs, signal))) break;
+      try {
+        await sleep(delayMs, undefined, { signal });
+      } catch {
+        break; // aborted while waiting to retry
+      }
     }
     return done({ ...last.response, latencyMs: Date.now() - startedAt, attempts });
   }
@@ -414,6 +415,13 @@ export class ProtectionApiClient implements ProtectionApi {
   ): Promise<AttemptResult> {
     const { statusCode: status, headers, body } = data;
     const announced = contentLength(headers['content-length']);
+    const answer = {
+      status,
+      origin: this.#origin,
+      contentType: headers['content-type'],
+      retryAfter: headers['retry-after'],
+      location: headers['location'],
+    };
 
     if (status >= 200 && status < 300) {
       if (announced !== undefined && announced > this.#maxBodyBytes) {
@@ -434,70 +442,32 @@ export class ProtectionApiClient implements ProtectionApi {
       }
       // Escaped, percent-encoded and other-case copies and fragments included: they are found in the text.
       if (key.length >= MIN_FRAGMENT_LENGTH) text = scrub(text);
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        const type = sanitise(String(headers['content-type'] ?? 'none'));
-        const what = text.trim().length === 0 ? 'body is empty' : 'body is not JSON';
-        return contractFailure(status, `${what} (content-type: ${type})`, bodyBytes, scrub(text));
-      }
-      const depth = nestingDepth(text);
-      if (depth > MAX_BODY_DEPTH) {
-        return contractFailure(
-          status,
-          `body nested ${depth} levels deep (at most ${MAX_BODY_DEPTH})`,
-          bodyBytes,
-        );
-      }
+      const { response } = classifyAnswer({ ...answer, text, nowMs: Date.now() }, scrub);
       // A short key's fragments are not scrubbed, but the key itself may come back JSON-escaped (\u0073...,
       // \/): look for it whole in the parsed strings.
-      if (key.length >= MIN_STRUCTURAL_SCRUB_KEY_LENGTH && key.length < MIN_FRAGMENT_LENGTH) {
-        const scrubbed = scrubParsed(json, key);
+      if (response.ok && key.length >= MIN_STRUCTURAL_SCRUB_KEY_LENGTH && key.length < MIN_FRAGMENT_LENGTH) {
+        const scrubbed = scrubParsed(response.json, key);
         if (scrubbed.changed) {
-          json = scrubbed.value;
-          text = JSON.stringify(json);
+          return {
+            response: { ...response, json: scrubbed.value, text: JSON.stringify(scrubbed.value), bodyBytes },
+          };
         }
       }
-      return { response: { ok: true, httpStatus: status, json, text, bodyBytes } };
+      return { response: { ...response, bodyBytes } };
     }
 
     if (status >= 300 && status < 400) {
       // The body of a redirect may repeat the target with its query: it is drained, never quoted.
       await drain(body, announced);
-      // Another origin is never named: its host may be the key itself, or a fragment of it.
-      const to = redirectTarget(headers['location'], this.#origin);
-      return withBytes(httpFailure('client', status, `redirect (${status}) not followed (${to})`), announced);
+      return withBytes(classifyAnswer({ ...answer, text: '', nowMs: Date.now() }), announced);
     }
 
     const raw = await readExcerpt(body, announced);
-    // Scrubbed before and after the text is made one line (which may join what stood apart), cut last: a
-    // cut can shorten a fragment of the key, never make one.
-    const excerpt = clip(scrub(oneLine(scrub(decodeJsonEscapes(raw.excerpt)))));
-    const bytesRead = raw.bytesRead;
-    const quoted = excerpt.length > 0 ? `: ${excerpt}` : '';
-    const bodyBytes = announced ?? bytesRead;
-    if (status === 401 || status === 403) {
-      return withBytes(httpFailure('auth', status, `key rejected (HTTP ${status})${quoted}`), bodyBytes);
-    }
-    const retryAfterMs =
-      status === 429 || status === 503 ? parseRetryAfter(headers['retry-after']) : undefined;
-    const waitNote = retryAfterMs === undefined ? '' : `, Retry-After ${Math.round(retryAfterMs / 1000)} s`;
-    if (status === 429) {
-      return withBytes(
-        httpFailure('rate_limited', status, `rate limited (HTTP 429${waitNote})${quoted}`),
-        bodyBytes,
-        retryAfterMs,
-      );
-    }
-    if (status >= 500 && status < 600) {
-      return withBytes(
-        httpFailure('server', status, `server error (HTTP ${status}${waitNote})${quoted}`),
-        bodyBytes,
-        retryAfterMs,
-      );
-    }
-    return withBytes(httpFailure('client', status, `unexpected answer (HTTP ${status})${quoted}`), bodyBytes);
+    // Raw: the classifier scrubs the key before it cuts the excerpt.
+    return withBytes(
+      classifyAnswer({ ...answer, text: raw.excerpt, nowMs: Date.now() }, scrub),
+      announced ?? raw.bytesRead,
+    );
   }
 }
 
@@ -505,40 +475,21 @@ function failure(errorKind: FailureKind, error: string, latencyMs: number, attem
   return { ok: false, errorKind, error, latencyMs, attempts };
 }
 
-function transportFailure(error: string): AttemptResult['response'] {
+function transportFailure(error: string): AnswerResponse {
   return { ok: false, errorKind: 'transport', error };
 }
 
-function httpFailure(errorKind: FailureKind, httpStatus: number, error: string): AttemptResult['response'] {
-  return { ok: false, errorKind, error, httpStatus };
+/** Adds what is known of the body size to a non-2xx failure. */
+function withBytes(classified: ClassifiedAnswer, bodyBytes: number | undefined): AttemptResult {
+  return bodyBytes === undefined
+    ? classified
+    : { ...classified, response: { ...classified.response, bodyBytes } };
 }
 
-/** Adds what is known of the body size (and a server's requested wait) to a non-2xx failure. */
-function withBytes(
-  response: AttemptResult['response'],
-  bodyBytes: number | undefined,
-  retryAfterMs?: number,
-): AttemptResult {
-  return {
-    response: bodyBytes === undefined ? response : { ...response, bodyBytes },
-    ...(retryAfterMs !== undefined && { retryAfterMs }),
-  };
-}
-
-function contractFailure(
-  httpStatus: number,
-  error: string,
-  bodyBytes: number | undefined,
-  text?: string,
-): AttemptResult {
-  const response: AttemptResult['response'] = { ok: false, errorKind: 'contract', error, httpStatus };
-  return {
-    response: {
-      ...response,
-      ...(bodyBytes !== undefined && { bodyBytes }),
-      ...(text !== undefined && { text }),
-    },
-  };
+/** A 2xx whose bytes cannot be used (too large, not UTF-8): decided before there is a text to classify. */
+function contractFailure(httpStatus: number, error: string, bodyBytes: number | undefined): AttemptResult {
+  const response: AnswerResponse = { ok: false, errorKind: 'contract', error, httpStatus };
+  return { response: bodyBytes === undefined ? response : { ...response, bodyBytes } };
 }
 
 /** Reads the whole body if it fits in `max` bytes; otherwise stops (destroying the stream) and returns undefined. */
@@ -606,48 +557,6 @@ async function drain(body: Dispatcher.ResponseData['body'], announced: number | 
   }
 }
 
-/**
- * Why the caller's signal stopped a request, for the error text: its reason's message when it gave one
- * (the cycle says `cycle deadline reached`), otherwise `aborted`. The text is the caller's, never the key.
- */
-function abortReason(signal: AbortSignal | undefined): string {
-  const reason: unknown = signal?.reason;
-  // A bare abort() gives a DOMException "This operation was aborted": plain "aborted" says as much.
-  return reason instanceof Error && reason.name !== 'AbortError' && reason.message !== ''
-    ? sanitise(reason.message)
-    : 'aborted';
-}
-
-/**
- * Deepest nesting of arrays and objects in a JSON text that parsed, counted on the text: one pass without
- * recursion or allocation (a walk of the parsed value would hold a stack of every node of a wide body).
- * Stops counting past {@link MAX_BODY_DEPTH}.
- */
-function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit === 0x22 /* " */) {
-      // Skip the string; a backslash escapes the next character.
-      for (i++; i < text.length; i++) {
-        const inner = text.charCodeAt(i);
-        if (inner === 0x5c) i++;
-        else if (inner === 0x22) break;
-      }
-    } else if (unit === 0x5b /* [ */ || unit === 0x7b /* { */) {
-      depth++;
-      if (depth > deepest) {
-        deepest = depth;
-        if (deepest > MAX_BODY_DEPTH) return deepest;
-      }
-    } else if (unit === 0x5d /* ] */ || unit === 0x7d /* } */) {
-      depth--;
-    }
-  }
-  return deepest;
-}
-
 /** Replaces the key in every string and property name of a parsed body (depth already bounded). */
 function scrubParsed(value: unknown, key: string): { value: unknown; changed: boolean } {
   let changed = false;
@@ -677,125 +586,7 @@ function scrubParsed(value: unknown, key: string): { value: unknown; changed: bo
   return { value: changed ? result : value, changed };
 }
 
-/** Decodes `\uXXXX` and `\/` escapes, so that an escaped copy of the key is found by a plain search. */
-function decodeJsonEscapes(text: string): string {
-  return text
-    .replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
-    .replace(/\\\//g, '/');
-}
-
-/** One line of printable ASCII, at most {@link EXCERPT_CHARS} characters. */
-function sanitise(text: string): string {
-  return clip(oneLine(text));
-}
-
-/** Printable ASCII on one line: other characters become single spaces. */
-function oneLine(text: string): string {
-  return text
-    .replace(/[^\x20-\x7e]+/g, ' ')
-    .replace(/ {2,}/g, ' ')
-    .trim();
-}
-
-/** At most {@link EXCERPT_CHARS} characters. */
-function clip(text: string): string {
-  return text.length > EXCERPT_CHARS ? text.slice(0, EXCERPT_CHARS - 3) + '...' : text;
-}
-
 function contentLength(value: string | string[] | undefined): number | undefined {
   if (typeof value !== 'string' || !/^\d+$/.test(value)) return undefined;
   return Number(value);
-}
-
-/**
- * Where a redirect points, without naming it: only whether it stays on the API's origin. Another origin's
- * host may be the key, its path and query may carry tokens.
- */
-function redirectTarget(location: string | string[] | undefined, base: string): string {
-  if (typeof location !== 'string') return 'no usable Location';
-  let origin: string;
-  try {
-    origin = new URL(location, base).origin;
-  } catch {
-    return 'no usable Location';
-  }
-  if (origin === 'null') return 'no usable Location';
-  return origin === base ? 'to the same origin' : 'to another origin';
-}
-
-/** `Retry-After` as delta-seconds or an HTTP-date, in ms from now; undefined when absent or unreadable. */
-function parseRetryAfter(value: string | string[] | undefined): number | undefined {
-  if (typeof value !== 'string') return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
-}
-
-/** Resolves true after `ms`, or false at once when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  return new Promise((resolve) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL_)/;
-
-/** A short, stable description of a transport error; undici and node messages may echo request details. */
-function describeError(err: unknown): string {
-  const code = errorCode(err);
-  switch (code) {
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ECONNRESET':
-      return 'connection reset';
-    case 'UND_ERR_SOCKET':
-      return 'connection closed by the server';
-    case 'ENOTFOUND':
-    case 'EAI_NONAME':
-      return 'DNS lookup failed (host not found)';
-    case 'EAI_AGAIN':
-      return 'DNS lookup failed (temporary failure)';
-    case 'ETIMEDOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return 'connect timed out';
-    case 'UND_ERR_HEADERS_TIMEOUT':
-      return 'timed out waiting for the headers';
-    case 'UND_ERR_BODY_TIMEOUT':
-      return 'timed out waiting for the body';
-    case 'EHOSTUNREACH':
-      return 'host unreachable';
-    case 'ENETUNREACH':
-      return 'network unreachable';
-    case 'EPIPE':
-      return 'connection closed while sending';
-    case 'UND_ERR_CLOSED':
-    case 'UND_ERR_DESTROYED':
-      return 'client closed';
-    default:
-      break;
-  }
-  if (code !== undefined && TLS_CODE.test(code)) return `TLS error (${code})`;
-  const message = err instanceof Error ? err.message : String(err);
-  return sanitise(code === undefined ? message : `${code}: ${message}`) || 'unknown error';
-}
-
-/** The most specific error code, looking through `cause` (undici wraps socket errors). */
-function errorCode(err: unknown): string | undefined {
-  let current: unknown = err;
-  let found: string | undefined;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && (found === undefined || found === 'UND_ERR_SOCKET')) found = code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return found;
 }
