@@ -1,18 +1,21 @@
 import { setMaxListeners } from 'node:events';
-import { renderAlert } from './core/alert-text.ts';
 import { type DecideSettings, decide, INITIAL_STATE } from './core/decide.ts';
 import { extractFigures, pickFigures } from './core/figures.ts';
 import { storedBodyBytes, toCycleObservation, toSnapshot } from './core/observation.ts';
 import type { AlertRecord, FailureKind, NetworkFigures, Snapshot, Target } from './core/types.ts';
+import { type CommittedWork, describeError, KeyError, StoreError } from './errors.ts';
+import { CLAIM_GRACE_MS, type DeliveryOutcome, drainOutbox, type PublishedAlerts } from './outbox.ts';
 import type {
   AlertPublisher,
   ApiKeyProvider,
-  OutboxEntry,
   ProtectionApi,
   SnapshotStore,
   StateStore,
   VersionedState,
 } from './ports.ts';
+
+export { KeyError, StoreError } from './errors.ts';
+export { CLAIM_GRACE_MS, type DeliveryOutcome, PublishedAlerts, SPILL_ABOVE } from './outbox.ts';
 
 /** Structured log lines; Powertools Logger fits as it is. */
 export interface CycleLog {
@@ -45,6 +48,11 @@ export interface CycleDeps {
   readonly now: () => number;
   /** A unique id for the cycle. */
   readonly newId: () => string;
+  /**
+   * Alerts this process published whose removal from the outbox is not confirmed; built once per process so
+   * that warm invocations share it. Without it only the store remembers them.
+   */
+  readonly published?: PublishedAlerts;
 }
 
 /** What a cycle polls and how it decides. */
@@ -65,14 +73,6 @@ export interface CycleSettings extends DecideSettings {
    * @default {@link CYCLE_BODY_BUDGET_BYTES}
    */
   readonly bodyBudgetBytes?: number;
-}
-
-/** A published or failed alert of this cycle. */
-export interface DeliveryOutcome {
-  readonly seq: number;
-  readonly event: AlertRecord['event'];
-  readonly messageId?: string;
-  readonly error?: string;
 }
 
 /** What one cycle did. */
@@ -107,26 +107,7 @@ export interface CycleOptions {
 
 const CUT_SHORT = 'cut short: the monitor was stopped';
 
-/** Thrown when the store cannot be written: the cycle has not run. */
-export class StoreError extends Error {
-  override readonly name = 'StoreError';
-}
-
-/** Thrown when the API key cannot be resolved (the secret is missing, empty or unreadable). */
-export class KeyError extends Error {
-  override readonly name = 'KeyError';
-}
-
-/**
- * A cycle holds the alerts it sends until its deadline plus this margin; every publish ends by the
- * deadline, so the next scheduled cycle always finds the claims of a cycle that died expired.
- */
-export const CLAIM_GRACE_MS = 5000;
 const COMMIT_ATTEMPTS = 8;
-/** Waiting alerts kept in the state item before the oldest move to items of their own. */
-export const SPILL_ABOVE = 64;
-/** Newest waiting alerts that stay in the state item when the others move. */
-const SPILL_KEEP = 16;
 const EMPTY_STATE: VersionedState = { state: INITIAL_STATE, version: 0, outbox: [] };
 const MAX_STORED_FIGURES = 20;
 /**
@@ -140,6 +121,15 @@ const MAX_FIGURE_PATH = 1025;
 /** Time kept for the store and SNS after the API requests, from the cycle's budget. */
 function storeReserveMs(budgetMs: number): number {
   return Math.min(5000, Math.max(300, Math.floor(budgetMs * 0.25)));
+}
+
+/**
+ * Least time left before the deadline for a publish to start: half the store reserve, 2.5 s on the Lambda and
+ * the CLI's default budget. A publish cut off by the deadline may have been accepted all the same, and would
+ * then be sent again by a later cycle.
+ */
+function publishFloorMs(budgetMs: number): number {
+  return Math.floor(storeReserveMs(budgetMs) / 2);
 }
 
 /** One observation once its answer is dropped: the snapshot to store and the figures the cycle needs later. */
@@ -156,7 +146,9 @@ interface Observed {
  * concurrency), store one snapshot per observation, apply the observation to the state with a conditional
  * write, and send what waits in the outbox, in order, each alert once.
  *
- * Throws {@link StoreError} when the store cannot be written or read: the cycle has then not run.
+ * Throws {@link StoreError} when the store cannot be written or read: the cycle has then not run, or, when
+ * the error's `committed` is set, has run in part (its state write and its alerts stand). Every store call
+ * ends by `deadlineMs`: its request is aborted there.
  */
 export async function runCycle(
   deps: CycleDeps,
@@ -164,11 +156,35 @@ export async function runCycle(
   deadlineMs: number,
   options: CycleOptions = {},
 ): Promise<CycleResult> {
-  deps = {
-    ...deps,
-    state: untilDeadline(deps.state, deadlineMs, deps.now),
-    snapshots: untilDeadline(deps.snapshots, deadlineMs, deps.now),
-  };
+  const storeAbort = new AbortController();
+  setMaxListeners(0, storeAbort.signal);
+  const storeTimer = setTimeout(() => storeAbort.abort(), Math.max(0, deadlineMs - deps.now()));
+  try {
+    return await cycleWithin(
+      {
+        ...deps,
+        state: untilDeadline(deps.state.withSignal?.(storeAbort.signal) ?? deps.state, storeAbort.signal),
+        snapshots: untilDeadline(
+          deps.snapshots.withSignal?.(storeAbort.signal) ?? deps.snapshots,
+          storeAbort.signal,
+        ),
+      },
+      settings,
+      deadlineMs,
+      options,
+    );
+  } finally {
+    clearTimeout(storeTimer);
+  }
+}
+
+/** {@link runCycle} with stores whose calls end by the deadline. */
+async function cycleWithin(
+  deps: CycleDeps,
+  settings: CycleSettings,
+  deadlineMs: number,
+  options: CycleOptions,
+): Promise<CycleResult> {
   const cycleId = deps.newId();
   const startMs = deps.now();
   const startedAt = new Date(startMs).toISOString();
@@ -267,19 +283,25 @@ export async function runCycle(
     networks.filter(evidence),
   );
   const claim = { claimant: cycleId, untilMs: deadlineMs + CLAIM_GRACE_MS };
-  const [, decided] = await Promise.all([
+  const [storing, deciding] = await Promise.allSettled([
     deps.snapshots.putSnapshots(all, expiresAt).catch((error: unknown) => {
-      throw new StoreError(`cannot store snapshots: ${describe(error)}`, { cause: error });
+      throw new StoreError(`cannot store snapshots: ${describeError(error)}`, { cause: error });
     }),
-    (async () => {
+    (async (): Promise<Applied> => {
       const loaded = await loading;
-      if ('error' in loaded) throw new StoreError(`cannot read the monitor state: ${describe(loaded.error)}`);
+      if ('error' in loaded)
+        throw new StoreError(`cannot read the monitor state: ${describeError(loaded.error)}`);
       // A shard that polls networks only has no say on the filter status or the incidents.
       if (!settings.pollFilter)
         return { queued: [], stale: false, loaded: loaded.value, status: loaded.value.state.status };
       return applyObservation(deps, settings, observation, loaded.value, claim);
     })(),
   ]);
+  if (deciding.status === 'rejected') throw deciding.reason;
+  const decided = deciding.value;
+  // When the snapshots could not be stored but the state write went through, its decision stands: the
+  // outbox is sent all the same (claims not used are handed back), and the error says what was committed.
+  const unstored = storing.status === 'rejected' ? (storing.reason as Error) : undefined;
 
   for (const alert of decided.queued) {
     if (alert.event === 'filter.status_changed') deps.metrics?.statusChanged();
@@ -303,7 +325,24 @@ export async function runCycle(
     })));
   const delivery = !settings.pollFilter
     ? { delivered: [], failed: [], pending: 0 }
-    : await drainOutbox(deps, settings, cycleId, decided.loaded, decided.queued, figures, deadlineMs);
+    : await drainOutbox(deps, decided.loaded, decided.queued, {
+        cycleId,
+        monitorName: settings.monitorName,
+        ...(settings.apiUrl === undefined ? {} : { apiUrl: settings.apiUrl }),
+        deadlineMs,
+        publishFloorMs: publishFloorMs(deadlineMs - startMs),
+        networks: figures,
+      });
+  if (unstored !== undefined) {
+    if (!settings.pollFilter || decided.stale) throw unstored;
+    const committed: CommittedWork = {
+      ...(decided.status === undefined ? {} : { status: decided.status }),
+      queued: decided.queued,
+      delivered: delivery.delivered.length,
+      pending: delivery.pending,
+    };
+    throw new StoreError(unstored.message, { cause: unstored.cause ?? unstored, committed });
+  }
 
   const durationMs = deps.now() - startMs;
   deps.metrics?.cycleCompleted(durationMs);
@@ -324,36 +363,30 @@ export async function runCycle(
 }
 
 /**
- * The same store, but every call fails with a {@link StoreError} once the cycle's deadline has passed
- * without an answer: a store that does not answer must not hold the cycle past its deadline.
+ * The same store, but every call fails with a {@link StoreError} once `deadline` aborts without an answer: a
+ * store that does not answer must not hold the cycle past its deadline (also one that cannot abort its calls).
  */
-function untilDeadline<T extends object>(store: T, deadlineMs: number, now: () => number): T {
+function untilDeadline<T extends object>(store: T, deadline: AbortSignal): T {
   return new Proxy(store, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
+        const late = () =>
+          new StoreError(`the store did not answer (${String(property)}) before the cycle's deadline`);
+        if (deadline.aborted) return Promise.reject(late());
         const work = Promise.resolve(value.apply(target, args));
-        let timer: NodeJS.Timeout | undefined;
-        const late = new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () =>
-              reject(
-                new StoreError(`the store did not answer (${String(property)}) before the cycle's deadline`),
-              ),
-            Math.max(0, deadlineMs - now()),
-          );
+        let onAbort: (() => void) | undefined;
+        const cut = new Promise<never>((_, reject) => {
+          onAbort = () => reject(late());
+          deadline.addEventListener('abort', onAbort, { once: true });
         });
         // The loser of the race must not surface as an unhandled rejection.
         work.catch(() => undefined);
-        return Promise.race([work, late]).finally(() => clearTimeout(timer));
+        return Promise.race([work, cut]).finally(() => deadline.removeEventListener('abort', onAbort!));
       };
     },
   });
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 function recordMetrics(deps: CycleDeps, all: readonly Snapshot[], networks: readonly Observed[]) {
@@ -411,7 +444,7 @@ async function applyObservation(
     try {
       committed = await deps.state.commit(decision.state, loaded.version, decision.alerts, claim);
     } catch (error) {
-      throw new StoreError(`cannot write the monitor state: ${describe(error)}`, { cause: error });
+      throw new StoreError(`cannot write the monitor state: ${describeError(error)}`, { cause: error });
     }
     if (committed) {
       return { queued: decision.alerts, stale: false, status: decision.state.status, loaded } as Applied;
@@ -419,146 +452,8 @@ async function applyObservation(
     try {
       loaded = await deps.state.load();
     } catch (error) {
-      throw new StoreError(`cannot read the monitor state: ${describe(error)}`, { cause: error });
+      throw new StoreError(`cannot read the monitor state: ${describeError(error)}`, { cause: error });
     }
   }
   throw new StoreError(`the monitor state kept changing under this cycle (${COMMIT_ATTEMPTS} attempts)`);
-}
-
-/**
- * Sends the outbox in sequence order. Each alert is claimed with a conditional write first, so concurrent
- * cycles never both send it; it is recorded as an event before publishing, so history never misses one;
- * and it leaves the outbox only after SNS accepted it, so a failed publish is retried by a later cycle.
- * Sending stops at the first alert that cannot be sent now, to keep the order.
- */
-async function drainOutbox(
-  deps: CycleDeps,
-  settings: CycleSettings,
-  cycleId: string,
-  loaded: VersionedState,
-  queued: readonly AlertRecord[],
-  networks: () => readonly NetworkFigures[],
-  deadlineMs: number,
-): Promise<{ delivered: DeliveryOutcome[]; failed: DeliveryOutcome[]; pending: number }> {
-  const delivered: DeliveryOutcome[] = [];
-  const failed: DeliveryOutcome[] = [];
-  let entries: OutboxEntry[] = mergeOutbox(loaded.outbox, queued);
-  // Alerts this cycle committed are claimed by that same write.
-  const own = new Set(queued.map((alert) => alert.seq));
-  entries = await spillIfLarge(deps, entries, own);
-  let reloaded = false;
-  for (let i = 0; i < entries.length; ) {
-    const entry = entries[i]!;
-    const now = deps.now();
-    if (now >= deadlineMs) break;
-    let claimed = own.has(entry.seq);
-    try {
-      if (!claimed) claimed = await deps.state.claim(entry, cycleId, now, deadlineMs + CLAIM_GRACE_MS);
-    } catch (error) {
-      deps.log.error('cannot claim alert', { cycleId, seq: entry.seq, error: describe(error) });
-      break;
-    }
-    if (!claimed) {
-      // Sent or held by another cycle since this cycle read the outbox: read it once more and go on.
-      if (reloaded) break;
-      reloaded = true;
-      try {
-        entries = mergeOutbox((await deps.state.load()).outbox, []);
-      } catch {
-        break;
-      }
-      i = 0;
-      if (entries[0]?.claimUntil !== undefined && entries[0].claimUntil > deps.now()) break;
-      continue;
-    }
-    try {
-      await deps.state.recordEvent(entry);
-      const rendered = renderAlert(entry, {
-        networks: networks(),
-        monitorName: settings.monitorName,
-        ...(settings.apiUrl === undefined ? {} : { apiUrl: settings.apiUrl }),
-      });
-      // Bounded by the cycle's deadline: an SNS that does not answer must not hold the cycle (or the claim).
-      const messageId = await deps.publisher.publish(
-        rendered,
-        AbortSignal.timeout(Math.max(1, deadlineMs - deps.now())),
-      );
-      delivered.push({ seq: entry.seq, event: entry.event, messageId });
-      deps.metrics?.alertPublished(true);
-      deps.log.info('alert published', {
-        cycleId,
-        seq: entry.seq,
-        event: entry.event,
-        messageId,
-        target: deps.publisher.target,
-      });
-    } catch (error) {
-      const message = describe(error);
-      failed.push({ seq: entry.seq, event: entry.event, error: message });
-      deps.metrics?.alertPublished(false);
-      deps.log.error('alert not published; it stays in the outbox', {
-        cycleId,
-        seq: entry.seq,
-        event: entry.event,
-        error: message,
-      });
-      await deps.state.release(entry, cycleId, message).catch(() => undefined);
-      break;
-    }
-    try {
-      await deps.state.complete(entry, cycleId);
-    } catch (error) {
-      deps.log.error('alert published but not removed from the outbox', {
-        cycleId,
-        seq: entry.seq,
-        error: describe(error),
-      });
-      break;
-    }
-    i++;
-  }
-  const done = new Set(delivered.map((d) => d.seq));
-  // Alerts this cycle committed but did not get to (an earlier one could not be sent) are handed back at
-  // once, so the next cycle need not wait for their claim to expire.
-  const attempted = new Set([...done, ...failed.map((f) => f.seq)]);
-  for (const seq of own) {
-    if (!attempted.has(seq)) await deps.state.release({ seq }, cycleId).catch(() => undefined);
-  }
-  return { delivered, failed, pending: entries.filter((e) => !done.has(e.seq)).length };
-}
-
-/**
- * During a long SNS outage the outbox grows by every transition; past {@link SPILL_ABOVE} alerts in the state
- * item, the oldest unclaimed ones move to items of their own, so the state item (and every cycle's state
- * write) stays far from DynamoDB's 400 KB item limit. Their order and delivery are unchanged.
- */
-async function spillIfLarge(
-  deps: CycleDeps,
-  entries: OutboxEntry[],
-  own: ReadonlySet<number>,
-): Promise<OutboxEntry[]> {
-  const inState = entries.filter((entry) => entry.spilled !== true);
-  if (inState.length <= SPILL_ABOVE) return entries;
-  const now = deps.now();
-  const movable = inState
-    .slice(0, inState.length - SPILL_KEEP)
-    .filter((e) => !own.has(e.seq) && (e.claimUntil === undefined || e.claimUntil < now));
-  let moved = false;
-  try {
-    moved = movable.length > 0 && (await deps.state.spill(movable, now));
-  } catch (error) {
-    deps.log.warn('cannot move waiting alerts out of the state item', { error: describe(error) });
-  }
-  if (!moved) return entries;
-  deps.log.warn('moved waiting alerts out of the state item', { alerts: movable.length });
-  const gone = new Set(movable.map((entry) => entry.seq));
-  return entries.map((entry) =>
-    gone.has(entry.seq) ? { ...entry, spilled: true, claimedBy: undefined, claimUntil: undefined } : entry,
-  );
-}
-
-function mergeOutbox(outbox: readonly OutboxEntry[], queued: readonly AlertRecord[]): OutboxEntry[] {
-  const bySeq = new Map<number, OutboxEntry>();
-  for (const entry of [...outbox, ...queued]) if (!bySeq.has(entry.seq)) bySeq.set(entry.seq, entry);
-  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
 }

@@ -9,6 +9,7 @@ import { PowertoolsCycleMetrics } from './adapters/cloudwatch-metrics.ts';
 import { LogAlertPublisher } from './adapters/sns-publisher.ts';
 import { loadConfig } from './config.ts';
 import { runCycle } from './cycle.ts';
+import { StoreError } from './errors.ts';
 import { METRIC_NAMESPACE, SERVICE_NAME } from './metric-names.ts';
 import { buildMonitor, type Monitor } from './runtime.ts';
 
@@ -61,8 +62,11 @@ async function poll(event: PollEvent, context: Context) {
   try {
     result = await runCycle(monitor.deps, settings, deadline);
   } catch (error) {
-    // The cycle has not run (store or key): say so in the structured log, then let the platform retry.
-    logger.error('cycle failed', error as Error);
+    // The cycle has not run (store or key), or ran in part (its state committed): say so in the structured
+    // log, then let the platform retry.
+    const committed = error instanceof StoreError ? error.committed : undefined;
+    if (committed === undefined) logger.error('cycle failed', error as Error);
+    else logger.error('cycle failed', { committed, error: error as Error });
     throw error;
   }
   const summary = {

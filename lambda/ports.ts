@@ -53,6 +53,8 @@ export interface SnapshotStore {
   querySnapshots(target: Target, query: HistoryQuery): Promise<Snapshot[]>;
   /** Alert events, oldest first. */
   queryEvents(query: HistoryQuery): Promise<StoredEvent[]>;
+  /** The same store, its calls aborted (rejected, their requests ended) once `signal` aborts. */
+  withSignal?(signal: AbortSignal): SnapshotStore;
 }
 
 /** An alert in the outbox together with its delivery bookkeeping. */
@@ -99,8 +101,17 @@ export interface StateStore {
   ): Promise<boolean>;
   /** Takes the right to send an alert until `untilMs`; false when another live claim holds it or it is gone. */
   claim(entry: OutboxRef, claimant: string, nowMs: number, untilMs: number): Promise<boolean>;
-  /** Records the alert as an event (idempotent); called before publishing, so history never misses one. */
-  recordEvent(alert: AlertRecord): Promise<void>;
+  /**
+   * Records the alert as an event (idempotent); called before publishing, so history never misses one.
+   * Resolves with the SNS message id recorded for it by {@link markPublished} when an earlier cycle published
+   * it already, otherwise undefined.
+   */
+  recordEvent(alert: AlertRecord): Promise<string | undefined>;
+  /**
+   * Records with the alert's event that SNS accepted it as `messageId`, for when its removal from the outbox
+   * failed: a later cycle that claims it then removes it without publishing it again.
+   */
+  markPublished(alert: AlertRecord, messageId: string): Promise<void>;
   /** Removes a published alert from the outbox (only while `claimant` holds it). */
   complete(entry: OutboxRef, claimant: string): Promise<void>;
   /**
@@ -113,6 +124,8 @@ export interface StateStore {
    * or sent meanwhile.
    */
   spill(entries: readonly OutboxEntry[], nowMs: number): Promise<boolean>;
+  /** The same store, its calls aborted (rejected, their requests ended) once `signal` aborts. */
+  withSignal?(signal: AbortSignal): StateStore;
 }
 
 /** Sends a rendered alert. */

@@ -8,6 +8,7 @@ import { ProtectionApiClient } from './adapters/protection-api.ts';
 import { SnsAlertPublisher } from './adapters/sns-publisher.ts';
 import type { MonitorConfig } from './config.ts';
 import type { CycleDeps, CycleLog, CycleMetrics, CycleSettings } from './cycle.ts';
+import { PublishedAlerts } from './outbox.ts';
 import type { AlertPublisher, ApiKeyProvider } from './ports.ts';
 
 /** The adapters of one monitor process, built once (per Lambda cold start, per CLI run). */
@@ -72,6 +73,7 @@ export function buildMonitor(parts: MonitorParts): Monitor {
     ...(parts.metrics === undefined ? {} : { metrics: parts.metrics }),
     now: parts.now ?? Date.now,
     newId: randomUUID,
+    published: new PublishedAlerts(),
   };
   const settings: CycleSettings = {
     networks: config.networks,

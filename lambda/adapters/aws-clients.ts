@@ -72,14 +72,21 @@ export function createDynamoClient(env: Env, endpoint?: string): DynamoDBClient 
   });
 }
 
-/** The SNS client, with time-outs so a hanging publish cannot outlive the cycle's claim on the alert. */
+/**
+ * The SNS client, with time-outs so a hanging publish cannot outlive the cycle's claim on the alert, and no
+ * retries: a `Publish` whose answer was lost (5xx, reset, time-out) may have been accepted, and the SDK's own
+ * retry would send the alert again within the cycle. A failed publish stays in the outbox for the next cycle.
+ */
 export function createSnsClient(env: Env): SNSClient {
   return new SNSClient({
     ...clientDefaults(env, 'sns'),
-    maxAttempts: 3,
+    maxAttempts: SNS_MAX_ATTEMPTS,
     requestHandler: AWS_HTTP_OPTIONS,
   });
 }
+
+/** Attempts per SNS call: one (see {@link createSnsClient}). */
+export const SNS_MAX_ATTEMPTS = 1;
 
 /** The Secrets Manager client. */
 export function createSecretsClient(env: Env): SecretsManagerClient {

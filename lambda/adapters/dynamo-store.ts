@@ -172,6 +172,8 @@ function isConditionFailure(error: unknown): boolean {
 /** Snapshots, events and the monitor state in one DynamoDB table. */
 export class DynamoStore implements SnapshotStore, StateStore {
   private readonly doc: DynamoDBDocumentClient;
+  /** Aborts every request of this view of the store (see {@link withSignal}). */
+  private readonly signal: AbortSignal | undefined;
 
   /** Counts requests sent, for benchmarks and tests. */
   readonly stats = { writes: 0, reads: 0 };
@@ -185,6 +187,19 @@ export class DynamoStore implements SnapshotStore, StateStore {
     });
   }
 
+  /**
+   * The same store (client, table, counters), each of its requests aborted once `signal` aborts, so a store
+   * that does not answer cannot hold a cycle (or the SDK's retries a process) past its deadline.
+   */
+  withSignal(signal: AbortSignal): DynamoStore {
+    return Object.assign(Object.create(this) as DynamoStore, { signal });
+  }
+
+  /** Per-request options: this view's abort signal. */
+  private get http(): { abortSignal: AbortSignal } | undefined {
+    return this.signal === undefined ? undefined : { abortSignal: this.signal };
+  }
+
   async putSnapshots(snapshots: readonly Snapshot[], expiresAt: number): Promise<void> {
     const requests = snapshots.map((s) => ({ PutRequest: { Item: snapshotItem(s, expiresAt) } }));
     const chunks: (typeof requests)[] = [];
@@ -196,7 +211,10 @@ export class DynamoStore implements SnapshotStore, StateStore {
     let pending = [...chunk];
     for (let attempt = 1; pending.length > 0; attempt++) {
       this.stats.writes++;
-      const out = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.table]: pending } }));
+      const out = await this.doc.send(
+        new BatchWriteCommand({ RequestItems: { [this.table]: pending } }),
+        this.http,
+      );
       pending = (out.UnprocessedItems?.[this.table] ?? []) as typeof pending;
       if (pending.length === 0) return;
       if (attempt >= BATCH_ATTEMPTS) {
@@ -246,7 +264,7 @@ export class DynamoStore implements SnapshotStore, StateStore {
         ...(query.limit === undefined ? {} : { Limit: Math.min(1000, query.limit - items.length) }),
       };
       this.stats.reads++;
-      const out = await this.doc.send(new QueryCommand(input));
+      const out = await this.doc.send(new QueryCommand(input), this.http);
       items.push(...((out.Items ?? []) as Record<string, unknown>[]));
       startKey = out.LastEvaluatedKey;
       query.onPage?.(items.length);
@@ -262,6 +280,7 @@ export class DynamoStore implements SnapshotStore, StateStore {
         Key: { pk: KEY.state, sk: KEY.stateSort },
         ConsistentRead: true,
       }),
+      this.http,
     );
     const item = out.Item;
     if (item === undefined) return { state: INITIAL_STATE, version: 0, outbox: [] };
@@ -287,6 +306,7 @@ export class DynamoStore implements SnapshotStore, StateStore {
           ConsistentRead: true,
           ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
         }),
+        this.http,
       );
       for (const item of out.Items ?? []) {
         const { pk: _pk, sk: _sk, ...entry } = item;
@@ -306,6 +326,7 @@ export class DynamoStore implements SnapshotStore, StateStore {
             ConditionExpression: 'spillGen = :gen',
             ExpressionAttributeValues: { ':gen': spillGen },
           }),
+          this.http,
         )
         .catch((error: unknown) => {
           if (!isConditionFailure(error)) throw error;
@@ -341,6 +362,7 @@ export class DynamoStore implements SnapshotStore, StateStore {
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: { ':yes': true, ':zero': 0, ':one': 1, ':now': nowMs },
         }),
+        this.http,
       );
       return true;
     } catch (error) {
@@ -374,6 +396,7 @@ export class DynamoStore implements SnapshotStore, StateStore {
             },
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
+          this.http,
         );
         return true;
       }
@@ -399,6 +422,7 @@ export class DynamoStore implements SnapshotStore, StateStore {
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),
+        this.http,
       );
       return true;
     } catch (error) {
@@ -416,9 +440,37 @@ export class DynamoStore implements SnapshotStore, StateStore {
     });
   }
 
-  async recordEvent(alert: AlertRecord): Promise<void> {
+  async recordEvent(alert: AlertRecord): Promise<string | undefined> {
+    // An update rather than a put: it keeps a message id recorded by markPublished, and returns it.
+    const fields = Object.entries(eventItem(alert)).filter(
+      ([name, value]) => value !== undefined && name !== 'pk' && name !== 'sk',
+    );
     this.stats.writes++;
-    await this.doc.send(new PutCommand({ TableName: this.table, Item: eventItem(alert) }));
+    const out = await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: KEY.event, sk: eventSortKey(alert) },
+        UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:f${i}`, value])),
+        ReturnValues: 'ALL_OLD',
+      }),
+      this.http,
+    );
+    return str(out.Attributes?.['messageId']);
+  }
+
+  async markPublished(alert: AlertRecord, messageId: string): Promise<void> {
+    this.stats.writes++;
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: KEY.event, sk: eventSortKey(alert) },
+        UpdateExpression: 'SET messageId = :id',
+        ExpressionAttributeValues: { ':id': messageId },
+      }),
+      this.http,
+    );
   }
 
   async complete(entry: OutboxRef, claimant: string): Promise<void> {
@@ -440,6 +492,7 @@ export class DynamoStore implements SnapshotStore, StateStore {
           ConditionExpression: 'claimedBy = :me',
           ExpressionAttributeValues: { ':me': claimant },
         }),
+        this.http,
       )
       .catch((error: unknown) => {
         if (!isConditionFailure(error)) throw error;
@@ -488,6 +541,7 @@ export class DynamoStore implements SnapshotStore, StateStore {
           ...(at.names === undefined ? {} : { ExpressionAttributeNames: at.names }),
           ExpressionAttributeValues: expression.values,
         }),
+        this.http,
       );
       return true;
     } catch (error) {
@@ -499,11 +553,17 @@ export class DynamoStore implements SnapshotStore, StateStore {
 
 /**
  * Creates the table (on-demand, `pk`/`sk`, TTL on `expiresAt`) if it does not exist, and waits until it is
- * active. For local endpoints and the embedded store only: on AWS the stack owns the table.
+ * active. For local endpoints and the embedded store only: on AWS the stack owns the table. `signal` aborts
+ * every request (and the wait).
  */
-export async function ensureTable(client: DynamoDBClient, table: string): Promise<boolean> {
+export async function ensureTable(
+  client: DynamoDBClient,
+  table: string,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const http = signal === undefined ? undefined : { abortSignal: signal };
   try {
-    await client.send(new DescribeTableCommand({ TableName: table }));
+    await client.send(new DescribeTableCommand({ TableName: table }), http);
     return false;
   } catch (error) {
     if (
@@ -526,13 +586,15 @@ export async function ensureTable(client: DynamoDBClient, table: string): Promis
           { AttributeName: 'sk', KeyType: 'RANGE' },
         ],
       }),
+      http,
     );
   } catch (error) {
     // Another process created it at the same moment.
     if ((error as Error).name !== 'ResourceInUseException') throw error;
   }
   for (let i = 0; i < 100; i++) {
-    const out = await client.send(new DescribeTableCommand({ TableName: table }));
+    signal?.throwIfAborted();
+    const out = await client.send(new DescribeTableCommand({ TableName: table }), http);
     if (out.Table?.TableStatus === 'ACTIVE') break;
     await sleep(100);
   }
@@ -542,6 +604,7 @@ export async function ensureTable(client: DynamoDBClient, table: string): Promis
         TableName: table,
         TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
       }),
+      http,
     );
   } catch {
     // dynalite has no UpdateTimeToLive; local stores do not expire items, which is harmless.

@@ -2,7 +2,11 @@ import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { RenderedAlert } from '../core/types.ts';
 import type { AlertPublisher } from '../ports.ts';
 
-/** Publishes alerts to an SNS topic with one message per protocol (`MessageStructure: json`). */
+/**
+ * Publishes alerts to an SNS topic with one message per protocol (`MessageStructure: json`). Give it a
+ * client that does not retry (`createSnsClient`): a retried `Publish` whose first answer was lost is a
+ * second alert.
+ */
 export class SnsAlertPublisher implements AlertPublisher {
   readonly target: string;
 
