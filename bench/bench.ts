@@ -14,7 +14,7 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build } from 'esbuild';
 import { renderTable } from '../cli/format.ts';
-import { startSimulator } from '../cli/simulator.ts';
+import { startSimulator } from '../cli/simulator/server.ts';
 import { dumpTable, runCli } from '../test/cli/helpers.ts';
 import { nearCapBody } from '../test/fixtures/big-bodies.ts';
 import { startDynamo } from '../test/fixtures/dynalite.ts';

@@ -8,7 +8,7 @@ import { buildMonitor } from '../../lambda/runtime.ts';
 import { numericSeries, renderLineChart } from '../chart.ts';
 import { palette, parseCount, parseDurationMs, renderTable, useColour } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
-import { startSimulator } from '../simulator.ts';
+import { startSimulator } from '../simulator/server.ts';
 import { openStore } from '../store.ts';
 import { renderEvents, toEventEntry } from './events.ts';
 import { toHistoryEntry } from './history.ts';

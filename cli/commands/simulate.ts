@@ -1,24 +1,23 @@
 import { parseDurationMs } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
+import { CONTROL_PATH, heldStatusProblem } from '../simulator/control.ts';
 import {
-  attacksAt,
-  CONTROL_PATH,
   DEFAULT_SIMULATOR_KEY,
   DEFAULT_SIMULATOR_NETWORKS,
   DEFAULT_SIMULATOR_SEED,
-  type Faults,
-  heldStatusProblem,
+} from '../simulator/defaults.ts';
+import type { Faults } from '../simulator/faults.ts';
+import {
+  attacksAt,
   nextChangeAt,
   SCENARIO_NAMES,
   type ScenarioAttack,
   type ScenarioName,
-  type Simulator,
-  type SimulatorOptions,
   STATUS_SHAPES,
   type StatusShape,
   scenarioPosition,
-  startSimulator,
-} from '../simulator.ts';
+} from '../simulator/scenario.ts';
+import { type Simulator, type SimulatorOptions, startSimulator } from '../simulator/server.ts';
 
 /** The CLI's port: a fixed one, so the printed settings stay valid from one run to the next. */
 const DEFAULT_PORT = 8787;

@@ -1,6 +1,6 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
-import { mulberry32 } from '../../cli/simulator.ts';
+import { mulberry32 } from '../../cli/simulator/scenario.ts';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { ProtectionApiClient } from '../../lambda/adapters/protection-api.ts';
 import { SnsAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';

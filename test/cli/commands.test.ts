@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../../cli/simulator.ts';
+import { type Simulator, startSimulator } from '../../cli/simulator/server.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, type Reply, startFakeApi } from '../fixtures/fake-api.ts';
 import { type FakeSns, startFakeSns } from '../fixtures/fake-aws.ts';

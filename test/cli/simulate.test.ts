@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keyAction, simulateCommand } from '../../cli/commands/simulate.ts';
 import type { CliIo, Command } from '../../cli/io.ts';
-import { startSimulator } from '../../cli/simulator.ts';
+import { startSimulator } from '../../cli/simulator/server.ts';
 import { ProtectionApiClient } from '../../lambda/adapters/protection-api.ts';
 import { extractStatus } from '../../lambda/core/status.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';

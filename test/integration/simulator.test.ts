@@ -1,5 +1,5 @@
 /**
- * The protection API simulator (cli/simulator.ts), observed through our own client and status extraction:
+ * The protection API simulator (cli/simulator/), observed through our own client and status extraction:
  * what the monitor sees of each body shape, scenario timing, attack figures, the Bearer check, routing,
  * every fault kind, determinism, the loopback-only listener and a prompt close.
  */
@@ -7,18 +7,15 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CONTROL_PATH } from '../../cli/simulator/control.ts';
 import {
   builtinScenario,
-  CONTROL_PATH,
-  nextChangeAt,
-  type Simulator,
-  type SimulatorOptions,
   STATUS_SHAPES,
   type StatusShape,
   scenarioPosition,
-  startSimulator,
   statusPathFor,
-} from '../../cli/simulator.ts';
+} from '../../cli/simulator/scenario.ts';
+import { type Simulator, type SimulatorOptions, startSimulator } from '../../cli/simulator/server.ts';
 import { ProtectionApiClient, type ProtectionApiOptions } from '../../lambda/adapters/protection-api.ts';
 import { extractStatus } from '../../lambda/core/status.ts';
 import type { ApiResponse } from '../../lambda/core/types.ts';
@@ -137,26 +134,6 @@ describe('scenarios', () => {
       // Assess
       expect(sim.statusAt(elapsedMs)).toBe(status);
       expect(extractStatus(served.json)).toMatchObject({ ok: true, status });
-    },
-  );
-
-  it.each([
-    { name: 'steady', scenarioMs: 0, status: 'active', next: undefined },
-    { name: 'steady', scenarioMs: 86_400_000, status: 'active', next: undefined },
-    { name: 'flapping', scenarioMs: 0, status: 'active', next: 7_000 },
-    { name: 'flapping', scenarioMs: 7_000, status: 'mitigating', next: 13_000 },
-    { name: 'flapping', scenarioMs: 12_999, status: 'mitigating', next: 13_000 },
-    { name: 'flapping', scenarioMs: 13_000, status: 'active', next: 20_000 },
-    { name: 'flapping', scenarioMs: 1_300_008_000, status: 'mitigating', next: 1_300_013_000 },
-    { name: 'demo', scenarioMs: 0, status: 'active', next: 8_000 },
-    { name: 'demo', scenarioMs: 8_000, status: 'mitigating', next: 20_000 },
-    { name: 'demo', scenarioMs: 20_000, status: 'active', next: undefined },
-  ] as const)(
-    '$name at $scenarioMs ms: $status, next change at $next',
-    ({ name, scenarioMs, status, next }) => {
-      const scenario = builtinScenario(name);
-      expect(scenarioPosition(scenario, scenarioMs).status).toBe(status);
-      expect(nextChangeAt(scenario, scenarioMs)).toBe(next);
     },
   );
 
