@@ -9,3 +9,9 @@ declare module 'undici/lib/api/api-request.js' {
   const request: unknown;
   export default request;
 }
+
+declare module 'undici/lib/dispatcher/client.js' {
+  /** undici's Client class (CommonJS `module.exports`); typed through `typeof import('undici').Client`. */
+  const Client: unknown;
+  export default Client;
+}

@@ -10,15 +10,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
-import { type AnswerResponse, type ClassifiedAnswer, classifyAnswer } from '../core/answer.ts';
+import type { AnswerResponse, ClassifiedAnswer } from '../core/answer.ts';
 import type { ApiResponse, FailureKind } from '../core/types.ts';
 import type { ProtectionApi, RequestContext } from '../ports.ts';
-import { type KeyRedactor, MIN_FRAGMENT_LENGTH, REDACTED, redactorFor } from './key-redaction.ts';
+import { readAnswer } from './answer-body.ts';
+import { type KeyRedactor, redactorFor } from './key-redaction.ts';
 import { abortReason, describeError } from './transport-errors.ts';
-import { Pool } from './undici-pool.ts';
+import { Pool, QUEUE_WATCH, type WatchedRequestOptions } from './undici-pool.ts';
 
 export { MAX_BODY_DEPTH } from '../core/answer.ts';
 export type { RequestContext } from '../ports.ts';
+export { MIN_STRUCTURAL_SCRUB_KEY_LENGTH } from './answer-body.ts';
 
 /** How to reach the API and how hard to try. */
 export interface ProtectionApiOptions {
@@ -58,7 +60,7 @@ export interface ProtectionApiOptions {
 export interface ProtectionApiStats {
   /** Attempts sent to the dispatcher (retries included). */
   requests: number;
-  /** Most requests that held a concurrency slot at the same time. */
+  /** Most requests on a connection at the same time (out of the pool's queue, answer not yet in). */
   maxInFlight: number;
   /** TCP connections the dispatcher opened (its `connect` events). */
   connections: number;
@@ -66,22 +68,6 @@ export interface ProtectionApiStats {
 
 /** Default User-Agent: names the monitor so the API's operators can tell who is polling. */
 export const DEFAULT_USER_AGENT = `shieldwatch/${packageJson.version}`;
-
-/** How much of a non-2xx body is kept for the error excerpt. */
-const EXCERPT_READ_BYTES = 4 * 1024;
-/**
- * A non-2xx body up to this size is drained so the connection can be reused; a larger one is cut off,
- * which costs the connection but never the memory.
- */
-const DRAIN_LIMIT_BYTES = 64 * 1024;
-/**
- * Keys shorter than {@link MIN_FRAGMENT_LENGTH} (whose fragments are not scrubbed: they would match ordinary
- * data) but at least this long are looked for whole in the parsed body's strings and names (where escapes
- * are decoded); shorter ones would match ordinary data. The config loader refuses keys shorter than this.
- */
-export const MIN_STRUCTURAL_SCRUB_KEY_LENGTH = 4;
-/** Invalid UTF-8 in a 2xx body is a contract failure: replacement characters would make different texts equal. */
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The path of one network's real-time endpoint: the id is always exactly one path segment.
@@ -94,75 +80,6 @@ export function networkPath(networkId: string): string {
   if (networkId.length === 0) throw new RangeError('network id is empty');
   const segment = /^\.+$/.test(networkId) ? '%2E'.repeat(networkId.length) : encodeURIComponent(networkId);
   return '/api/networks/' + segment + '/realtime';
-}
-
-type SlotOutcome = 'acquired' | 'deadline' | 'aborted';
-
-interface Waiter {
-  settled: boolean;
-  readonly resolve: (outcome: SlotOutcome) => void;
-}
-
-/** FIFO semaphore whose waiters give up at a deadline or on abort, so nothing waits past the cycle. */
-class Slots {
-  #free: number;
-  readonly #queue: Waiter[] = [];
-  #head = 0;
-
-  constructor(size: number) {
-    this.#free = size;
-  }
-
-  acquire(
-    deadlineMs: number | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<SlotOutcome> | SlotOutcome {
-    if (signal?.aborted) return 'aborted';
-    if (deadlineMs !== undefined && Date.now() >= deadlineMs) return 'deadline';
-    if (this.#free > 0 && this.#head === this.#queue.length) {
-      this.#free--;
-      return 'acquired';
-    }
-    return new Promise<SlotOutcome>((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
-      const settle = (outcome: SlotOutcome): void => {
-        if (waiter.settled) return;
-        waiter.settled = true;
-        if (timer !== undefined) clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        resolve(outcome);
-      };
-      const onAbort = (): void => settle('aborted');
-      const waiter: Waiter = { settled: false, resolve: settle };
-      if (deadlineMs !== undefined) timer = setTimeout(settle, deadlineMs - Date.now(), 'deadline');
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#queue.push(waiter);
-    });
-  }
-
-  release(): void {
-    while (this.#head < this.#queue.length) {
-      const waiter = this.#queue[this.#head]!;
-      this.#head++;
-      this.#compact();
-      if (!waiter.settled) {
-        // The slot passes straight to the waiter, so #free stays as it is.
-        waiter.resolve('acquired');
-        return;
-      }
-    }
-    this.#free++;
-  }
-
-  #compact(): void {
-    if (this.#head === this.#queue.length) {
-      this.#queue.length = 0;
-      this.#head = 0;
-    } else if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-      this.#queue.splice(0, this.#head);
-      this.#head = 0;
-    }
-  }
 }
 
 /** Why an attempt's signal fired; set just before aborting so the error can say which limit was hit. */
@@ -194,7 +111,6 @@ export class ProtectionApiClient implements ProtectionApi {
   readonly #userAgent: string;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
-  readonly #slots: Slots;
   readonly #onConnect = (): void => {
     this.stats.connections++;
   };
@@ -219,11 +135,11 @@ export class ProtectionApiClient implements ProtectionApi {
     this.#retryMaxDelayMs = options.retryMaxDelayMs ?? 5000;
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     const concurrency = Math.max(1, Math.floor(options.concurrency) || 1);
-    this.#slots = new Slots(concurrency);
     this.#ownsDispatcher = dispatcher === undefined;
     this.#dispatcher =
       dispatcher ??
       new Pool(this.#origin, {
+        // The pool's queue is the concurrency limit: at most `concurrency` requests on the wire, the rest wait.
         connections: concurrency,
         // Our own per-attempt timer is the real limit; these only back it up.
         connectTimeout: options.timeoutMs + 1000,
@@ -283,29 +199,15 @@ export class ProtectionApiClient implements ProtectionApi {
     let last: AttemptResult | undefined;
 
     for (;;) {
-      const outcome = await this.#slots.acquire(deadlineMs, signal);
-      if (outcome !== 'acquired') {
+      const result = await this.#attempt(path, key, scrub, signal, deadlineMs, () => {
+        startedAt ??= Date.now();
+      });
+      if (result.notSent) {
+        // Nothing was sent this time: the attempt before, if any, is the news (its status and error).
         const latencyMs = startedAt === undefined ? 0 : Date.now() - startedAt;
-        if (last !== undefined) return done({ ...last.response, latencyMs, attempts });
-        const error =
-          outcome === 'deadline'
-            ? 'deadline reached before the request was sent'
-            : 'aborted before the request was sent';
-        return done(failure('transport', error, latencyMs, attempts));
+        return done({ ...(last ?? result).response, latencyMs, attempts });
       }
-      this.#inFlight++;
-      if (this.#inFlight > this.stats.maxInFlight) this.stats.maxInFlight = this.#inFlight;
-      startedAt ??= Date.now();
-      let result: AttemptResult;
-      try {
-        result = await this.#attempt(path, key, scrub, signal, deadlineMs);
-      } finally {
-        this.#inFlight--;
-        this.#slots.release();
-      }
-      // A retry that could not be sent reports the attempt that was: its status and error are the news.
-      if (result.notSent && last !== undefined) break;
-      if (!result.notSent) attempts++;
+      attempts++;
       last = result;
 
       const kind = last.response.errorKind;
@@ -318,7 +220,7 @@ export class ProtectionApiClient implements ProtectionApi {
         break; // aborted while waiting to retry
       }
     }
-    return done({ ...last.response, latencyMs: Date.now() - startedAt, attempts });
+    return done({ ...last.response, latencyMs: Date.now() - (startedAt ?? Date.now()), attempts });
   }
 
   #redactor(key: string): KeyRedactor {
@@ -347,127 +249,140 @@ export class ProtectionApiClient implements ProtectionApi {
     return this.#headersFor.headers;
   }
 
+  /**
+   * One attempt. The request waits in the pool's queue for a connection; its time-out starts when it leaves
+   * the queue (`onStart`). The caller's signal or the deadline stops it while queued: then nothing is sent.
+   */
   async #attempt(
     path: string,
     key: string,
     scrub: (text: string) => string,
     outer: AbortSignal | undefined,
     deadlineMs: number | undefined,
+    onStart: () => void,
   ): Promise<AttemptResult> {
-    let limitMs = this.#timeoutMs;
-    let limitCause: AbortCause = 'timeout';
-    if (deadlineMs !== undefined && deadlineMs - Date.now() < limitMs) {
-      limitMs = Math.max(0, deadlineMs - Date.now());
-      limitCause = 'deadline';
-    }
-    if (outer?.aborted) return { response: transportFailure(abortReason(outer)), notSent: true };
-    if (limitMs <= 0) {
-      return { response: transportFailure('deadline reached before the request was sent'), notSent: true };
+    if (outer?.aborted) return notSent('aborted before the request was sent');
+    if (deadlineMs !== undefined && Date.now() >= deadlineMs) {
+      return notSent('deadline reached before the request was sent');
     }
 
     const controller = new AbortController();
-    let cause: AbortCause | undefined;
-    const timer = setTimeout(() => {
-      cause = limitCause;
-      controller.abort();
-    }, limitMs);
     const signal = outer === undefined ? controller.signal : AbortSignal.any([controller.signal, outer]);
-    const startedAt = Date.now();
+    let cause: AbortCause | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let startedAt = 0;
+    let inFlight = false;
+    let left: 'sent' | 'gave up' | undefined;
+    let giveUp: (message: string) => void = () => {};
+    const gaveUp = new Promise<string>((resolve) => {
+      giveUp = resolve;
+    });
+    const stopQueued = (message: string): void => {
+      if (left !== undefined) return;
+      left = 'gave up';
+      // Still queued: the pool drops it unsent when its turn comes.
+      controller.abort();
+      giveUp(message);
+    };
+    const onQueuedAbort = (): void => stopQueued('aborted before the request was sent');
+    const queueTimer =
+      deadlineMs === undefined
+        ? undefined
+        : setTimeout(stopQueued, deadlineMs - Date.now(), 'deadline reached before the request was sent');
+    outer?.addEventListener('abort', onQueuedAbort, { once: true });
+    const leaveQueue = (): void => {
+      clearTimeout(queueTimer);
+      outer?.removeEventListener('abort', onQueuedAbort);
+    };
+    const start = (): void => {
+      if (left !== undefined) return;
+      left = 'sent';
+      leaveQueue();
+      startedAt = Date.now();
+      onStart();
+      this.stats.requests++;
+      inFlight = true;
+      this.#inFlight++;
+      if (this.#inFlight > this.stats.maxInFlight) this.stats.maxInFlight = this.#inFlight;
+      let limitMs = this.#timeoutMs;
+      let limitCause: AbortCause = 'timeout';
+      if (deadlineMs !== undefined && deadlineMs - startedAt < limitMs) {
+        limitMs = Math.max(0, deadlineMs - startedAt);
+        limitCause = 'deadline';
+      }
+      timer = setTimeout(() => {
+        cause = limitCause;
+        controller.abort();
+      }, limitMs);
+    };
+    const end = (): void => {
+      if (!inFlight) return;
+      inFlight = false;
+      this.#inFlight--;
+    };
     const abortMessage = (): string => {
       if (cause === 'timeout') return `timed out after ${this.#timeoutMs} ms`;
       if (cause === 'deadline') return `deadline reached after ${Date.now() - startedAt} ms`;
       return `${abortReason(outer)} after ${Date.now() - startedAt} ms`;
     };
+    const options: WatchedRequestOptions = {
+      origin: this.#origin,
+      path,
+      method: 'GET',
+      headers: this.#headers(key),
+      signal,
+      [QUEUE_WATCH]: { onStart: start, onEnd: end },
+    };
 
-    let data: Dispatcher.ResponseData;
     try {
-      this.stats.requests++;
-      data = await this.#dispatcher.request({
-        origin: this.#origin,
-        path,
-        method: 'GET',
-        headers: this.#headers(key),
-        signal,
+      const sending = this.#dispatcher.request(options);
+      // A dispatcher passed in queues (or not) by itself: the attempt starts now.
+      if (!this.#ownsDispatcher) start();
+      const first = await Promise.race([
+        sending.then(
+          (data) => ({ data }),
+          (error: unknown) => ({ error }),
+        ),
+        gaveUp.then((message) => ({ message })),
+      ]);
+      if ('message' in first) {
+        sending.catch(() => {});
+        return notSent(first.message);
+      }
+      if ('error' in first) {
+        if (outer?.aborted && cause === undefined) cause = 'signal';
+        return {
+          response: transportFailure(
+            cause !== undefined ? abortMessage() : scrub(describeError(first.error)),
+          ),
+        };
+      }
+      return await this.#read(first.data, scrub, key, abortMessage, () => {
+        if (outer?.aborted && cause === undefined) cause = 'signal';
+        return cause !== undefined;
       });
-    } catch (err) {
-      clearTimeout(timer);
-      if (outer?.aborted && cause === undefined) cause = 'signal';
-      return { response: transportFailure(cause !== undefined ? abortMessage() : scrub(describeError(err))) };
-    }
-
-    try {
-      return await this.#readAnswer(data, scrub, key);
-    } catch (err) {
-      if (outer?.aborted && cause === undefined) cause = 'signal';
-      const what = cause !== undefined ? abortMessage() : scrub(describeError(err));
-      return {
-        response: { ...transportFailure(`${what} while reading the body`), httpStatus: data.statusCode },
-      };
     } finally {
+      leaveQueue();
       clearTimeout(timer);
+      end();
     }
   }
 
-  async #readAnswer(
+  async #read(
     data: Dispatcher.ResponseData,
     scrub: (text: string) => string,
     key: string,
+    abortMessage: () => string,
+    stopped: () => boolean,
   ): Promise<AttemptResult> {
-    const { statusCode: status, headers, body } = data;
-    const announced = contentLength(headers['content-length']);
-    const answer = {
-      status,
-      origin: this.#origin,
-      contentType: headers['content-type'],
-      retryAfter: headers['retry-after'],
-      location: headers['location'],
-    };
-
-    if (status >= 200 && status < 300) {
-      if (announced !== undefined && announced > this.#maxBodyBytes) {
-        body.destroy();
-        return contractFailure(status, `body larger than ${this.#maxBodyBytes} bytes`, announced);
-      }
-      const read = await readCapped(body, this.#maxBodyBytes);
-      if (read === undefined) {
-        return contractFailure(status, `body larger than ${this.#maxBodyBytes} bytes`, announced);
-      }
-      const bodyBytes = read.length;
-      let text: string;
-      try {
-        // Also removes a leading byte order mark.
-        text = STRICT_UTF8.decode(read);
-      } catch {
-        return contractFailure(status, 'body is not valid UTF-8', bodyBytes);
-      }
-      // Escaped, percent-encoded and other-case copies and fragments included: they are found in the text.
-      if (key.length >= MIN_FRAGMENT_LENGTH) text = scrub(text);
-      const { response } = classifyAnswer({ ...answer, text, nowMs: Date.now() }, scrub);
-      // A short key's fragments are not scrubbed, but the key itself may come back JSON-escaped (\u0073...,
-      // \/): look for it whole in the parsed strings.
-      if (response.ok && key.length >= MIN_STRUCTURAL_SCRUB_KEY_LENGTH && key.length < MIN_FRAGMENT_LENGTH) {
-        const scrubbed = scrubParsed(response.json, key);
-        if (scrubbed.changed) {
-          return {
-            response: { ...response, json: scrubbed.value, text: JSON.stringify(scrubbed.value), bodyBytes },
-          };
-        }
-      }
-      return { response: { ...response, bodyBytes } };
+    try {
+      return await readAnswer(data, { origin: this.#origin, maxBodyBytes: this.#maxBodyBytes, key, scrub });
+    } catch (err) {
+      const what = stopped() ? abortMessage() : scrub(describeError(err));
+      return {
+        response: { ...transportFailure(`${what} while reading the body`), httpStatus: data.statusCode },
+      };
     }
-
-    if (status >= 300 && status < 400) {
-      // The body of a redirect may repeat the target with its query: it is drained, never quoted.
-      await drain(body, announced);
-      return withBytes(classifyAnswer({ ...answer, text: '', nowMs: Date.now() }), announced);
-    }
-
-    const raw = await readExcerpt(body, announced);
-    // Raw: the classifier scrubs the key before it cuts the excerpt.
-    return withBytes(
-      classifyAnswer({ ...answer, text: raw.excerpt, nowMs: Date.now() }, scrub),
-      announced ?? raw.bytesRead,
-    );
   }
 }
 
@@ -475,118 +390,11 @@ function failure(errorKind: FailureKind, error: string, latencyMs: number, attem
   return { ok: false, errorKind, error, latencyMs, attempts };
 }
 
+/** Nothing was sent: stopped while queued, or before. */
+function notSent(error: string): AttemptResult {
+  return { response: transportFailure(error), notSent: true };
+}
+
 function transportFailure(error: string): AnswerResponse {
   return { ok: false, errorKind: 'transport', error };
-}
-
-/** Adds what is known of the body size to a non-2xx failure. */
-function withBytes(classified: ClassifiedAnswer, bodyBytes: number | undefined): AttemptResult {
-  return bodyBytes === undefined
-    ? classified
-    : { ...classified, response: { ...classified.response, bodyBytes } };
-}
-
-/** A 2xx whose bytes cannot be used (too large, not UTF-8): decided before there is a text to classify. */
-function contractFailure(httpStatus: number, error: string, bodyBytes: number | undefined): AttemptResult {
-  const response: AnswerResponse = { ok: false, errorKind: 'contract', error, httpStatus };
-  return { response: bodyBytes === undefined ? response : { ...response, bodyBytes } };
-}
-
-/** Reads the whole body if it fits in `max` bytes; otherwise stops (destroying the stream) and returns undefined. */
-async function readCapped(body: AsyncIterable<Buffer>, max: number): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    total += chunk.length;
-    // Leaving the loop destroys the stream, so the rest of an oversized body is never read.
-    if (total > max) return undefined;
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
-}
-
-/**
- * Keeps the first few KB of an error body for the message; drains a small rest, cuts off a large one.
- * `bytesRead` is set only when the whole body was read.
- */
-async function readExcerpt(
-  body: Dispatcher.ResponseData['body'],
-  announced: number | undefined,
-): Promise<{ excerpt: string; bytesRead?: number }> {
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
-  let total = 0;
-  let complete = false;
-  try {
-    if (announced !== undefined && announced > DRAIN_LIMIT_BYTES) {
-      for await (const chunk of body) {
-        kept.push(chunk);
-        keptBytes += chunk.length;
-        if (keptBytes >= EXCERPT_READ_BYTES) break;
-      }
-    } else {
-      for await (const chunk of body) {
-        total += chunk.length;
-        if (keptBytes < EXCERPT_READ_BYTES) {
-          kept.push(chunk);
-          keptBytes += chunk.length;
-        }
-        if (total > DRAIN_LIMIT_BYTES) break;
-      }
-      complete = total <= DRAIN_LIMIT_BYTES;
-    }
-  } catch {
-    // The status already says what happened; a broken error body only loses the excerpt.
-    complete = false;
-  }
-  // Raw: the caller scrubs the key before cutting, so no fragment of it survives the cut.
-  const excerpt = Buffer.concat(kept, keptBytes).subarray(0, EXCERPT_READ_BYTES).toString('utf8');
-  return complete ? { excerpt, bytesRead: total } : { excerpt };
-}
-
-/** Discards a small body so the connection stays usable; a large or unannounced-and-long one is cut off. */
-async function drain(body: Dispatcher.ResponseData['body'], announced: number | undefined): Promise<void> {
-  if (announced !== undefined && announced > DRAIN_LIMIT_BYTES) {
-    body.destroy();
-    return;
-  }
-  try {
-    await body.dump({ limit: DRAIN_LIMIT_BYTES });
-  } catch {
-    // Nothing to report: the answer is already decided by its status.
-  }
-}
-
-/** Replaces the key in every string and property name of a parsed body (depth already bounded). */
-function scrubParsed(value: unknown, key: string): { value: unknown; changed: boolean } {
-  let changed = false;
-  const clean = (text: string) => {
-    if (!text.includes(key)) return text;
-    changed = true;
-    return text.replaceAll(key, REDACTED);
-  };
-  const walk = (item: unknown): unknown => {
-    if (typeof item === 'string') return clean(item);
-    if (Array.isArray(item)) return item.map(walk);
-    if (typeof item === 'object' && item !== null) {
-      const out: Record<string, unknown> = {};
-      for (const [name, child] of Object.entries(item)) {
-        Object.defineProperty(out, clean(name), {
-          value: walk(child),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
-      return out;
-    }
-    return item;
-  };
-  const result = walk(value);
-  return { value: changed ? result : value, changed };
-}
-
-function contentLength(value: string | string[] | undefined): number | undefined {
-  if (typeof value !== 'string' || !/^\d+$/.test(value)) return undefined;
-  return Number(value);
 }

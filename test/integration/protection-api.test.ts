@@ -5,6 +5,7 @@
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -79,8 +80,6 @@ async function timed<T>(run: () => Promise<T>): Promise<{ result: T; elapsedMs: 
   const result = await run();
   return { result, elapsedMs: performance.now() - started };
 }
-
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('request shape', () => {
   it('sends GET with the bearer key, Accept JSON, a User-Agent and no body on every endpoint', async () => {
@@ -457,6 +456,33 @@ describe('transport failures', () => {
     expect(elapsedMs).toBeLessThan(150 + 100);
     expect(api.requests.map((r) => r.url)).toEqual(['/api/filter/status']);
     await holder;
+  });
+
+  it('stops a queued request on abort at once and never sends it, even once a connection is free', async () => {
+    // Prepare: one connection, held by a request that hangs until its time-out
+    const api = await fakeApi({ filter: () => ({ hang: true }) });
+    const sut = client(api.url, { concurrency: 1, timeoutMs: 200, retries: 0 });
+    const holder = sut.getFilterStatus();
+    await delay(20);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+
+    // Act
+    const { result, elapsedMs } = await timed(() => sut.getUser({ signal: controller.signal }));
+    await holder;
+    await delay(100);
+
+    // Assess
+    expect(result).toMatchObject({
+      ok: false,
+      errorKind: 'transport',
+      error: 'aborted before the request was sent',
+      attempts: 0,
+      latencyMs: 0,
+    });
+    expect(elapsedMs).toBeLessThan(50 + 100);
+    expect(api.requests.map((r) => r.url)).toEqual(['/api/filter/status']);
+    expect(sut.stats).toMatchObject({ requests: 1, maxInFlight: 1 });
   });
 
   it('starts the time-out when the slot is taken, not while queued', async () => {
