@@ -1,5 +1,7 @@
 import { Annotations, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
+import { KEY } from '../lambda/adapters/dynamo-store.ts';
 import { AlertTopic } from './constructs/alert-topic.ts';
 import { ApiKeySecret } from './constructs/api-key-secret.ts';
 import { MonitorAlarms } from './constructs/monitor-alarms.ts';
@@ -10,18 +12,20 @@ import { SnapshotTable } from './constructs/snapshot-table.ts';
 import { contextWarnings, type MonitorSettings, parseMonitorContext } from './context.ts';
 import { planShards } from './shards.ts';
 
-/**
- * The DynamoDB actions of the poller: reads of state and history, conditional writes, batched snapshots, and
- * the removal of a sent alert that a long SNS outage had moved out of the state item.
- */
+/** The DynamoDB actions of the poller on the whole table: reads of state and history, conditional writes, batched snapshots. */
 export const POLLER_TABLE_ACTIONS = [
   'dynamodb:GetItem',
   'dynamodb:Query',
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:BatchWriteItem',
-  'dynamodb:DeleteItem',
 ] as const;
+
+/**
+ * The only partition keys the poller deletes items under: a sent alert that a long SNS outage had moved out
+ * of the state item (`DynamoStore.complete`). Snapshots expire by TTL; nothing else is ever deleted.
+ */
+export const POLLER_DELETABLE_PARTITIONS = [KEY.outbox] as const;
 
 /** One shieldwatch deployment: schedule, poller, table, alert topic, secret, alarms, dashboard. */
 export class MonitorStack extends Stack {
@@ -70,6 +74,15 @@ export class MonitorStack extends Stack {
     });
 
     table.grant(poller.function, ...POLLER_TABLE_ACTIONS);
+    poller.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:DeleteItem'],
+        resources: [table.tableArn],
+        conditions: {
+          'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [...POLLER_DELETABLE_PARTITIONS] },
+        },
+      }),
+    );
     alerts.topic.grantPublish(poller.function);
     apiKey.grantRead(poller.function);
     Validations.of(poller.role).acknowledge({

@@ -48,6 +48,8 @@ export class AlertTopic extends Construct {
         principals: [cloudwatch],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         resources: ['*'],
+        // Only on behalf of this account's alarms (confused deputy), as the topic policy below.
+        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
       }),
     );
 

@@ -1,5 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { KEY } from '../../lambda/adapters/dynamo-store.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import { failureMetricName, MetricName } from '../../lambda/metric-names.ts';
 import { pollerTimeout } from '../../lib/constructs/poller-function.ts';
@@ -212,6 +213,28 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
       });
     });
 
+    it('lets CloudWatch use the key only on behalf of this account (the statement exactly)', () => {
+      // Prepare
+      const statements = Object.values(template.findResources('AWS::KMS::Key')).flatMap(
+        (key) => key['Properties'].KeyPolicy.Statement as Array<{ Principal?: { Service?: string } }>,
+      );
+
+      // Act
+      const cloudwatch = statements.filter((s) => s.Principal?.Service === 'cloudwatch.amazonaws.com');
+
+      // Assess
+      expect(cloudwatch).toEqual([
+        {
+          Sid: 'AllowCloudWatchAlarmsToPublishToTheEncryptedTopic',
+          Effect: 'Allow',
+          Principal: { Service: 'cloudwatch.amazonaws.com' },
+          Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+          Resource: '*',
+          Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+        },
+      ]);
+    });
+
     it("refuses publishing without TLS and allows this account's alarms", () => {
       template.hasResourceProperties('AWS::SNS::TopicPolicy', {
         Topics: [{ Ref: ids.topic }],
@@ -278,13 +301,18 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
               Effect: 'Allow',
               Action: [
                 'dynamodb:BatchWriteItem',
-                'dynamodb:DeleteItem',
                 'dynamodb:GetItem',
                 'dynamodb:PutItem',
                 'dynamodb:Query',
                 'dynamodb:UpdateItem',
               ],
               Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] },
+            },
+            {
+              Effect: 'Allow',
+              Action: 'dynamodb:DeleteItem',
+              Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] },
+              Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['outbox'] } },
             },
             { Effect: 'Allow', Action: 'sns:Publish', Resource: { Ref: ids.topic } },
             {
@@ -300,6 +328,23 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
           ],
         },
       });
+    });
+
+    it('lets the function delete items only under the partition keys the store deletes', () => {
+      // Act
+      const deletes = policyStatements(template).filter((s) =>
+        [s.Action].flat().some((a) => a === 'dynamodb:DeleteItem' || a === 'dynamodb:*'),
+      );
+
+      // Assess
+      expect(deletes).toEqual([
+        {
+          Effect: 'Allow',
+          Action: 'dynamodb:DeleteItem',
+          Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] },
+          Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [KEY.outbox] } },
+        },
+      ]);
     });
 
     it('attaches no managed policy to the function role (AWSLambdaBasicExecutionRole writes to any log group)', () => {
