@@ -5,7 +5,8 @@
 import { parseArgs } from 'node:util';
 import { didYouMean } from '../lambda/core/nearest.ts';
 import type { AlertEvent } from '../lambda/core/types.ts';
-import { UsageError } from './format.ts';
+import type { HistoryQuery } from '../lambda/ports.ts';
+import { parseCount, parseTimeArg, UsageError } from './format.ts';
 import type { Command } from './io.ts';
 
 /** Options every command takes besides its own. */
@@ -95,4 +96,21 @@ export function parseChoice<T extends string>(option: string, value: string, cho
   throw new UsageError(
     `${option}: unknown value ${JSON.stringify(value)}${didYouMean(value, choices)}; one of: ${choices.join(', ')}`,
   );
+}
+
+/** Reads `--since`, `--until` and `--limit` into a query. */
+export function timeWindow(values: Readonly<Record<string, unknown>>, nowMs: number): HistoryQuery {
+  const since =
+    typeof values['since'] === 'string' ? parseTimeArg('--since', values['since'], nowMs) : undefined;
+  const until =
+    typeof values['until'] === 'string' ? parseTimeArg('--until', values['until'], nowMs) : undefined;
+  const limit = typeof values['limit'] === 'string' ? parseCount('--limit', values['limit']) : undefined;
+  if (since !== undefined && until !== undefined && since > until) {
+    throw new UsageError(`--since (${since}) is after --until (${until})`);
+  }
+  return {
+    ...(since === undefined ? {} : { since }),
+    ...(until === undefined ? {} : { until }),
+    ...(limit === undefined ? {} : { limit }),
+  };
 }

@@ -6,14 +6,12 @@ import { computeUptime } from '../../lambda/core/uptime.ts';
 import { runCycle } from '../../lambda/cycle.ts';
 import { buildMonitor } from '../../lambda/runtime.ts';
 import { numericSeries, renderLineChart } from '../chart.ts';
+import { renderEvents, toEventEntry, toHistoryEntry } from '../entries.ts';
 import { palette, parseCount, parseDurationMs, renderTable, useColour } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
+import { cycleLine, printAlert, terminalLog } from '../monitor.ts';
 import { startSimulator } from '../simulator/server.ts';
-import { openStore } from '../store.ts';
-import { renderEvents, toEventEntry } from './events.ts';
-import { toHistoryEntry } from './history.ts';
-import { printAlert, terminalLog } from './poll.ts';
-import { cycleLine } from './run.ts';
+import { openStore } from '../store/open.ts';
 
 /** The table the demo writes to, in the embedded store; recreated on every run. */
 export const DEMO_TABLE = 'shieldwatch-demo';

@@ -1,49 +1,10 @@
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
-import { displayStatus } from '../../lambda/core/status.ts';
-import type { StoredEvent } from '../../lambda/ports.ts';
-import { EVENT_NAMES, parseChoice } from '../args.ts';
-import { clip, type Format, parseFormat, printable, renderCsv, renderTable, UsageError } from '../format.ts';
+import { EVENT_NAMES, parseChoice, timeWindow } from '../args.ts';
+import { renderEvents, toEventEntry } from '../entries.ts';
+import { parseFormat, UsageError } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
-import { openStore, storeCall } from '../store.ts';
-import { timeWindow } from './history.ts';
-
-/** One event as `events --format json` prints it (CONTRACT §8). */
-export interface EventEntry {
-  at: string;
-  event: string;
-  from?: string;
-  to?: string;
-  detail?: string;
-}
-
-export function toEventEntry(event: StoredEvent): EventEntry {
-  return {
-    at: event.at,
-    event: event.event,
-    ...(event.from === undefined ? {} : { from: event.from }),
-    ...(event.to === undefined ? {} : { to: event.to }),
-    ...(event.detail === undefined ? {} : { detail: event.detail }),
-  };
-}
-
-/** Events as `events` prints them: an aligned table, JSON or CSV. */
-export function renderEvents(entries: readonly EventEntry[], format: Format): string {
-  if (format === 'json') return JSON.stringify(entries, null, 2);
-  if (format === 'csv') {
-    return renderCsv(
-      ['at', 'event', 'from', 'to', 'detail'],
-      entries.map((e) => [e.at, e.event, e.from, e.to, e.detail]),
-    );
-  }
-  if (entries.length === 0) return 'no events in that window';
-  const show = (s: string | undefined) =>
-    s === undefined ? '' : clip(printable(JSON.stringify(displayStatus(s))), 40);
-  return renderTable(
-    ['at', 'event', 'from', 'to', 'detail'],
-    entries.map((e) => [e.at, e.event, show(e.from), show(e.to), clip(printable(e.detail ?? ''), 60)]),
-  );
-}
+import { openStore, storeCall } from '../store/open.ts';
 
 export const eventsCommand: Command = {
   name: 'events',
@@ -81,7 +42,7 @@ export const eventsCommand: Command = {
     if (named !== undefined && values['all'] === true)
       throw new UsageError('give --all or --event NAME, not both');
     if (named !== undefined) parseChoice('--event', named, EVENT_NAMES);
-    // CONTRACT §8: `events` lists the status transitions; the other alert events on request.
+    // README, CLI: `events` lists the status transitions; the other alert events on request.
     const only = values['all'] === true ? undefined : (named ?? 'filter.status_changed');
     const config = loadStoreConfig(io.env);
     const store = await openStore(io.env, config.table, { readOnly: true });

@@ -2,16 +2,15 @@ import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
 import { extractFigures } from '../../lambda/core/figures.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
-import type { Snapshot, Target } from '../../lambda/core/types.ts';
-import type { HistoryQuery } from '../../lambda/ports.ts';
+import type { Target } from '../../lambda/core/types.ts';
+import { timeWindow } from '../args.ts';
 import { numericSeries, renderLineChart } from '../chart.ts';
+import { type HistoryEntry, toHistoryEntry } from '../entries.ts';
 import {
   clip,
   type Format,
   palette,
-  parseCount,
   parseFormat,
-  parseTimeArg,
   printable,
   renderCsv,
   renderTable,
@@ -19,56 +18,7 @@ import {
   useColour,
 } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
-import { openStore, storeCall } from '../store.ts';
-
-/** One snapshot as `history --format json` prints it (CONTRACT §8). */
-export interface HistoryEntry {
-  at: string;
-  ok: boolean;
-  status?: string;
-  data?: unknown;
-  error?: string;
-  httpStatus?: number;
-  latencyMs?: number;
-}
-
-/** The public shape of a stored snapshot: `data` is the body as received, absent when not stored. */
-export function toHistoryEntry(snapshot: Snapshot): HistoryEntry {
-  let data: unknown;
-  if (snapshot.bodyText !== undefined) {
-    try {
-      data = JSON.parse(snapshot.bodyText);
-    } catch {
-      data = undefined;
-    }
-  }
-  return {
-    at: snapshot.at,
-    ok: snapshot.ok,
-    ...(snapshot.status === undefined ? {} : { status: snapshot.status }),
-    ...(data === undefined ? {} : { data }),
-    ...(snapshot.error === undefined ? {} : { error: snapshot.error }),
-    ...(snapshot.httpStatus === undefined ? {} : { httpStatus: snapshot.httpStatus }),
-    ...(snapshot.latencyMs === undefined ? {} : { latencyMs: snapshot.latencyMs }),
-  };
-}
-
-/** Reads `--since`, `--until` and `--limit` into a query. */
-export function timeWindow(values: Readonly<Record<string, unknown>>, nowMs: number): HistoryQuery {
-  const since =
-    typeof values['since'] === 'string' ? parseTimeArg('--since', values['since'], nowMs) : undefined;
-  const until =
-    typeof values['until'] === 'string' ? parseTimeArg('--until', values['until'], nowMs) : undefined;
-  const limit = typeof values['limit'] === 'string' ? parseCount('--limit', values['limit']) : undefined;
-  if (since !== undefined && until !== undefined && since > until) {
-    throw new UsageError(`--since (${since}) is after --until (${until})`);
-  }
-  return {
-    ...(since === undefined ? {} : { since }),
-    ...(until === undefined ? {} : { until }),
-    ...(limit === undefined ? {} : { limit }),
-  };
-}
+import { openStore, storeCall } from '../store/open.ts';
 
 function summaryOfData(entry: HistoryEntry): string {
   if (entry.data === undefined) return '';

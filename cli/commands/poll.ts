@@ -1,41 +1,13 @@
-import { createSecretsClient, createSnsClient } from '../../lambda/adapters/aws-clients.ts';
-import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
-import { loadConfig, type MonitorConfig } from '../../lambda/config.ts';
+import { loadConfig } from '../../lambda/config.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
-import type { RenderedAlert, Snapshot } from '../../lambda/core/types.ts';
-import { type CycleLog, type CycleResult, runCycle } from '../../lambda/cycle.ts';
-import { buildMonitor } from '../../lambda/runtime.ts';
+import type { Snapshot } from '../../lambda/core/types.ts';
+import { type CycleResult, runCycle } from '../../lambda/cycle.ts';
 import { clip, palette, printable, renderTable, useColour } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
-import { openStore } from '../store.ts';
+import { openMonitor } from '../monitor.ts';
 
 /** Time kept after a `poll` cycle's deadline to print the summary and close the clients. */
 const EXIT_MARGIN_MS = 500;
-
-/** A log for the terminal: warnings and errors on stderr, details only with --verbose. */
-export function terminalLog(io: CliIo, verbose: boolean): CycleLog {
-  const line = (level: string, message: string, extra: Record<string, unknown>[]) => {
-    const fields = extra.length === 0 ? '' : ` ${JSON.stringify(Object.assign({}, ...extra))}`;
-    println(io.stderr, `${level} ${message}${fields}`);
-  };
-  return {
-    info: (message, ...extra) => {
-      if (verbose) line('info', message, extra);
-    },
-    warn: (message, ...extra) => line('warn', message, extra),
-    error: (message, ...extra) => line('error', message, extra),
-  };
-}
-
-/** Prints an alert that has no topic to go to. */
-export function printAlert(io: CliIo, alert: RenderedAlert): void {
-  const colour = palette(useColour(io.stdout, io.env));
-  println(
-    io.stdout,
-    colour.bold(colour.yellow(`ALERT ${alert.attributes['event'] ?? ''}: ${alert.subject}`)),
-  );
-  println(io.stdout, `  ${printable(alert.sms)}`);
-}
 
 function describeSnapshot(snapshot: Snapshot): string {
   if (!snapshot.ok) return `${snapshot.errorKind ?? 'error'}: ${snapshot.error ?? ''}`;
@@ -68,34 +40,6 @@ export function summarize(result: CycleResult, io: CliIo, publisherTarget: strin
     `filter status: ${result.status === undefined ? '(not known yet)' : clip(printable(JSON.stringify(displayStatus(result.status))), 200)}`,
     `alerts: ${alerts}`,
   ].join('\n');
-}
-
-/** Builds the monitor for the CLI: the store (embedded or configured), SNS or the terminal for alerts. */
-export async function openMonitor(io: CliIo, config: MonitorConfig, verbose: boolean) {
-  const store = await openStore(io.env, config.table);
-  const sns = config.topicArn === undefined ? undefined : createSnsClient(io.env);
-  const secrets = config.apiKey.kind === 'secret' ? createSecretsClient(io.env) : undefined;
-  const monitor = buildMonitor({
-    config,
-    env: io.env,
-    dynamo: store.client,
-    ...(sns === undefined ? {} : { sns }),
-    ...(secrets === undefined ? {} : { secrets }),
-    log: terminalLog(io, verbose),
-    fallbackPublisher: new LogAlertPublisher((alert) => printAlert(io, alert)),
-    now: io.now,
-  });
-  return {
-    monitor,
-    store,
-    // Destroying the clients closes their sockets, so a call SNS never answered cannot keep the process alive.
-    close: async () => {
-      await monitor.close();
-      store.client.destroy();
-      sns?.destroy();
-      secrets?.destroy();
-    },
-  };
 }
 
 export const pollCommand: Command = {

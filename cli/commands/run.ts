@@ -1,38 +1,8 @@
 import { loadConfig } from '../../lambda/config.ts';
-import { displayStatus } from '../../lambda/core/status.ts';
-import { type CycleResult, runCycle } from '../../lambda/cycle.ts';
-import { clip, palette, parseCount, parseDurationMs, printable, useColour } from '../format.ts';
+import { runCycle } from '../../lambda/cycle.ts';
+import { palette, parseCount, parseDurationMs, useColour } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
-import { openMonitor } from './poll.ts';
-
-/** One line per cycle, for a terminal or a log. */
-export function cycleLine(result: CycleResult, io: CliIo): string {
-  const colour = palette(useColour(io.stdout, io.env));
-  const time = result.startedAt.slice(11, 19);
-  const filter =
-    result.filter === undefined
-      ? ''
-      : result.filter.ok
-        ? `filter ${clip(printable(JSON.stringify(displayStatus(result.filter.status ?? ''))), 30)}`
-        : colour.red(`filter ${result.filter.errorKind ?? 'error'}`);
-  const okCount = result.networks.filter((n) => n.ok).length;
-  const networks =
-    result.networks.length === 0
-      ? ''
-      : okCount === result.networks.length
-        ? `networks ${okCount}/${result.networks.length} ok`
-        : colour.yellow(`networks ${okCount}/${result.networks.length} ok`);
-  const alerts = [
-    result.queued.length > 0 ? colour.bold(`${result.queued.length} new alert(s)`) : '',
-    result.delivered.length > 0 ? `${result.delivered.length} sent` : '',
-    result.failed.length > 0 ? colour.red(`${result.failed.length} failed`) : '',
-    result.pending > 0 ? colour.yellow(`${result.pending} waiting`) : '',
-    result.cutShort ? colour.yellow('cut short') : '',
-  ].filter((part) => part !== '');
-  return [time, filter, networks, `${result.durationMs} ms`, ...alerts]
-    .filter((part) => part !== '')
-    .join('  ');
-}
+import { cycleLine, openMonitor } from '../monitor.ts';
 
 /** Waits `ms`, or less when `signal` aborts; the listener goes with the wait (a run waits thousands of times). */
 export const sleep = (ms: number, signal: AbortSignal) =>

@@ -7,10 +7,10 @@ import { displayStatus } from '../../lambda/core/status.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
 import type { OutboxEntry } from '../../lambda/ports.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
+import { toHistoryEntry } from '../entries.ts';
 import { clip, palette, parseFormat, printable, renderTable, UsageError, useColour } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
-import { openStore, storeCall } from '../store.ts';
-import { toHistoryEntry } from './history.ts';
+import { openStore, storeCall } from '../store/open.ts';
 
 /** Numeric fields shown per network. */
 const FIGURES_SHOWN = 6;

@@ -1,16 +1,16 @@
 import path from 'node:path';
 import { configuredEndpoint } from '../../lambda/adapters/aws-clients.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
+import { parseFormat, UsageError } from '../format.ts';
+import { type CliIo, type Command, println } from '../io.ts';
 import {
   defaultStoreDir,
   EMBEDDED_REGION,
   EMBEDDED_SECRET_KEY,
   embeddedStoreExists,
   ensureEmbeddedStore,
-} from '../embedded-store.ts';
-import { parseFormat, UsageError } from '../format.ts';
-import { type CliIo, type Command, println } from '../io.ts';
-import { hasAwsConfiguration, noStoreMessage } from '../store.ts';
+} from '../store/embedded.ts';
+import { hasAwsConfiguration, noStoreMessage } from '../store/open.ts';
 
 /** Where the store is and how to reach it, as `store --format json` prints it. */
 export interface StoreInfo {

@@ -5,7 +5,7 @@ import { displayStatus } from '../../lambda/core/status.ts';
 import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../../lambda/core/uptime.ts';
 import { clip, parseFormat, parseTimeArg, printable, renderTable, UsageError } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
-import { openStore, storeCall } from '../store.ts';
+import { openStore, storeCall } from '../store/open.ts';
 
 const percent = (share: number) => `${(share * 100).toFixed(share >= 0.9995 || share === 0 ? 1 : 2)}%`;
 

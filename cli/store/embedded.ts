@@ -1,6 +1,6 @@
 // The CLI's embedded DynamoDB: a dynalite server shared by every CLI process working in the same
 // directory. LevelDB (dynalite's disk store) can only be opened by one process, so instead of
-// opening it here, the first process that needs the store starts cli/store-server.mjs detached; it
+// opening it here, the first process that needs the store starts cli/store/server.mjs detached; it
 // owns the data and advertises itself in <dir>/store.json, and every process talks to it over
 // HTTP on 127.0.0.1. The server exits by itself after an idle period; the next CLI command starts
 // a new one on the same data (on the same port when it is free).
@@ -56,15 +56,15 @@ const DEFAULT_START_TIMEOUT_MS = 10_000;
 /** Liveness probes go to loopback: anything slower than this is not a server we want to use. */
 const PROBE_TIMEOUT_MS = 1000;
 const POLL_INTERVAL_MS = 50;
-/** Exit code of store-server.mjs when another live process owns the store (see there). */
+/** Exit code of server.mjs when another live process owns the store (see there). */
 const EXIT_LOCKED = 3;
-/** Header in which the server names its pid (see store-server.mjs). */
+/** Header in which the server names its pid (see server.mjs). */
 const PID_HEADER = 'x-shieldwatch-store-pid';
 const STOP_TIMEOUT_MS = 10_000;
 const RESPAWN_INTERVAL_MS = 250;
 
-const SERVER_SCRIPT = fileURLToPath(new URL('./store-server.mjs', import.meta.url));
-/** The server's default idle time (see store-server.mjs), for a store.json that does not say. */
+const SERVER_SCRIPT = fileURLToPath(new URL('./server.mjs', import.meta.url));
+/** The server's default idle time (see server.mjs), for a store.json that does not say. */
 const DEFAULT_IDLE_MS = 600_000;
 /** The only variables the server process gets from the CLI's environment: none can hold a secret. */
 const SERVER_ENV_ALLOWED = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'SYSTEMROOT'];

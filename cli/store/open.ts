@@ -1,7 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { AWS_HTTP_OPTIONS, configuredEndpoint, createDynamoClient } from '../lambda/adapters/aws-clients.ts';
-import { ensureTable } from '../lambda/adapters/dynamo-store.ts';
-import { ConfigError } from '../lambda/config.ts';
+import {
+  AWS_HTTP_OPTIONS,
+  configuredEndpoint,
+  createDynamoClient,
+} from '../../lambda/adapters/aws-clients.ts';
+import { ensureTable } from '../../lambda/adapters/dynamo-store.ts';
+import { ConfigError } from '../../lambda/config.ts';
 import {
   defaultStoreDir,
   EMBEDDED_REGION,
@@ -10,7 +14,7 @@ import {
   embeddedStoreExists,
   ensureEmbeddedStore,
   keepEmbeddedStoreAlive,
-} from './embedded-store.ts';
+} from './embedded.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

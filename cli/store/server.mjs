@@ -5,12 +5,12 @@
 // dynalite keeps its data in LevelDB, which only one process can open at a time, yet several CLI
 // processes must share the store (`shieldwatch run` in one terminal, `shieldwatch history` in
 // another). So one detached process of this script owns the LevelDB and serves it on
-// 127.0.0.1; every CLI process talks to it over HTTP (see embedded-store.ts, which starts it).
+// 127.0.0.1; every CLI process talks to it over HTTP (see embedded.ts, which starts it).
 //
 // Plain JavaScript on purpose: it starts with plain `node`, no TypeScript loader, so a CLI command
 // that needs it waits as little as possible.
 //
-// Usage: node store-server.mjs --dir <dir> [--idle-ms <ms>]
+// Usage: node server.mjs --dir <dir> [--idle-ms <ms>]
 //   (or env SHIELDWATCH_STORE_DIR / SHIELDWATCH_STORE_IDLE_MS; arguments win over the environment).
 //   The CLI starts it with arguments and an allow-listed environment, so no secret of the CLI's
 //   environment (the API key, AWS credentials) reaches this process.
@@ -51,7 +51,7 @@ const LOG_KEEP_BYTES = 16 * 1024;
 const PID_HEADER = 'x-shieldwatch-store-pid';
 /** How long a stop may wait for open requests and the LevelDB close before the process just exits. */
 const STOP_GRACE_MS = 5000;
-/** What a token looks like (see embedded-store.ts, which makes it). */
+/** What a token looks like (see embedded.ts, which makes it). */
 const TOKEN_PATTERN = /^[A-Za-z0-9]{20,128}$/;
 /** DynamoDB's own answer to a request signed with an unknown access key, with the way to the right one. */
 const REFUSED_BODY = JSON.stringify({

@@ -1,5 +1,5 @@
 /**
- * Configuration and usage errors (CONTRACT §3, §8): exit 2 with one message that lists every problem and names
+ * Configuration and usage errors (README: Configuration, CLI): exit 2 with one message that lists every problem and names
  * each variable, before any request reaches the API or the store; `--help` everywhere.
  */
 import { execFile } from 'node:child_process';
@@ -138,9 +138,9 @@ describe.concurrent('configuration errors', () => {
     }
   });
 
-  // BUG: cli/store.ts openStore lets the SDK error of ensureTable through as it is, so the whole message is
+  // BUG: cli/store/open.ts openStore lets the SDK error of ensureTable through as it is, so the whole message is
   // "shieldwatch poll: connect ECONNREFUSED 127.0.0.1:PORT": it does not say that the store (DynamoDB at that
-  // endpoint, table T) is what could not be reached (CONTRACT §4.5: "exits 1 with a clear message").
+  // endpoint, table T) is what could not be reached (README, CLI: exit 1 with a clear message).
   it('a store that cannot be reached: poll and history exit 1 with a message that names the store', async () => {
     // Prepare
     const world = await startWorld();

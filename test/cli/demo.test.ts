@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stopEmbeddedStore } from '../../cli/embedded-store.ts';
+import { stopEmbeddedStore } from '../../cli/store/embedded.ts';
 import { runCli } from './helpers.ts';
 
 describe('the demo (npm start)', () => {

@@ -1,5 +1,5 @@
 /**
- * The embedded store (CONTRACT §8): with no AWS configuration at all, `poll` and `history` in the same directory
+ * The embedded store (README: CLI): with no AWS configuration at all, `poll` and `history` in the same directory
  * share a dynalite kept under `.shieldwatch/`, also when several CLI processes start at once.
  */
 import { existsSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopEmbeddedStore } from '../../cli/embedded-store.ts';
+import { stopEmbeddedStore } from '../../cli/store/embedded.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 import { type CliRun, describeRun, parseJsonOutput, runCli } from './helpers.ts';
 

@@ -16,7 +16,7 @@ import {
   type World,
 } from './helpers.ts';
 
-/** `history --format json` entries (CONTRACT §8). */
+/** `history --format json` entries (README: CLI). */
 interface HistoryEntry {
   at: string;
   ok: boolean;
@@ -27,7 +27,7 @@ interface HistoryEntry {
   latencyMs?: number;
 }
 
-/** `events --format json` entries (CONTRACT §8). */
+/** `events --format json` entries (README: CLI). */
 interface EventEntry {
   at: string;
   event: string;
@@ -44,7 +44,7 @@ async function pollOk(world: World): Promise<CliRun> {
   return run;
 }
 
-/** What every alert for a status change must look like, whatever the statuses (CONTRACT §6). */
+/** What every alert for a status change must look like, whatever the statuses (README: Alerts). */
 function expectStatusChangeAlert(
   publish: RecordedPublish | undefined,
   from: string,

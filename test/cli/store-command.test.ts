@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopEmbeddedStore } from '../../cli/embedded-store.ts';
+import { stopEmbeddedStore } from '../../cli/store/embedded.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 import { describeRun, parseJsonOutput, runCli } from './helpers.ts';
 

@@ -1,4 +1,4 @@
-// Integration tests of the CLI's embedded DynamoDB (cli/embedded-store.ts + cli/store-server.mjs):
+// Integration tests of the CLI's embedded DynamoDB (cli/store/embedded.ts + cli/store/server.mjs):
 // real detached server processes on real temp directories, no mocks.
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -23,10 +23,10 @@ import {
   findEmbeddedStore,
   keepEmbeddedStoreAlive,
   stopEmbeddedStore,
-} from '../../cli/embedded-store.ts';
+} from '../../cli/store/embedded.ts';
 
 const execFileAsync = promisify(execFile);
-const MODULE_PATH = fileURLToPath(new URL('../../cli/embedded-store.ts', import.meta.url));
+const MODULE_PATH = fileURLToPath(new URL('../../cli/store/embedded.ts', import.meta.url));
 
 let dir: string;
 
@@ -55,7 +55,7 @@ function serverPids(): number[] {
   const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
   return out
     .split('\n')
-    .filter((line) => line.includes('store-server.mjs') && line.includes(dir))
+    .filter((line) => line.includes('store/server.mjs') && line.includes(dir))
     .map((line) => Number.parseInt(line.trim(), 10));
 }
 

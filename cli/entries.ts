@@ -1,0 +1,74 @@
+/** Stored snapshots and events as `history`, `events`, `status` and `demo` show them. */
+import { displayStatus } from '../lambda/core/status.ts';
+import type { Snapshot } from '../lambda/core/types.ts';
+import type { StoredEvent } from '../lambda/ports.ts';
+import { clip, type Format, printable, renderCsv, renderTable } from './format.ts';
+
+/** One snapshot as `history --format json` prints it (README, CLI: `history --format json`). */
+export interface HistoryEntry {
+  at: string;
+  ok: boolean;
+  status?: string;
+  data?: unknown;
+  error?: string;
+  httpStatus?: number;
+  latencyMs?: number;
+}
+
+/** The public shape of a stored snapshot: `data` is the body as received, absent when not stored. */
+export function toHistoryEntry(snapshot: Snapshot): HistoryEntry {
+  let data: unknown;
+  if (snapshot.bodyText !== undefined) {
+    try {
+      data = JSON.parse(snapshot.bodyText);
+    } catch {
+      data = undefined;
+    }
+  }
+  return {
+    at: snapshot.at,
+    ok: snapshot.ok,
+    ...(snapshot.status === undefined ? {} : { status: snapshot.status }),
+    ...(data === undefined ? {} : { data }),
+    ...(snapshot.error === undefined ? {} : { error: snapshot.error }),
+    ...(snapshot.httpStatus === undefined ? {} : { httpStatus: snapshot.httpStatus }),
+    ...(snapshot.latencyMs === undefined ? {} : { latencyMs: snapshot.latencyMs }),
+  };
+}
+
+/** One event as `events --format json` prints it (README, CLI: `events --format json`). */
+export interface EventEntry {
+  at: string;
+  event: string;
+  from?: string;
+  to?: string;
+  detail?: string;
+}
+
+export function toEventEntry(event: StoredEvent): EventEntry {
+  return {
+    at: event.at,
+    event: event.event,
+    ...(event.from === undefined ? {} : { from: event.from }),
+    ...(event.to === undefined ? {} : { to: event.to }),
+    ...(event.detail === undefined ? {} : { detail: event.detail }),
+  };
+}
+
+/** Events as `events` prints them: an aligned table, JSON or CSV. */
+export function renderEvents(entries: readonly EventEntry[], format: Format): string {
+  if (format === 'json') return JSON.stringify(entries, null, 2);
+  if (format === 'csv') {
+    return renderCsv(
+      ['at', 'event', 'from', 'to', 'detail'],
+      entries.map((e) => [e.at, e.event, e.from, e.to, e.detail]),
+    );
+  }
+  if (entries.length === 0) return 'no events in that window';
+  const show = (s: string | undefined) =>
+    s === undefined ? '' : clip(printable(JSON.stringify(displayStatus(s))), 40);
+  return renderTable(
+    ['at', 'event', 'from', 'to', 'detail'],
+    entries.map((e) => [e.at, e.event, show(e.from), show(e.to), clip(printable(e.detail ?? ''), 60)]),
+  );
+}
