@@ -19,6 +19,11 @@ export const SPILL_ABOVE = 64;
 const SPILL_KEEP = 16;
 /** Longest wait between two attempts to remove a published alert from the outbox (full jitter below it). */
 const REMOVE_BACKOFF_CAP_MS = 1000;
+/**
+ * A removal not done by then (a normal write takes milliseconds; a throttled one is retried by the SDK with
+ * back-off) has the message id recorded alongside, while there is still time before the deadline.
+ */
+const MARK_AFTER_MS = 250;
 /** Published alerts whose removal is unconfirmed that a process remembers at most. */
 const MAX_REMEMBERED = 256;
 
@@ -235,9 +240,9 @@ export async function drainOutbox(
 
 /**
  * Removes a published alert from the outbox, retrying with backoff (full jitter) until the deadline: a
- * throttled removal must not leave the alert for a later cycle to send again. After a first failure the
- * message id is recorded with the alert's event item (another partition than the throttled state item), where
- * the next cycle to claim the alert finds it and only removes it.
+ * throttled removal must not leave the alert for a later cycle to send again. A removal that fails or is slow
+ * (see {@link MARK_AFTER_MS}) has the message id recorded with the alert's event item (another partition than
+ * the state item), where the next cycle to claim the alert finds it and only removes it.
  */
 async function removeSent(
   deps: OutboxDeps,
@@ -246,34 +251,43 @@ async function removeSent(
   messageId: string,
   deadlineMs: number,
 ): Promise<boolean> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await deps.state.complete(entry, cycleId);
-      deps.published?.forget(entry);
-      return true;
-    } catch (error) {
-      if (attempt === 1) {
-        await deps.state.markPublished(entry, messageId).catch((markError: unknown) => {
-          deps.log.warn('cannot record the message id of a published alert', {
+  let marking: Promise<void> | undefined;
+  const mark = () => {
+    marking ??= deps.state.markPublished(entry, messageId).catch((error: unknown) => {
+      deps.log.warn('cannot record the message id of a published alert', {
+        cycleId,
+        seq: entry.seq,
+        error: describeError(error),
+      });
+    });
+  };
+  const slow = setTimeout(mark, MARK_AFTER_MS);
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await deps.state.complete(entry, cycleId);
+        deps.published?.forget(entry);
+        return true;
+      } catch (error) {
+        mark();
+        const wait = Math.random() * Math.min(REMOVE_BACKOFF_CAP_MS, 50 * 2 ** attempt);
+        if (deps.now() + wait >= deadlineMs) {
+          deps.log.error('alert published but not removed from the outbox; a later cycle removes it', {
             cycleId,
             seq: entry.seq,
-            error: describeError(markError),
+            messageId,
+            attempts: attempt,
+            error: describeError(error),
           });
-        });
+          return false;
+        }
+        await sleep(wait);
       }
-      const wait = Math.random() * Math.min(REMOVE_BACKOFF_CAP_MS, 50 * 2 ** attempt);
-      if (deps.now() + wait >= deadlineMs) {
-        deps.log.error('alert published but not removed from the outbox; a later cycle removes it', {
-          cycleId,
-          seq: entry.seq,
-          messageId,
-          attempts: attempt,
-          error: describeError(error),
-        });
-        return false;
-      }
-      await sleep(wait);
     }
+  } finally {
+    clearTimeout(slow);
+    // Bounded by the deadline like every store call; nothing of the cycle is left running after it.
+    await marking;
   }
 }
 
