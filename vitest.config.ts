@@ -7,5 +7,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The SDK's own switch for its "versions from 2027 need Node 22" warning, printed once per worker on Node 20;
+    // child processes that inherit this environment are quiet too.
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    setupFiles: ['test/quiet-output.ts'],
   },
 });
