@@ -1,9 +1,9 @@
 // Integration tests of the CLI's embedded DynamoDB (cli/store/embedded.ts + cli/store/server.mjs):
-// real detached server processes on real temp directories, no mocks.
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, request, type Server } from 'node:http';
+// real detached server processes on real temp directories, no mocks. Access rules: embedded-store-access.test.ts.
+import { execFile } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,9 +12,8 @@ import { promisify } from 'node:util';
 import {
   CreateTableCommand,
   DescribeTableCommand,
-  DynamoDBClient,
+  type DynamoDBClient,
   GetItemCommand,
-  ListTablesCommand,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -24,6 +23,7 @@ import {
   keepEmbeddedStoreAlive,
   stopEmbeddedStore,
 } from '../../cli/store/embedded.ts';
+import { dynamo, removeStoreDir, serverPidsIn } from '../fixtures/embedded-store.ts';
 
 const execFileAsync = promisify(execFile);
 const MODULE_PATH = fileURLToPath(new URL('../../cli/store/embedded.ts', import.meta.url));
@@ -50,13 +50,8 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Pids of store servers for the current temp dir, from `ps` (they are detached, so not our children). */
 function serverPids(): number[] {
-  const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  return out
-    .split('\n')
-    .filter((line) => line.includes('store/server.mjs') && line.includes(dir))
-    .map((line) => Number.parseInt(line.trim(), 10));
+  return serverPidsIn(dir);
 }
 
 async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
@@ -66,16 +61,6 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: n
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return condition();
-}
-
-/** A client of the store, signed with its token (or with `accessKeyId` when given). */
-function dynamo(store: { endpoint: string; token: string }, accessKeyId = store.token): DynamoDBClient {
-  return new DynamoDBClient({
-    endpoint: store.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId, secretAccessKey: 'test' },
-    maxAttempts: 1,
-  });
 }
 
 async function createTableWithItem(client: DynamoDBClient): Promise<void> {
@@ -137,16 +122,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await stopEmbeddedStore(dir);
-  // Also whatever stopEmbeddedStore cannot see (a loser still starting, a test that broke midway).
-  for (const pid of serverPids()) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-  await rm(dir, { recursive: true, force: true });
+  await removeStoreDir(dir);
 });
 
 describe('ensureEmbeddedStore', () => {
@@ -335,123 +311,6 @@ describe('ensureEmbeddedStore', () => {
     // Assess
     await expect(attempt).rejects.toThrow(path.join(dir, 'store.log'));
     expect(await readFile(path.join(dir, 'store.log'), 'utf8')).toMatch(/store server failed/);
-  });
-});
-
-/** A raw POST to the store, as an unsigned or foreign client would send it. */
-function rawPost(
-  endpoint: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${endpoint}/`,
-      {
-        method: 'POST',
-        agent: false,
-        headers: {
-          'content-type': 'application/x-amz-json-1.0',
-          'x-amz-target': 'DynamoDB_20120810.ListTables',
-          'x-amz-date': '20200101T000000Z',
-          ...headers,
-        },
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => {
-          body += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end('{}');
-  });
-}
-
-describe("the embedded store is its owner's alone", () => {
-  it('keeps a random token in a file only the owner can read', async () => {
-    // Prepare
-    const other = await mkdtemp(path.join(tmpdir(), 'shieldwatch-store-other-'));
-
-    // Act
-    const store = await ensureEmbeddedStore({ dir });
-    const otherStore = await ensureEmbeddedStore({ dir: other }).finally(() => stopEmbeddedStore(other));
-    await rm(other, { recursive: true, force: true });
-
-    // Assess
-    const tokenFile = path.join(dir, 'token');
-    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
-    expect(statSync(dir).mode & 0o777).toBe(0o700);
-    expect(readFileSync(tokenFile, 'utf8').trim()).toBe(store.token);
-    expect(store.token).toMatch(/^[0-9a-f]{40}$/);
-    expect(otherStore.token).not.toBe(store.token);
-  });
-
-  it.each([
-    ['no Authorization header', {}],
-    [
-      'a wrong access key id',
-      {
-        authorization:
-          'AWS4-HMAC-SHA256 Credential=AKIDWRONGWRONGWRONG1/20200101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
-      },
-    ],
-    ['a query-string signature', { 'x-amz-credential': 'x' }],
-  ])('refuses a request with %s', async (_name, headers) => {
-    // Prepare
-    const store = await ensureEmbeddedStore({ dir });
-
-    // Act
-    const answer = await rawPost(store.endpoint, headers);
-
-    // Assess
-    expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.body)).toMatchObject({
-      __type: 'com.amazon.coral.service#UnrecognizedClientException',
-    });
-    expect(answer.body).not.toContain('TableNames');
-  });
-
-  it('refuses an SDK client with another access key id, and serves one with the token', async () => {
-    // Prepare
-    const store = await ensureEmbeddedStore({ dir });
-    const stranger = dynamo(store, 'AKIDEXAMPLEEXAMPLE12');
-    const owner = dynamo(store);
-
-    // Act
-    const refused = await stranger.send(new ListTablesCommand({})).catch((error: Error) => error);
-    const served = await owner.send(new ListTablesCommand({}));
-    stranger.destroy();
-    owner.destroy();
-
-    // Assess
-    expect((refused as Error).name).toBe('UnrecognizedClientException');
-    expect(served.TableNames).toEqual([]);
-  });
-
-  it('starts its server without the API key, SHIELDWATCH_* settings or AWS credentials in its environment', async () => {
-    // Prepare: the secrets a CLI process may hold in its environment.
-    const secrets = {
-      SHIELDWATCH_API_KEY: 'sk-live-secret-key-0123456789',
-      SHIELDWATCH_STORE_IDLE_MS: '120000',
-      AWS_ACCESS_KEY_ID: 'AKIDREALCREDENTIALS1',
-      AWS_SECRET_ACCESS_KEY: 'real-secret-access-key',
-      AWS_SESSION_TOKEN: 'real-session-token',
-    };
-    Object.assign(process.env, secrets);
-
-    // Act
-    const store = await ensureEmbeddedStore({ dir }).finally(() => {
-      for (const name of Object.keys(secrets)) delete process.env[name];
-    });
-    const environ = readFileSync(`/proc/${store.pid}/environ`, 'utf8');
-
-    // Assess
-    expect(store.started).toBe(true);
-    const names = environ.split('\0').map((entry) => entry.split('=')[0]);
-    expect(names.filter((name) => name?.startsWith('SHIELDWATCH_') || name?.startsWith('AWS_'))).toEqual([]);
-    for (const value of Object.values(secrets)) expect(environ).not.toContain(value);
   });
 });
 
