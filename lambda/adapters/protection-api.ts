@@ -266,8 +266,9 @@ export class ProtectionApiClient implements ProtectionApi {
       return notSent('deadline reached before the request was sent');
     }
 
+    // One controller per attempt, fed by the caller's signal through a listener (no AbortSignal.any: each
+    // queued request would hold a combined signal, which costs memory with a thousand of them waiting).
     const controller = new AbortController();
-    const signal = outer === undefined ? controller.signal : AbortSignal.any([controller.signal, outer]);
     let cause: AbortCause | undefined;
     let timer: NodeJS.Timeout | undefined;
     let startedAt = 0;
@@ -284,16 +285,16 @@ export class ProtectionApiClient implements ProtectionApi {
       controller.abort();
       giveUp(message);
     };
-    const onQueuedAbort = (): void => stopQueued('aborted before the request was sent');
+    const onOuterAbort = (): void => {
+      if (left === undefined) stopQueued('aborted before the request was sent');
+      else controller.abort();
+    };
     const queueTimer =
       deadlineMs === undefined
         ? undefined
         : setTimeout(stopQueued, deadlineMs - Date.now(), 'deadline reached before the request was sent');
-    outer?.addEventListener('abort', onQueuedAbort, { once: true });
-    const leaveQueue = (): void => {
-      clearTimeout(queueTimer);
-      outer?.removeEventListener('abort', onQueuedAbort);
-    };
+    outer?.addEventListener('abort', onOuterAbort, { once: true });
+    const leaveQueue = (): void => clearTimeout(queueTimer);
     const start = (): void => {
       if (left !== undefined) return;
       left = 'sent';
@@ -330,7 +331,7 @@ export class ProtectionApiClient implements ProtectionApi {
       path,
       method: 'GET',
       headers: this.#headers(key),
-      signal,
+      signal: controller.signal,
       [QUEUE_WATCH]: { onStart: start, onEnd: end },
     };
 
@@ -363,6 +364,7 @@ export class ProtectionApiClient implements ProtectionApi {
       });
     } finally {
       leaveQueue();
+      outer?.removeEventListener('abort', onOuterAbort);
       clearTimeout(timer);
       end();
     }
