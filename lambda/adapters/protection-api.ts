@@ -1,5 +1,7 @@
 /**
- * The protection API client: three GET endpoints, on one keep-alive undici pool.
+ * The protection API client: three GET endpoints, on one keep-alive undici pool whose queue is the
+ * concurrency limit (`undici-pool.ts`), with retries and time-outs. Reading an answer is `answer-body.ts`,
+ * what it means `core/answer.ts`, naming a transport failure `transport-errors.ts`.
  *
  * Every method resolves to an {@link ApiResponse}; nothing here throws or rejects. The API is undocumented
  * beyond its paths, so every answer is treated as untrusted: bodies are size-capped while they stream,
