@@ -35,9 +35,12 @@ export function printAlert(io: CliIo, alert: RenderedAlert): void {
   println(io.stdout, `  ${printable(alert.sms)}`);
 }
 
-/** Builds the monitor for the CLI: the store (embedded or configured), SNS or the terminal for alerts. */
-export async function openMonitor(io: CliIo, config: MonitorConfig, verbose: boolean) {
-  const store = await openStore(io.env, config.table);
+/**
+ * Builds the monitor for the CLI: the store (embedded or configured), SNS or the terminal for alerts.
+ * `signal` aborts opening the store.
+ */
+export async function openMonitor(io: CliIo, config: MonitorConfig, verbose: boolean, signal?: AbortSignal) {
+  const store = await openStore(io.env, config.table, signal === undefined ? {} : { signal });
   const sns = config.topicArn === undefined ? undefined : createSnsClient(io.env);
   const secrets = config.apiKey.kind === 'secret' ? createSecretsClient(io.env) : undefined;
   const monitor = buildMonitor({

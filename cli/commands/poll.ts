@@ -37,9 +37,32 @@ export function summarize(result: CycleResult, io: CliIo, publisherTarget: strin
   return [
     `cycle ${result.cycleId} at ${result.startedAt} took ${result.durationMs} ms${result.stale ? ' (older than a cycle already applied: no decision)' : ''}`,
     renderTable(['target', 'result', 'http', 'latency', 'detail'], rows),
-    `filter status: ${result.status === undefined ? '(not known yet)' : clip(printable(JSON.stringify(displayStatus(result.status))), 200)}`,
+    statusLine(result, colour),
     `alerts: ${alerts}`,
   ].join('\n');
+}
+
+/**
+ * The filter status line: the confirmed status, and, when this cycle read no status (the request failed, the
+ * key was rejected, the status was unreadable), that the status shown is only the last known one.
+ */
+function statusLine(result: CycleResult, colour: ReturnType<typeof palette>): string {
+  const show = (status: string) => clip(printable(JSON.stringify(displayStatus(status))), 200);
+  const known = result.status === undefined ? undefined : show(result.status);
+  const filter = result.filter;
+  if (filter?.ok === true && filter.status !== undefined) {
+    if (known !== undefined && filter.status !== result.status && !result.stale) {
+      return `filter status: ${known} (observed ${show(filter.status)}, not confirmed yet)`;
+    }
+    return `filter status: ${known ?? '(not known yet)'}`;
+  }
+  const why =
+    filter === undefined
+      ? 'this cycle did not poll it'
+      : `${filter.errorKind ?? 'error'}${filter.httpStatus === undefined ? '' : ` (HTTP ${filter.httpStatus})`}`;
+  return colour.yellow(
+    `filter status: ${known === undefined ? '(not known yet)' : `${known}, the last known`}; NOT observed this cycle: ${why}`,
+  );
 }
 
 export const pollCommand: Command = {
@@ -62,16 +85,29 @@ export const pollCommand: Command = {
   options: { verbose: { type: 'boolean' } },
   async run(values, io) {
     const config = loadConfig(io.env);
-    const { monitor, close } = await openMonitor(io, config, values['verbose'] === true);
+    // The budget counts from the process start (start-up and the store come out of it), less a moment to
+    // print and close, so `poll` as a whole ends within SHIELDWATCH_CYCLE_TIMEOUT_MS; but opening the store
+    // and the cycle itself always keep at least half of it, however slow the start was. A store that does not
+    // answer is given up at the deadline: its requests are aborted, so neither they nor the SDK's retries
+    // hold the process.
+    const processDeadline = Math.round(performance.timeOrigin) + config.cycleTimeoutMs - EXIT_MARGIN_MS;
+    const opening = AbortSignal.timeout(Math.max(processDeadline - io.now(), config.cycleTimeoutMs / 2));
+    const { monitor, close } = await openMonitor(io, config, values['verbose'] === true, opening).catch(
+      (error: unknown) => {
+        if (!opening.aborted) throw error;
+        throw new Error(
+          `the store did not answer within SHIELDWATCH_CYCLE_TIMEOUT_MS (${config.cycleTimeoutMs} ms): ${(error as Error).message}`,
+          { cause: error },
+        );
+      },
+    );
     try {
-      // The budget counts from the process start (start-up and the store come out of it), less a moment to
-      // print and close, so `poll` as a whole ends within SHIELDWATCH_CYCLE_TIMEOUT_MS; but the cycle itself
-      // always keeps at least half of it, however slow the start was.
       const now = io.now();
-      const spentMs = Math.max(0, now - Math.round(performance.timeOrigin));
-      const budgetMs = Math.max(config.cycleTimeoutMs / 2, config.cycleTimeoutMs - spentMs - EXIT_MARGIN_MS);
-      const deadline = now + budgetMs;
-      const result = await runCycle(monitor.deps, monitor.settings, deadline);
+      const result = await runCycle(
+        monitor.deps,
+        monitor.settings,
+        Math.max(now + config.cycleTimeoutMs / 2, processDeadline),
+      );
       println(io.stdout, summarize(result, io, monitor.deps.publisher.target));
       return 0;
     } finally {

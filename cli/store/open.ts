@@ -41,6 +41,8 @@ export interface OpenStoreOptions {
    * saying where the store would be).
    */
   readonly readOnly?: boolean;
+  /** Aborts opening the store: its table check and creation (`poll`'s deadline). */
+  readonly signal?: AbortSignal;
 }
 
 /** The embedded store's idle time from `SHIELDWATCH_STORE_IDLE_MS`, when set. */
@@ -154,7 +156,7 @@ export async function openStore(env: Env, table: string, options: OpenStoreOptio
   }
   if (create) {
     try {
-      await storeCall(store, () => ensureTable(store.client, table));
+      await storeCall(store, () => ensureTable(store.client, table, options.signal));
     } catch (error) {
       store.client.destroy();
       throw error;

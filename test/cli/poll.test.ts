@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RecordedPublish } from '../fixtures/fake-aws.ts';
+import { type RecordedPublish, startDynamoProxy } from '../fixtures/fake-aws.ts';
 import {
   type CliRun,
   describeRun,
@@ -365,4 +365,100 @@ describe.concurrent('poll, history and events against loopback AWS endpoints', (
       expect(texts['email']).toContain(LONG);
     });
   });
+
+  it('a key rejected on every request (401): the summary says the status shown was not observed this cycle', async () => {
+    // Prepare
+    const world = await startWorld({ settings: { SHIELDWATCH_NETWORKS: 'net-1' } });
+    world.api.filter = () => ({ body: { status: 'protecting' } });
+    try {
+      await pollOk(world);
+      world.api.filter = () => ({ status: 401, body: { error: 'key revoked' } });
+      world.api.network = () => ({ status: 401, body: { error: 'key revoked' } });
+
+      // Act
+      const rejected = await pollOk(world);
+
+      // Assess
+      const line = rejected.stdout.split('\n').find((l) => l.startsWith('filter status:'));
+      expect(line).toBe(
+        'filter status: "protecting", the last known; NOT observed this cycle: auth (HTTP 401)',
+      );
+    } finally {
+      await world.close();
+    }
+  });
+
+  it('the first cycle ever, its status unreadable: not known yet, and not observed', async () => {
+    // Prepare
+    const world = await startWorld();
+    world.api.filter = () => ({ status: 503, body: { error: 'down' } });
+    try {
+      // Act
+      const run = await pollOk(world);
+
+      // Assess
+      expect(run.stdout).toContain(
+        'filter status: (not known yet); NOT observed this cycle: server (HTTP 503)',
+      );
+    } finally {
+      await world.close();
+    }
+  });
+
+  it('snapshots refused after the state write: exit 1, saying what was committed; the alert was sent', async () => {
+    // Prepare
+    const world = await startWorld();
+    const proxy = await startDynamoProxy(world.dynamo.endpoint);
+    const env = { ...world.env, AWS_ENDPOINT_URL_DYNAMODB: proxy.url };
+    world.api.filter = () => ({ body: { status: 'on' } });
+    try {
+      await pollOk(world);
+      world.api.filter = () => ({ body: { status: 'off' } });
+      proxy.fault = (operation) => (operation === 'BatchWriteItem' ? 'refuse' : undefined);
+
+      // Act
+      const run = await runCli(['poll'], env);
+
+      // Assess
+      expect(run.code, describeRun(run)).toBe(1);
+      expect(run.stderr).toMatch(
+        /cannot store snapshots: .*; the cycle ran in part: the monitor state was committed \(filter status "off"; 1 new alert\(s\): filter\.status_changed "on" -> "off"; 1 sent, 0 waiting in the outbox for the next cycle\)/,
+      );
+      expect(world.sns.publishes.map((p) => p.attributes['to'])).toEqual(['off']);
+    } finally {
+      await proxy.close();
+      await world.close();
+    }
+  });
+});
+
+/** Run one at a time, not alongside the concurrent tests above: the bound is on wall time from spawn. */
+describe('poll against a store that does not answer', () => {
+  it.each([
+    { name: 'from the start', answered: [] as string[] },
+    { name: 'after the table check', answered: ['DescribeTable'] },
+  ])(
+    'a DynamoDB that accepts and never answers ($name): poll exits 1 within SHIELDWATCH_CYCLE_TIMEOUT_MS',
+    async ({ answered }) => {
+      // Prepare
+      const world = await startWorld({ settings: { SHIELDWATCH_CYCLE_TIMEOUT_MS: '4000' } });
+      const proxy = await startDynamoProxy(world.dynamo.endpoint);
+      proxy.fault = (operation) => (answered.includes(operation) ? undefined : 'hang');
+      world.api.filter = () => ({ body: { status: 'on' } });
+      try {
+        // Act
+        const run = await runCli(['poll'], { ...world.env, AWS_ENDPOINT_URL_DYNAMODB: proxy.url });
+
+        // Assess
+        expect(run.code, describeRun(run)).toBe(1);
+        expect(run.stderr).toMatch(/did not answer/);
+        // The margin covers starting Node and the CLI on a busy machine; without the abort it took 20 s.
+        expect(run.ms).toBeLessThan(4000 + 2000);
+        expect(proxy.requests.filter((r) => r.fault === 'hang').length).toBeGreaterThan(0);
+      } finally {
+        await proxy.close();
+        await world.close();
+      }
+    },
+  );
 });
