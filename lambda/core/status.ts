@@ -36,7 +36,7 @@ export function parseStatusPath(path: string): StatusPathParse {
   if (trimmed === '') {
     return { ok: false, error: 'status path is empty (expected a dot path such as data.filter.state)' };
   }
-  const segments = trimmed.split('.');
+  const segments = pathSegments(trimmed);
   if (segments.some((segment) => segment === '')) {
     return {
       ok: false,
