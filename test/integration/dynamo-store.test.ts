@@ -124,6 +124,40 @@ describe('DynamoStore on dynalite', () => {
     ]);
   });
 
+  it('records the message id of a published alert with its event, and returns it when the alert is recorded again', async () => {
+    // Prepare
+    const alert = change(7, 'x', 'y');
+
+    // Act
+    const first = await store.recordEvent(alert);
+    await store.markPublished(alert, 'sns-message-7');
+    const again = await store.recordEvent(alert);
+    const stillThere = await store.recordEvent(alert);
+    const events = await store.queryEvents({ since: alert.at, until: alert.at });
+
+    // Assess
+    expect(first).toBeUndefined();
+    expect(again).toBe('sns-message-7');
+    expect(stillThere).toBe('sns-message-7');
+    expect(events).toEqual([{ at: alert.at, event: 'filter.status_changed', from: 'x', to: 'y', seq: 7 }]);
+  });
+
+  it('withSignal: the same store, its requests aborted once the signal aborts', async () => {
+    // Prepare
+    const abort = new AbortController();
+    const bound = store.withSignal(abort.signal);
+    const before = await bound.load();
+
+    // Act
+    abort.abort();
+    const after = bound.load();
+
+    // Assess
+    expect(before.version).toBe((await store.load()).version);
+    await expect(after).rejects.toThrow(/abort/i);
+    expect(bound.stats).toBe(store.stats);
+  });
+
   it('appends to the outbox on a versioned update and refuses a stale version', async () => {
     // Prepare
     const current = await store.load();
