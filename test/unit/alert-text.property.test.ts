@@ -23,6 +23,41 @@ const EVENTS: readonly AlertEvent[] = [
   'monitor.test',
 ];
 
+const HIDDEN_IN_EMAIL = /[^\P{Cc}\n]|[\p{Cf}\u2028\u2029]|[^\P{Zs} ]/u;
+
+/** Look-alike pieces: letters, invisible and format characters, unusual spaces, fullwidth and accented forms. */
+const lookAlikeStatus: fc.Arbitrary<string> = fc
+  .array(
+    fc.constantFrom(
+      'O',
+      'N',
+      'a',
+      ' ',
+      '\u200B',
+      '\u200C',
+      '\u202E',
+      '\u2066',
+      '\u2069',
+      '\uFEFF',
+      '\u00AD',
+      '\u00A0',
+      '\u3000',
+      '\u0000',
+      '\t',
+      '\n',
+      '\u041E',
+      '\uFF2F',
+      '\u0301',
+      '\u00E9',
+      'e\u0301',
+      '\u8FD0',
+      '\u505C',
+      '\uFE0F',
+    ),
+    { maxLength: 40 },
+  )
+  .map((pieces) => pieces.join(''));
+
 const NOT_XML_1_0 = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 
 /** Short texts of every kind, now and then a huge one (repeated so it costs little to generate). */
@@ -98,6 +133,8 @@ describe('renderAlert, for any alert and any networks', () => {
         expect(rendered.sms).toMatch(/^[\x20-\x7E]+$/);
         expect(Buffer.byteLength(rendered.email, 'utf8')).toBeLessThanOrEqual(EMAIL_MAX_BYTES);
         expect(rendered.default).toBe(rendered.email);
+        // Nothing hidden: no control but the line feed, no format character, no space but U+0020.
+        expect(rendered.email).not.toMatch(HIDDEN_IN_EMAIL);
         expect(Object.keys(rendered.attributes)).toContain('event');
         for (const value of Object.values(rendered.attributes)) {
           expect(value.length).toBeGreaterThan(0);
@@ -128,6 +165,56 @@ describe('renderAlert, for any alert and any networks', () => {
         },
       ),
       { numRuns: 100 },
+    );
+  });
+});
+
+describe('renderAlert, for two different statuses (issue 15.8)', () => {
+  const NOTE = 'differ only in invisible or look-alike characters';
+
+  it('shows them differently in the subject and the SMS, or says that they differ only in such characters', () => {
+    fc.assert(
+      fc.property(
+        lookAlikeStatus,
+        lookAlikeStatus,
+        fc.constantFrom(undefined, 'high' as const, 'resolved' as const),
+        (from, to, severity) => {
+          fc.pre(from !== to);
+          // Act
+          const { subject, sms } = renderAlert(
+            {
+              seq: 1,
+              event: 'filter.status_changed',
+              at: '2026-11-22T10:04:05.000Z',
+              from,
+              to,
+              ...(severity === undefined ? {} : { severity, expected: 'ON' }),
+            },
+            { networks: [] },
+          );
+
+          // Assess
+          const inSubject = /changed( \(look-alike\))?: (.*) -> (.*)$/.exec(subject);
+          expect(inSubject).not.toBeNull();
+          const [, subjectNote, shownFrom, shownTo] = inSubject ?? [];
+          expect(shownFrom !== shownTo || subjectNote !== undefined).toBe(true);
+          const inSms =
+            /is now "(.*)" \(was "(.*)"(; differ only in invisible or look-alike characters)?\), seen/.exec(
+              sms,
+            );
+          expect(inSms).not.toBeNull();
+          const [, smsTo, smsFrom, smsNote] = inSms ?? [];
+          expect(smsTo !== smsFrom || smsNote !== undefined).toBe(true);
+          // The note is never a false alarm: without the hidden characters and accents, the two are the same.
+          if (subjectNote !== undefined || smsNote !== undefined) {
+            expect(asciiFold(from)).toBe(asciiFold(to));
+            expect(sms).toContain(NOTE);
+          }
+          expect(subject.length).toBeLessThanOrEqual(99);
+          expect(sms.length).toBeLessThanOrEqual(160);
+        },
+      ),
+      { numRuns: 1000 },
     );
   });
 });

@@ -166,9 +166,9 @@ describe('renderAlert subject and SMS', () => {
     { from: '', to: 'active', shown: '(empty) -> active' },
     { from: 'active', to: '', shown: 'active -> (empty)' },
     { from: '   ', to: 'on', shown: '(blank) -> on' },
-    { from: '\u200B', to: 'on', shown: '(blank) -> on' },
+    { from: '\u200B', to: 'on', shown: '<U+200B> -> on' },
     { from: 'Z\u00FCrich \u201Con\u201D', to: 'off', shown: 'Zurich "on" -> off' },
-    { from: 'a\nb\tc', to: 'x\u0000y', shown: 'a b c -> xy' },
+    { from: 'a\nb\tc', to: 'x\u0000y', shown: 'a<U+000A>b<U+0009>c -> x<U+0000>y' },
     { from: '\u8FD0\u884C', to: '\u{1F6E1}', shown: '?? -> ?' },
     { from: '0', to: 'true', shown: '0 -> true' },
   ])('shows statuses $from and $to as "$shown"', ({ from, to, shown }) => {
@@ -399,7 +399,7 @@ describe('renderAlert email', () => {
     expect(email).not.toContain('f20 = 20');
   });
 
-  it('cleans control characters out of network ids, paths and errors', () => {
+  it('shows control characters in network ids, paths and errors as escapes', () => {
     // Prepare
     const networks = [network('net\n1', [['a\u0000b', 1]], 'bad\r\nthing\u0007'), network('', [])];
 
@@ -408,8 +408,8 @@ describe('renderAlert email', () => {
 
     // Assess
     expect(email).toContain('  net 1 (');
-    expect(email).toContain('    error: bad  thing?\n');
-    expect(email).toContain('    a?b = 1\n');
+    expect(email).toContain('    error: bad  thing<U+0007>\n');
+    expect(email).toContain('    a<U+0000>b = 1\n');
     expect(email).toContain('  (no network id) (');
     expect(email).toContain('    (no figures)\n');
   });
@@ -645,4 +645,143 @@ describe('renderAlert: recoveries speak of the incident that ended', () => {
     expect(rendered.sms).toMatch(sms);
     expect(rendered.sms.length).toBeLessThanOrEqual(160);
   });
+});
+
+describe('renderAlert: hidden and look-alike characters in statuses (issue 15.8)', () => {
+  const LOOK_ALIKE = 'differ only in invisible or look-alike characters';
+  const SEEN = 'seen 2026-11-22 10:04 UTC';
+
+  it.each([
+    { name: 'a zero-width space', from: 'ON', to: 'ON\u200B', shown: 'ON -> ON<U+200B>', note: false },
+    {
+      name: 'a right-to-left override',
+      from: 'active',
+      to: '\u202Eactive',
+      shown: 'active -> <U+202E>active',
+      note: false,
+    },
+    {
+      name: 'bidi isolates',
+      from: 'on',
+      to: '\u2066on\u2069',
+      shown: 'on -> <U+2066>on<U+2069>',
+      note: false,
+    },
+    { name: 'a no-break space', from: 'O N', to: 'O\u00A0N', shown: 'O N -> O<U+00A0>N', note: false },
+    { name: 'an ideographic space', from: 'O N', to: 'O\u3000N', shown: 'O N -> O<U+3000>N', note: false },
+    { name: 'a soft hyphen', from: 'ON', to: 'O\u00ADN', shown: 'ON -> O<U+00AD>N', note: false },
+    { name: 'a BOM', from: 'ON', to: '\uFEFFON', shown: 'ON -> <U+FEFF>ON', note: false },
+    {
+      name: 'a trailing space',
+      from: 'Active',
+      to: 'Active ',
+      shown: 'Active -> Active<U+0020>',
+      note: false,
+    },
+    {
+      name: 'fullwidth letters',
+      from: 'ON',
+      to: '\uFF2F\uFF2E',
+      shown: 'ON -> <U+FF2F><U+FF2E>',
+      note: true,
+    },
+    { name: 'a combining accent', from: 'cafe', to: 'cafe\u0301', shown: 'cafe -> cafe<U+0301>', note: true },
+    { name: 'a variation selector', from: 'ok', to: 'ok\uFE0F', shown: 'ok -> ok<U+FE0F>', note: true },
+    {
+      name: 'two scripts that both fold to ?',
+      from: '\u8FD0\u884C',
+      to: '\u505C\u6B62',
+      shown: '<U+8FD0><U+884C> -> <U+505C><U+6B62>',
+      note: true,
+    },
+    { name: 'Cyrillic O against Latin O', from: 'ON', to: '\u041EN', shown: 'ON -> ?N', note: false },
+  ])('tells statuses apart that differ by $name', ({ from, to, shown, note }) => {
+    // Act
+    const { subject, sms } = renderAlert(change(from, to), NO_NETWORKS);
+
+    // Assess
+    const [shownFrom, shownTo] = shown.split(' -> ');
+    expect(subject).toBe(`[shieldwatch] Filter status changed${note ? ' (look-alike)' : ''}: ${shown}`);
+    expect(sms).toBe(
+      `shieldwatch: filter status is now "${shownTo}" (was "${shownFrom}"${note ? `; ${LOOK_ALIKE}` : ''}), ${SEEN}`,
+    );
+  });
+
+  it('tells a reminder status apart from an expected status that only looks the same', () => {
+    // Act
+    const { subject, sms, email } = renderAlert(
+      {
+        seq: 3,
+        event: 'filter.status_reminder',
+        at: AT,
+        since: '2026-11-22T08:04:05.000Z',
+        to: 'Active',
+        expected: '\uFF21ctive',
+        severity: 'high',
+      },
+      NO_NETWORKS,
+    );
+
+    // Assess
+    expect(subject).toBe(
+      '[shieldwatch] REMINDER: filter status still Active, expected <U+FF21>ctive (look-alike)',
+    );
+    expect(sms).toBe(
+      `shieldwatch: REMINDER filter status still "Active" (expected "<U+FF21>ctive"; ${LOOK_ALIKE}), ${SEEN}`,
+    );
+    expect(email).toContain(`Note:                   the two statuses ${LOOK_ALIKE}:\n`);
+    expect(email).toContain('Expected, escaped:      <U+FF21>ctive\n');
+  });
+
+  it('keeps two long look-alike statuses apart where they differ, past the room of the subject', () => {
+    // Prepare
+    const from = `${'\u00E9'.repeat(60)}\u200B`;
+    const to = `${'\u00E9'.repeat(60)}\u200C`;
+
+    // Act
+    const { subject, sms } = renderAlert(change(from, to), NO_NETWORKS);
+
+    // Assess
+    expect(subject.length).toBeLessThanOrEqual(99);
+    expect(sms.length).toBeLessThanOrEqual(160);
+    expect(subject).toContain('<U+200B>');
+    expect(subject).toContain('<U+200C>');
+    expect(sms).toContain('<U+200B>');
+    expect(sms).toContain('<U+200C>');
+  });
+
+  it('escapes hidden characters from the API in the email, and shows non-ASCII statuses escaped too', () => {
+    // Prepare
+    const alert = change('\u041EN', 'ON\u202E', { detail: 'bad\u202Eanswer\u2066x\u2069' });
+    const networks = [network('net\u200B1', [['pps\u2028in', 1]], 'refused\u202E')];
+
+    // Act
+    const { email, default: defaultText, attributes } = renderAlert(alert, { networks });
+
+    // Assess
+    for (const text of [email, defaultText]) {
+      expect(text).not.toMatch(/[\p{Cf}\u2028\u2029]/u);
+      expect(text).toContain('New status:             "ON<U+202E>"\n');
+      expect(text).toContain('Previous status:        "\u041EN"\n');
+      expect(text).toContain('Previous, escaped:      <U+041E>N\n');
+      expect(text).toContain('New, escaped:           ON<U+202E>\n');
+      expect(text).toContain('Detail:                 bad<U+202E>answer<U+2066>x<U+2069>\n');
+      expect(text).toContain('  net<U+200B>1 (');
+      expect(text).toContain('    error: refused<U+202E>\n');
+      expect(text).toContain('    pps<U+2028>in = 1\n');
+    }
+    expect(attributes).toEqual({ event: 'filter.status_changed', from: '\u041EN', to: 'ON\u202E' });
+  });
+
+  it.each<AlertEvent>(['api.unreachable', 'api.recovered', 'filter.status_unreadable'])(
+    'escapes a format character in the detail of %s, in the SMS too',
+    (event) => {
+      // Act
+      const { sms, email } = renderAlert(incident(event, { detail: 'HTTP 500 \u202Edetail' }), NO_NETWORKS);
+
+      // Assess
+      expect(sms).toContain('HTTP 500 <U+202E>detail');
+      expect(email).toContain('HTTP 500 <U+202E>detail');
+    },
+  );
 });

@@ -1,0 +1,105 @@
+/**
+ * Every alert event with its texts, in one exhaustive record: a new {@link AlertEvent} does not compile until
+ * it has its subject, SMS sentence and email introduction here. The event families derive from it.
+ */
+import type { AlertEvent } from './types.ts';
+
+/**
+ * How an event's texts are built: `status` names statuses (a change, a reminder), `incident` opens an incident
+ * about the monitor's view of the API (counted in failing cycles), `recovery` ends one, `test` is a delivery
+ * check.
+ */
+export type EventFamily = 'status' | 'incident' | 'recovery' | 'test';
+
+/** The fixed texts of one event. */
+export interface EventTexts {
+  readonly family: EventFamily;
+  /** The subject after `[name] `; for the `status` family, the words before the statuses. */
+  readonly subject: string;
+  /** The SMS sentence after `name: `; for the `status` family, the words before the status. */
+  readonly sms: string;
+  /** The opening paragraph of the email. */
+  readonly intro: string;
+}
+
+/** The texts of every alert event (README, Event names). */
+export const ALERT_EVENT_TEXTS: Readonly<Record<AlertEvent, EventTexts>> = {
+  'filter.status_changed': {
+    family: 'status',
+    subject: 'Filter status changed',
+    sms: 'filter status is now',
+    intro: 'The filter status changed.',
+  },
+  'filter.status_reminder': {
+    family: 'status',
+    subject: 'REMINDER: filter status still',
+    sms: 'REMINDER filter status still',
+    intro: 'Reminder: the filter status is still away from the expected status.',
+  },
+  'api.auth_failed': {
+    family: 'incident',
+    subject: 'API key rejected',
+    sms: 'the API key was rejected',
+    intro:
+      'The protection API rejected the API key (HTTP 401 or 403). No status can be read until the key is fixed.',
+  },
+  'api.auth_restored': {
+    family: 'recovery',
+    subject: 'API key accepted again',
+    sms: 'the API key is accepted again',
+    intro: 'The protection API accepts the API key again.',
+  },
+  'api.unreachable': {
+    family: 'incident',
+    subject: 'API unreachable',
+    sms: 'the API is unreachable',
+    intro:
+      'The protection API is unreachable: every request failed (time-out, connection error, HTTP 5xx or 429).',
+  },
+  'api.recovered': {
+    family: 'recovery',
+    subject: 'API reachable again',
+    sms: 'the API is reachable again',
+    intro: 'The protection API is reachable again.',
+  },
+  'filter.status_unreadable': {
+    family: 'incident',
+    subject: 'Filter status unreadable',
+    sms: 'the filter status cannot be read',
+    intro:
+      'The filter status cannot be read from the API answers (no status at the status path, or a body that is not JSON).',
+  },
+  'filter.status_readable': {
+    family: 'recovery',
+    subject: 'Filter status readable again',
+    sms: 'the filter status can be read again',
+    intro: 'The filter status can be read again.',
+  },
+  'monitor.test': {
+    family: 'test',
+    subject: 'TEST notification - delivery check',
+    sms: 'TEST notification, alert delivery works',
+    intro:
+      'This is a TEST notification from shieldwatch, sent to check that alerts are delivered. No action is needed.',
+  },
+};
+
+/** Every alert event, in the order of {@link ALERT_EVENT_TEXTS}. */
+export const ALERT_EVENTS = Object.keys(ALERT_EVENT_TEXTS) as readonly AlertEvent[];
+
+/** The texts of `event`, or undefined for a name this version does not know (a newer writer, a corrupt record). */
+export function eventTexts(event: unknown): EventTexts | undefined {
+  return typeof event === 'string' && Object.hasOwn(ALERT_EVENT_TEXTS, event)
+    ? ALERT_EVENT_TEXTS[event as AlertEvent]
+    : undefined;
+}
+
+function eventsOf(...families: EventFamily[]): ReadonlySet<AlertEvent> {
+  return new Set(ALERT_EVENTS.filter((event) => families.includes(ALERT_EVENT_TEXTS[event].family)));
+}
+
+/** Events that end an incident: their count and detail describe the incident that ended. */
+export const RECOVERY_EVENTS: ReadonlySet<AlertEvent> = eventsOf('recovery');
+
+/** Events about an incident, whose `cycles` counts failures in a row rather than confirmations. */
+export const INCIDENT_EVENTS: ReadonlySet<AlertEvent> = eventsOf('incident', 'recovery');
