@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { ALERT_EVENT_TEXTS, ALERT_EVENTS, RECOVERY_EVENTS } from '../../lambda/core/alert-events.ts';
 import {
   ATTRIBUTE_MAX_CHARS,
   asciiFold,
@@ -784,4 +786,31 @@ describe('renderAlert: hidden and look-alike characters in statuses (issue 15.8)
       expect(email).toContain('HTTP 500 <U+202E>detail');
     },
   );
+});
+
+describe('the alert events', () => {
+  it("are the README's event table, each with its texts", () => {
+    // Prepare
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const table = readme.split('### Event names')[1]?.split('\n\n')[1] ?? '';
+
+    // Act
+    const documented = [...table.matchAll(/^\| `([a-z_]+\.[a-z_]+)` \|/gm)].map((match) => match[1]);
+
+    // Assess
+    expect([...documented].sort()).toEqual([...ALERT_EVENTS].sort());
+    for (const event of ALERT_EVENTS) {
+      const texts = ALERT_EVENT_TEXTS[event];
+      expect([texts.subject, texts.sms, texts.intro].every((text) => text.trim() !== '')).toBe(true);
+    }
+  });
+
+  it('end an incident exactly for the recovery events', () => {
+    // Assess
+    expect([...RECOVERY_EVENTS].sort()).toEqual([
+      'api.auth_restored',
+      'api.recovered',
+      'filter.status_readable',
+    ]);
+  });
 });
