@@ -24,6 +24,8 @@ const REMOVE_BACKOFF_CAP_MS = 1000;
  * back-off) has the message id recorded alongside, while there is still time before the deadline.
  */
 const MARK_AFTER_MS = 250;
+/** Most time a publish leaves before the deadline to hand its claim back when it fails (half the floor). */
+const MAX_HAND_BACK_MS = 1000;
 /** Published alerts whose removal is unconfirmed that a process remembers at most. */
 const MAX_REMEMBERED = 256;
 
@@ -191,8 +193,13 @@ export async function drainOutbox(
           monitorName: options.monitorName,
           ...(options.apiUrl === undefined ? {} : { apiUrl: options.apiUrl }),
         });
-        // Bounded by the cycle's deadline: an SNS that does not answer must not hold the cycle (or the claim).
-        messageId = await deps.publisher.publish(rendered, AbortSignal.timeout(Math.max(1, left)));
+        // Bounded by the cycle's deadline: an SNS that does not answer must not hold the cycle (or the claim);
+        // it ends early enough to hand the claim back before the store's calls are cut off.
+        const handBackMs = Math.min(MAX_HAND_BACK_MS, Math.floor(options.publishFloorMs / 2));
+        messageId = await deps.publisher.publish(
+          rendered,
+          AbortSignal.timeout(Math.max(1, Math.floor(left - handBackMs))),
+        );
         deps.published?.note(entry, messageId);
         deps.metrics?.alertPublished(true);
         deps.log.info('alert published', {

@@ -91,7 +91,9 @@ export const pollCommand: Command = {
     // answer is given up at the deadline: its requests are aborted, so neither they nor the SDK's retries
     // hold the process.
     const processDeadline = Math.round(performance.timeOrigin) + config.cycleTimeoutMs - EXIT_MARGIN_MS;
-    const opening = AbortSignal.timeout(Math.max(processDeadline - io.now(), config.cycleTimeoutMs / 2));
+    const opening = AbortSignal.timeout(
+      Math.floor(Math.max(processDeadline - io.now(), config.cycleTimeoutMs / 2)),
+    );
     const { monitor, close } = await openMonitor(io, config, values['verbose'] === true, opening).catch(
       (error: unknown) => {
         if (!opening.aborted) throw error;
