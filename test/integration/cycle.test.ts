@@ -513,6 +513,21 @@ describe('the poll cycle against a loopback API and dynalite', () => {
     expect(await monitor.store.querySnapshots({ kind: 'network', networkId: 'net-1' }, {})).toHaveLength(1);
   });
 
+  it('sends its alert when the deadline is no whole millisecond (half an odd budget)', async () => {
+    // Prepare
+    const monitor = h.monitor();
+    h.setStatus({ status: 'A' });
+    await h.cycle(monitor);
+    h.setStatus({ status: 'B' });
+
+    // Act
+    const result = await runCycle(monitor.deps, monitor.settings, monitor.deps.now() + 8001 / 2);
+
+    // Assess
+    expect(result.failed).toEqual([]);
+    expect(result.delivered).toHaveLength(1);
+  });
+
   it('renders alerts to the log when no topic is configured', async () => {
     // Prepare
     const seen: RenderedAlert[] = [];
