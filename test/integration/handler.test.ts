@@ -4,6 +4,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
+import { startDynamoProxy } from '../fixtures/fake-aws.ts';
 
 const KEY = 'handler-test-key-5f2a9c';
 
@@ -123,6 +124,36 @@ describe('the Lambda handler', () => {
     // Assess
     await expect(run).rejects.toThrow(/cannot (store snapshots|read the monitor state)/);
     expect(output.join('')).toMatch(/"level":"ERROR","message":"cycle failed"/);
+  });
+
+  it('a cycle whose snapshots fail after its state write: throws, and logs what it committed', async () => {
+    // Prepare
+    vi.resetModules();
+    const proxy = await startDynamoProxy(dynamo.endpoint);
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', proxy.url);
+    vi.stubEnv('SHIELDWATCH_TABLE', dynamo.table);
+    const { handler } = await import('../../lambda/handler.ts');
+    api.filter = () => ({ body: { status: 'calm' } });
+    await handler(scheduled, lambdaContext(20_000));
+    api.filter = () => ({ body: { status: 'storm' } });
+    proxy.fault = (operation) => (operation === 'BatchWriteItem' ? 'refuse' : undefined);
+    output.length = 0;
+
+    try {
+      // Act
+      const run = handler(scheduled, lambdaContext(20_000));
+
+      // Assess
+      await expect(run).rejects.toThrow(/cannot store snapshots: .*; the cycle ran in part/);
+      const failed = output.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(failed.find((line) => line['message'] === 'cycle failed')).toMatchObject({
+        level: 'ERROR',
+        committed: { status: 'storm', delivered: 1, pending: 0, queued: [{ from: 'calm', to: 'storm' }] },
+      });
+    } finally {
+      vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', dynamo.endpoint);
+      await proxy.close();
+    }
   });
 
   it('throws a configuration error naming every bad variable', async () => {
