@@ -2,12 +2,14 @@ import { setMaxListeners } from 'node:events';
 import { type DecideSettings, decide, INITIAL_STATE } from './core/decide.ts';
 import { extractFigures, pickFigures } from './core/figures.ts';
 import { storedBodyBytes, toCycleObservation, toSnapshot } from './core/observation.ts';
-import type { AlertRecord, FailureKind, NetworkFigures, Snapshot, Target } from './core/types.ts';
+import type { AlertRecord, NetworkFigures, Snapshot, Target } from './core/types.ts';
 import { type CommittedWork, describeError, KeyError, StoreError } from './errors.ts';
 import { CLAIM_GRACE_MS, type DeliveryOutcome, drainOutbox, type PublishedAlerts } from './outbox.ts';
 import type {
   AlertPublisher,
   ApiKeyProvider,
+  CycleLog,
+  CycleMetrics,
   ProtectionApi,
   SnapshotStore,
   StateStore,
@@ -16,23 +18,7 @@ import type {
 
 export { KeyError, StoreError } from './errors.ts';
 export { CLAIM_GRACE_MS, type DeliveryOutcome, PublishedAlerts, SPILL_ABOVE } from './outbox.ts';
-
-/** Structured log lines; Powertools Logger fits as it is. */
-export interface CycleLog {
-  info(message: string, ...extra: Record<string, unknown>[]): void;
-  warn(message: string, ...extra: Record<string, unknown>[]): void;
-  error(message: string, ...extra: Record<string, unknown>[]): void;
-}
-
-/** Metrics of a cycle; the Lambda sends them as CloudWatch EMF, the CLI ignores them. */
-export interface CycleMetrics {
-  cycleCompleted(durationMs: number): void;
-  apiFailure(kind: FailureKind): void;
-  latency(target: Target, ms: number): void;
-  figures(networkId: string, figures: ReadonlyArray<readonly [string, number]>): void;
-  statusChanged(): void;
-  alertPublished(ok: boolean): void;
-}
+export type { CycleLog, CycleMetrics } from './ports.ts';
 
 /** Everything a cycle talks to, handed in so that tests can use real local servers or mocks. */
 export interface CycleDeps {

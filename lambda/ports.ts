@@ -1,5 +1,13 @@
 import type { MonitorState } from './core/decide.ts';
-import type { AlertEvent, AlertRecord, ApiResponse, RenderedAlert, Snapshot, Target } from './core/types.ts';
+import type {
+  AlertEvent,
+  AlertRecord,
+  ApiResponse,
+  FailureKind,
+  RenderedAlert,
+  Snapshot,
+  Target,
+} from './core/types.ts';
 
 /** Per-request limits handed down by the cycle. */
 export interface RequestContext {
@@ -134,4 +142,21 @@ export interface AlertPublisher {
   readonly target: string;
   /** Resolves with the message id; rejects when the alert was not accepted or `signal` aborted first. */
   publish(alert: RenderedAlert, signal?: AbortSignal): Promise<string>;
+}
+
+/** Structured log lines; Powertools Logger fits as it is. */
+export interface CycleLog {
+  info(message: string, ...extra: Record<string, unknown>[]): void;
+  warn(message: string, ...extra: Record<string, unknown>[]): void;
+  error(message: string, ...extra: Record<string, unknown>[]): void;
+}
+
+/** Metrics of a cycle; the Lambda sends them as CloudWatch EMF, the CLI ignores them. */
+export interface CycleMetrics {
+  cycleCompleted(durationMs: number): void;
+  apiFailure(kind: FailureKind): void;
+  latency(target: Target, ms: number): void;
+  figures(networkId: string, figures: ReadonlyArray<readonly [string, number]>): void;
+  statusChanged(): void;
+  alertPublished(ok: boolean): void;
 }

@@ -1,7 +1,7 @@
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { FailureKind, Target } from '../core/types.ts';
-import type { CycleMetrics } from '../cycle.ts';
 import { failureMetricName, figureMetricName, MetricName } from '../metric-names.ts';
+import type { CycleMetrics } from '../ports.ts';
 
 /** Cycle metrics as CloudWatch EMF through Powertools Metrics (flushed by its middleware). */
 export class PowertoolsCycleMetrics implements CycleMetrics {
