@@ -3,6 +3,7 @@ import { type DecideSettings, decide, INITIAL_STATE } from './core/decide.ts';
 import { extractFigures, pickFigures } from './core/figures.ts';
 import { storedBodyBytes, toCycleObservation, toSnapshot } from './core/observation.ts';
 import type { AlertRecord, NetworkFigures, Snapshot, Target } from './core/types.ts';
+import { CUT_SHORT_PREFIX } from './core/uptime.ts';
 import { type CommittedWork, describeError, KeyError, StoreError } from './errors.ts';
 import { CLAIM_GRACE_MS, type DeliveryOutcome, drainOutbox, type PublishedAlerts } from './outbox.ts';
 import type {
@@ -91,7 +92,7 @@ export interface CycleOptions {
   readonly signal?: AbortSignal;
 }
 
-const CUT_SHORT = 'cut short: the monitor was stopped';
+const CUT_SHORT = `${CUT_SHORT_PREFIX}: the monitor was stopped`;
 
 const COMMIT_ATTEMPTS = 8;
 const EMPTY_STATE: VersionedState = { state: INITIAL_STATE, version: 0, outbox: [] };

@@ -1,3 +1,4 @@
+import { RECOVERY_EVENTS } from './alert-events.ts';
 import type { AlertEvent, AlertRecord, FailureKind } from './types.ts';
 
 /** The problems with the monitor's own view of the API that raise an incident alert. */
@@ -96,12 +97,6 @@ export const INITIAL_STATE: MonitorState = {
 };
 
 type NewAlert = Omit<AlertRecord, 'seq'>;
-
-const RECOVERY_EVENTS: ReadonlySet<AlertEvent> = new Set([
-  'api.auth_restored',
-  'api.recovered',
-  'filter.status_readable',
-]);
 
 const KEY_SILENT_KINDS: ReadonlySet<FailureKind> = new Set(['auth', 'rate_limited', 'server']);
 

@@ -61,7 +61,7 @@ export function toSnapshot(response: ApiResponse, ctx: ObservationContext): Snap
 
 /** UTF-8 size of the body text a snapshot keeps (0 when it keeps none): what it takes from a cycle's budget. */
 export function storedBodyBytes(snapshot: Snapshot): number {
-  return snapshot.bodyText === undefined ? 0 : utf8Length(snapshot.bodyText);
+  return snapshot.bodyText === undefined ? 0 : Buffer.byteLength(snapshot.bodyText);
 }
 
 /** The body text to keep, or the marker that says why none is kept. */
@@ -70,7 +70,7 @@ function storedBody(
   budget = Number.POSITIVE_INFINITY,
 ): { text?: string; note?: string } {
   if (text === undefined) return {};
-  const bytes = utf8Length(text);
+  const bytes = Buffer.byteLength(text);
   if (bytes > MAX_STORED_BODY_BYTES) {
     return { note: `body too large to store (${bytes} bytes, limit ${MAX_STORED_BODY_BYTES})` };
   }
@@ -78,24 +78,6 @@ function storedBody(
     return { note: `body not stored (${bytes} bytes): this cycle's budget for stored bodies is spent` };
   }
   return { text };
-}
-
-/** Bytes of `text` in UTF-8, as `Buffer.byteLength` counts them (a lone surrogate as the 3 of U+FFFD). */
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
 }
 
 function outcome(snapshot: Snapshot): RequestOutcome {
