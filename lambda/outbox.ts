@@ -3,6 +3,7 @@
  * sending the same alert; an alert leaves the outbox only after SNS accepted it; a long SNS outage moves the
  * oldest waiting alerts out of the state item.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { renderAlert } from './core/alert-text.ts';
 import type { AlertRecord, NetworkFigures } from './core/types.ts';
 import { describeError } from './errors.ts';
@@ -118,8 +119,6 @@ export interface DrainResult {
   /** Alerts still waiting to be sent after this cycle. */
   readonly pending: number;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Sends the outbox in sequence order. Each alert is claimed with a conditional write first, so concurrent

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
@@ -15,8 +16,6 @@ import { openStore } from '../store/open.ts';
 
 /** The table the demo writes to, in the embedded store; recreated on every run. */
 export const DEMO_TABLE = 'shieldwatch-demo';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /** The demo never touches AWS: every AWS setting is dropped, so the embedded store is used. */
 function localOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
@@ -100,7 +99,7 @@ export const demoCommand: Command = {
       for (let i = 0; i < cycles; i++) {
         const result = await runCycle(monitor.deps, monitor.settings, io.now() + Math.max(everyMs, 2000));
         println(io.stdout, cycleLine(result, io));
-        if (i < cycles - 1) await sleep(started + (i + 1) * everyMs - io.now());
+        if (i < cycles - 1) await sleep(Math.max(0, started + (i + 1) * everyMs - io.now()));
       }
 
       const storeView = new DynamoStore(fresh.client, DEMO_TABLE);

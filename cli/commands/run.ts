@@ -1,20 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../lambda/config.ts';
-import { runCycle } from '../../lambda/cycle.ts';
+import { runCycle, StoreError } from '../../lambda/cycle.ts';
 import { palette, parseCount, parseDurationMs, useColour } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import { cycleLine, openMonitor } from '../monitor.ts';
-
-/** Waits `ms`, or less when `signal` aborts; the listener goes with the wait (a run waits thousands of times). */
-export const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 /** What {@link monitor} needs besides the opened monitor. */
 export interface MonitorLoopOptions {
@@ -69,7 +58,7 @@ export async function monitor(
         println(
           io.stderr,
           colour.red(
-            `${new Date(startedAt).toISOString().slice(11, 19)}  cycle could not run (nothing stored, the next one runs as planned): ${(error as Error).message ?? String(error)}`,
+            `${new Date(startedAt).toISOString().slice(11, 19)}  ${ranInPart(error) ? 'cycle ran in part (the next one runs as planned)' : 'cycle could not run (nothing stored, the next one runs as planned)'}: ${(error as Error).message ?? String(error)}`,
           ),
         );
       }
@@ -78,7 +67,8 @@ export async function monitor(
       next += options.everyMs;
       const now = io.now();
       if (next < now) next = now + options.everyMs - ((now - next) % options.everyMs);
-      await sleep(next - now, options.stopping);
+      // Ends early when the run is stopped; the timer's abort listener goes with each wait.
+      await sleep(next - now, undefined, { signal: options.stopping }).catch(() => undefined);
     }
   } finally {
     release();
@@ -159,3 +149,8 @@ export const runCommand: Command = {
     }
   },
 };
+
+/** True when the cycle failed after committing the monitor state (its error says what it committed). */
+function ranInPart(error: unknown): boolean {
+  return error instanceof StoreError && error.committed !== undefined;
+}

@@ -8,11 +8,13 @@
 // Only the owner may use it: the directory is 0700, and the server answers only requests signed with the
 // store's token (<dir>/token, 0600) as their access key id, so the AWS SDK and CLI work with it as they are.
 // The server gets an allow-listed environment: none of the CLI's secrets (the API key, AWS credentials).
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, link, mkdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 /** A running embedded store, ready for a DynamoDB client. */
@@ -421,8 +423,4 @@ function isAlive(pid: number): boolean {
     // EPERM: it exists but belongs to someone else.
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ConditionalCheckFailedException,
   CreateTableCommand,
@@ -159,8 +160,6 @@ function eventItem(alert: AlertRecord): Record<string, unknown> {
 function eventSortKey(alert: Pick<AlertRecord, 'at' | 'seq'>): string {
   return `${alert.at}#${String(alert.seq).padStart(12, '0')}`;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function isConditionFailure(error: unknown): boolean {
   return (
