@@ -1,7 +1,7 @@
 import { Annotations, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { KEY } from '../lambda/adapters/dynamo-store.ts';
+import { KEY } from '../lambda/adapters/table-schema.ts';
 import { AlertTopic } from './constructs/alert-topic.ts';
 import { ApiKeySecret } from './constructs/api-key-secret.ts';
 import { MonitorAlarms } from './constructs/monitor-alarms.ts';

@@ -1,12 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  ConditionalCheckFailedException,
-  CreateTableCommand,
-  DescribeTableCommand,
-  type DynamoDBClient,
-  ResourceNotFoundException,
-  UpdateTimeToLiveCommand,
-} from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -18,7 +11,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { INITIAL_STATE, type MonitorState } from '../core/decide.ts';
-import type { AlertEvent, AlertRecord, FailureKind, Snapshot, Target } from '../core/types.ts';
+import type { AlertEvent, AlertRecord, Snapshot, Target } from '../core/types.ts';
 import type {
   HistoryQuery,
   OutboxEntry,
@@ -28,102 +21,23 @@ import type {
   StoredEvent,
   VersionedState,
 } from '../ports.ts';
+import {
+  dropUndefined,
+  eventItem,
+  eventSortKey,
+  fromSnapshotItem,
+  num,
+  snapshotItem,
+  str,
+} from './dynamo-items.ts';
+import { KEY, targetKey } from './table-schema.ts';
 
-/**
- * Table layout (one table, `pk` + `sk`, both strings):
- * - snapshots: pk `filter` or `network#<id>`, sk `<at ISO>#<cycleId>`, TTL `expiresAt` (epoch seconds);
- * - alert events: pk `event`, sk `<at ISO>#<seq, 12 digits>`, no TTL;
- * - the monitor state and its outbox: pk `state`, sk `monitor`;
- * - alerts moved out of the outbox during a long SNS outage: pk `outbox`, sk `<seq, 12 digits>`.
- */
-export const KEY = {
-  filter: 'filter',
-  networkPrefix: 'network#',
-  event: 'event',
-  outbox: 'outbox',
-  state: 'state',
-  stateSort: 'monitor',
-} as const;
-
-/** TTL attribute of snapshot items. */
-export const TTL_ATTRIBUTE = 'expiresAt';
-
-/**
- * Largest body stored with a snapshot, in UTF-8 bytes. DynamoDB items are capped at 400 KB; a larger body
- * is left out and the snapshot says so.
- */
-export const MAX_STORED_BODY_BYTES = 300_000;
+export { MAX_STORED_BODY_BYTES } from '../core/observation.ts';
+export { ensureTable } from './dynamo-table.ts';
+export { KEY, TTL_ATTRIBUTE, targetKey } from './table-schema.ts';
 
 const BATCH_SIZE = 25;
 const BATCH_ATTEMPTS = 8;
-
-/** Partition key of a target's snapshots. */
-export function targetKey(target: Target): string {
-  return target.kind === 'filter' ? KEY.filter : `${KEY.networkPrefix}${target.networkId}`;
-}
-
-function snapshotItem(snapshot: Snapshot, expiresAt: number): Record<string, unknown> {
-  let bodyText = snapshot.bodyText;
-  let error = snapshot.error;
-  const bodyBytes = bodyText === undefined ? snapshot.bodyBytes : Buffer.byteLength(bodyText, 'utf8');
-  if (bodyText !== undefined && (bodyBytes ?? 0) > MAX_STORED_BODY_BYTES) {
-    bodyText = undefined;
-    const note = `body too large to store (${bodyBytes} bytes, limit ${MAX_STORED_BODY_BYTES})`;
-    error = error === undefined ? note : `${error}; ${note}`;
-  }
-  return {
-    pk: targetKey(snapshot.target),
-    sk: `${snapshot.at}#${snapshot.cycleId}`,
-    kind: snapshot.target.kind,
-    networkId: snapshot.target.kind === 'network' ? snapshot.target.networkId : undefined,
-    at: snapshot.at,
-    cycleId: snapshot.cycleId,
-    ok: snapshot.ok,
-    status: snapshot.status,
-    statusPath: snapshot.statusPath,
-    body: bodyText,
-    bodyBytes,
-    httpStatus: snapshot.httpStatus,
-    latencyMs: snapshot.latencyMs,
-    error,
-    errorKind: snapshot.errorKind,
-    [TTL_ATTRIBUTE]: expiresAt,
-  };
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' ? value : undefined;
-}
-
-function fromSnapshotItem(item: Record<string, unknown>): Snapshot {
-  const networkId = str(item['networkId']);
-  const target: Target =
-    item['kind'] === 'network' && networkId !== undefined
-      ? { kind: 'network', networkId }
-      : { kind: 'filter' };
-  return dropUndefined({
-    target,
-    at: str(item['at']) ?? '',
-    cycleId: str(item['cycleId']) ?? '',
-    ok: item['ok'] === true,
-    status: str(item['status']),
-    statusPath: str(item['statusPath']),
-    bodyText: str(item['body']),
-    bodyBytes: num(item['bodyBytes']),
-    httpStatus: num(item['httpStatus']),
-    latencyMs: num(item['latencyMs']),
-    error: str(item['error']),
-    errorKind: str(item['errorKind']) as FailureKind | undefined,
-  });
-}
-
-function dropUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
 
 const seqKey = (seq: number): string => `a${seq}`;
 const outboxSortKey = (seq: number): string => String(seq).padStart(12, '0');
@@ -136,29 +50,6 @@ interface Location {
   /** Condition that the alert is still there. */
   readonly exists: string;
   readonly names?: Record<string, string>;
-}
-
-/** The kept record of an alert; written idempotently (its key is fixed by the alert). */
-function eventItem(alert: AlertRecord): Record<string, unknown> {
-  return {
-    pk: KEY.event,
-    sk: eventSortKey(alert),
-    at: alert.at,
-    event: alert.event,
-    from: alert.from,
-    to: alert.to,
-    seq: alert.seq,
-    previousSince: alert.previousSince,
-    since: alert.since,
-    expected: alert.expected,
-    severity: alert.severity,
-    cycles: alert.cycles,
-    detail: alert.detail,
-  };
-}
-
-function eventSortKey(alert: Pick<AlertRecord, 'at' | 'seq'>): string {
-  return `${alert.at}#${String(alert.seq).padStart(12, '0')}`;
 }
 
 function isConditionFailure(error: unknown): boolean {
@@ -548,65 +439,4 @@ export class DynamoStore implements SnapshotStore, StateStore {
       throw error;
     }
   }
-}
-
-/**
- * Creates the table (on-demand, `pk`/`sk`, TTL on `expiresAt`) if it does not exist, and waits until it is
- * active. For local endpoints and the embedded store only: on AWS the stack owns the table. `signal` aborts
- * every request (and the wait).
- */
-export async function ensureTable(
-  client: DynamoDBClient,
-  table: string,
-  signal?: AbortSignal,
-): Promise<boolean> {
-  const http = signal === undefined ? undefined : { abortSignal: signal };
-  try {
-    await client.send(new DescribeTableCommand({ TableName: table }), http);
-    return false;
-  } catch (error) {
-    if (
-      !(error instanceof ResourceNotFoundException || (error as Error).name === 'ResourceNotFoundException')
-    ) {
-      throw error;
-    }
-  }
-  try {
-    await client.send(
-      new CreateTableCommand({
-        TableName: table,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-      }),
-      http,
-    );
-  } catch (error) {
-    // Another process created it at the same moment.
-    if ((error as Error).name !== 'ResourceInUseException') throw error;
-  }
-  for (let i = 0; i < 100; i++) {
-    signal?.throwIfAborted();
-    const out = await client.send(new DescribeTableCommand({ TableName: table }), http);
-    if (out.Table?.TableStatus === 'ACTIVE') break;
-    await sleep(100);
-  }
-  try {
-    await client.send(
-      new UpdateTimeToLiveCommand({
-        TableName: table,
-        TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
-      }),
-      http,
-    );
-  } catch {
-    // dynalite has no UpdateTimeToLive; local stores do not expire items, which is harmless.
-  }
-  return true;
 }

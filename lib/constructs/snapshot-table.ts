@@ -1,12 +1,11 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-
-/** The TTL attribute of snapshot items (epoch seconds), set by the poller from `SHIELDWATCH_RETENTION_DAYS`. */
-export const SNAPSHOT_TTL_ATTRIBUTE = 'expiresAt';
+import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../lambda/adapters/table-schema.ts';
 
 /**
- * The DynamoDB table of snapshots, status transitions and monitor state (key schema: CONTRACT §7).
+ * The DynamoDB table of snapshots, status transitions and monitor state; its key schema and TTL attribute
+ * come from lambda/adapters/table-schema.ts, which the store uses too (README "History in DynamoDB").
  * On demand (a poll every minute is far below any provisioned minimum), point-in-time recovery on,
  * and retained when the stack is deleted: the history outlives the monitor.
  */
@@ -16,10 +15,10 @@ export class SnapshotTable extends Construct {
   constructor(scope: Construct, id: string) {
     super(scope, id);
     this.table = new Table(this, 'Table', {
-      partitionKey: { name: 'pk', type: AttributeType.STRING },
-      sortKey: { name: 'sk', type: AttributeType.STRING },
+      partitionKey: { name: PARTITION_KEY, type: AttributeType.STRING },
+      sortKey: { name: SORT_KEY, type: AttributeType.STRING },
       billingMode: BillingMode.PAY_PER_REQUEST,
-      timeToLiveAttribute: SNAPSHOT_TTL_ATTRIBUTE,
+      timeToLiveAttribute: TTL_ATTRIBUTE,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       removalPolicy: RemovalPolicy.RETAIN,
     });
