@@ -10,6 +10,7 @@ import type { MonitorConfig } from './config.ts';
 import type { CycleDeps, CycleLog, CycleMetrics, CycleSettings } from './cycle.ts';
 import { PublishedAlerts } from './outbox.ts';
 import type { AlertPublisher, ApiKeyProvider } from './ports.ts';
+import { SETTINGS } from './settings.ts';
 
 /** The adapters of one monitor process, built once (per Lambda cold start, per CLI run). */
 export interface Monitor {
@@ -57,7 +58,7 @@ export function buildMonitor(parts: MonitorParts): Monitor {
   const api = createApiClient(config, keys);
   const store = new DynamoStore(parts.dynamo, config.table);
   if (config.topicArn !== undefined && parts.sns === undefined) {
-    throw new Error('an SNS client is needed when SHIELDWATCH_TOPIC_ARN is set');
+    throw new Error(`an SNS client is needed when ${SETTINGS.topicArn.env} is set`);
   }
   const publisher =
     config.topicArn !== undefined && parts.sns !== undefined
