@@ -1,0 +1,88 @@
+/**
+ * The shapes of traffic rules (README, Traffic rules): what the parser makes of `SHIELDWATCH_RULES`, what the
+ * evaluator keeps between cycles, and what a rule alert carries. Shared by the parser and evaluator
+ * (`rules.ts`, `rule-eval.ts`), the rule state store, the cycle and `shieldwatch backtest`.
+ * Pure types: no clock, no environment.
+ */
+
+/** Comparison operators of a rule. */
+export type RuleOp = '>' | '>=' | '<' | '<=' | '==' | '!=';
+
+/** What a rule compares the field with. */
+export type RuleThreshold =
+  | { readonly kind: 'number'; readonly value: number }
+  | { readonly kind: 'boolean'; readonly value: boolean }
+  /** `K x baseline`: K times the median of the field over the network's last readable observations. */
+  | { readonly kind: 'baseline'; readonly factor: number };
+
+/** One parsed rule. */
+export interface Rule {
+  /** 1 to 40 of `A-Z a-z 0-9 _ -`, unique among the rules. */
+  readonly name: string;
+  /** Dot path into a network's real-time body (the same lookup as the status path). */
+  readonly path: string;
+  readonly op: RuleOp;
+  readonly threshold: RuleThreshold;
+  /** Cycles in a row to trigger, and to resolve (1 to 100). */
+  readonly forCycles: number;
+  /** Only these networks; undefined: every configured network. */
+  readonly networks?: readonly string[];
+  /** The rule as written (trimmed), for the email. */
+  readonly text: string;
+}
+
+/** A rule's reading of one network in one cycle. */
+export type RuleReading =
+  /** The value at the rule's path: a finite number, or a boolean. */
+  | { readonly kind: 'value'; readonly value: number | boolean }
+  /** The request failed, the body was unreadable, or the path is missing or of the wrong type: no evidence. */
+  | { readonly kind: 'none' };
+
+/** One network in one cycle, as the rules see it: each rule's reading, by rule name. */
+export interface RuleNetworkObservation {
+  readonly networkId: string;
+  /** When the network was observed, ISO-8601. */
+  readonly at: string;
+  readonly readings: Readonly<Record<string, RuleReading>>;
+}
+
+/** The evaluator's memory of one rule on one network. */
+export interface RuleCell {
+  /** True while the rule is triggered (an incident is open). */
+  readonly open: boolean;
+  /** Cycles in a row with evidence against the current state (holding while closed, failing while open). */
+  readonly run: number;
+  /** The values of that run, oldest first (at most `forCycles`), for the email. */
+  readonly values: readonly (number | boolean)[];
+  /** Baseline rules: the last readable values of the field, oldest first (at most 30). */
+  readonly window?: readonly number[];
+  /** When the open incident was triggered, ISO-8601. */
+  readonly since?: string;
+  /** Stable id of the open incident (shared by its trigger and its resolve alerts). */
+  readonly incident?: string;
+}
+
+/** All rule memory of one scope (a shard's networks): cells by rule name, then network id. */
+export interface RuleState {
+  /** The observation time of the last cycle applied; an older or equal one is stale (a duplicate). */
+  readonly lastAt?: string;
+  readonly cells: Readonly<Record<string, Readonly<Record<string, RuleCell>>>>;
+}
+
+/** The fields a rule alert adds to an alert record. */
+export interface RuleAlertFields {
+  readonly rule: string;
+  readonly network: string;
+  /** The value observed in the cycle that triggered or resolved it. */
+  readonly value: number | boolean;
+  /** The threshold it was compared with (for a baseline rule, K x the baseline). */
+  readonly threshold: number | boolean;
+  /** Baseline rules: the median the threshold came from. */
+  readonly baseline?: number;
+  /** The rule as written. */
+  readonly ruleText: string;
+  /** The values of the last `forCycles` cycles, oldest first. */
+  readonly values: readonly (number | boolean)[];
+  /** Stable id shared by an incident's trigger and its resolve. */
+  readonly incident: string;
+}
