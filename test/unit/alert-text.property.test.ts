@@ -205,16 +205,19 @@ describe('renderAlert, for two different statuses (issue 15.8)', () => {
           expect(inSms).not.toBeNull();
           const [, smsTo, smsFrom, smsNote] = inSms ?? [];
           expect(smsTo !== smsFrom || smsNote !== undefined).toBe(true);
-          // The note is never a false alarm: without the hidden characters and accents, the two are the same.
+          // The note is never a false alarm: without the hidden characters and accents, the two are the same
+          // (or both are blank: nothing but spaces and invisible characters, shown as `(blank)`).
           if (subjectNote !== undefined || smsNote !== undefined) {
-            expect(asciiFold(from)).toBe(asciiFold(to));
+            const blank = (s: string) => asciiFold(s).trim() === '';
+            expect(asciiFold(from) === asciiFold(to) || (blank(from) && blank(to))).toBe(true);
             expect(sms).toContain(NOTE);
           }
           expect(subject.length).toBeLessThanOrEqual(99);
           expect(sms.length).toBeLessThanOrEqual(160);
         },
       ),
-      { numRuns: 1000 },
+      // The first example is a counterexample fast-check once found: both blank, shown as `(blank)`.
+      { numRuns: 1000, examples: [['\uFE0F', ' ', undefined]] },
     );
   });
 });
