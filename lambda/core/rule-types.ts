@@ -85,4 +85,12 @@ export interface RuleAlertFields {
   readonly values: readonly (number | boolean)[];
   /** Stable id shared by an incident's trigger and its resolve. */
   readonly incident: string;
+  /** When the incident was triggered, ISO-8601 (on a resolve: how long it lasted is `at` minus this). */
+  readonly since?: string;
 }
+
+/** The events of a rule alert. */
+export type RuleAlertEvent = 'network.rule_triggered' | 'network.rule_resolved';
+
+/** A rule alert as the evaluator makes it; the rule state store gives it its sequence number. */
+export type RuleAlert = { readonly event: RuleAlertEvent; readonly at: string } & RuleAlertFields;
