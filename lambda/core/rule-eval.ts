@@ -1,0 +1,165 @@
+/**
+ * Traffic rules (README, Traffic rules): one cycle's readings applied to the rule state, and the alerts that
+ * follow. The parser is `rules.ts`; the state is stored by the rule state store and the alerts published
+ * through the outbox. Pure: no clock, no environment.
+ */
+import type {
+  Rule,
+  RuleAlert,
+  RuleCell,
+  RuleNetworkObservation,
+  RuleReading,
+  RuleState,
+} from './rule-types.ts';
+import { holds } from './rules.ts';
+
+/** Readable values a baseline rule needs before it can trigger or resolve (before that it is learning). */
+export const BASELINE_MIN_VALUES = 10;
+
+/** Readable values a baseline window keeps: the baseline is their median. */
+export const BASELINE_WINDOW = 30;
+
+/** What {@link evaluateRules} is given. */
+export interface RuleEvalInput {
+  readonly rules: readonly Rule[];
+  /** The scope's configured networks (a shard's own). */
+  readonly networks: readonly string[];
+  /** The state the previous cycle left, undefined on the first cycle. */
+  readonly state: RuleState | undefined;
+  /** The cycle's observation time, ISO-8601. */
+  readonly at: string;
+  readonly observations: readonly RuleNetworkObservation[];
+}
+
+/** What {@link evaluateRules} decided. */
+export interface RuleEvalResult {
+  /** The state to store (the input state itself when stale). */
+  readonly state: RuleState;
+  /** The alerts to send, in rule order then network order. */
+  readonly alerts: RuleAlert[];
+  /** True when the cycle is not newer than the last one applied: nothing changed, nothing to send. */
+  readonly stale: boolean;
+}
+
+const CLOSED: RuleCell = { open: false, run: 0, values: [] };
+
+/** The networks a rule watches: its `on` networks that are configured, or every configured network. */
+export function ruleNetworks(rule: Rule, networks: readonly string[]): readonly string[] {
+  if (rule.networks === undefined) return networks;
+  const configured = new Set(networks);
+  return rule.networks.filter((id) => configured.has(id));
+}
+
+/** The median of a non-empty list. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * Applies one cycle to the rule state (README, Traffic rules). Per rule and network: while closed, a reading
+ * that holds the condition grows the count in a row and one that fails it resets it; `forCycles` in a row
+ * trigger. While open the same with the roles swapped, and `forCycles` in a row resolve. A `none` reading or
+ * a network not observed is no evidence: its cell is left as it is. A baseline rule compares with factor x
+ * the median of its window before the reading, learns (no evidence either way) until the window holds
+ * {@link BASELINE_MIN_VALUES} values, and freezes the window while open. Cells of rules or networks no longer
+ * configured are dropped. A cycle not newer than `state.lastAt` is stale and changes nothing.
+ */
+export function evaluateRules(input: RuleEvalInput): RuleEvalResult {
+  const { rules, networks, state, at } = input;
+  if (state?.lastAt !== undefined && state.lastAt >= at) {
+    return { state, alerts: [], stale: true };
+  }
+  const observed = new Map(input.observations.map((observation) => [observation.networkId, observation]));
+  const alerts: RuleAlert[] = [];
+  const cells: Record<string, Record<string, RuleCell>> = {};
+  for (const rule of rules) {
+    const ruleCells: Record<string, RuleCell> = {};
+    for (const network of ruleNetworks(rule, networks)) {
+      const before = fitCell(rule, state?.cells[rule.name]?.[network]);
+      const reading = observed.get(network)?.readings[rule.name];
+      const step = applyReading(rule, network, before, reading, at);
+      ruleCells[network] = step.cell;
+      if (step.alert !== undefined) alerts.push(step.alert);
+    }
+    cells[rule.name] = ruleCells;
+  }
+  return { state: { lastAt: at, cells }, alerts, stale: false };
+}
+
+/** The stored cell, or a new one; a baseline rule's cell has a window, any other's none (a rule may be edited). */
+function fitCell(rule: Rule, stored: RuleCell | undefined): RuleCell {
+  const cell = stored ?? CLOSED;
+  if (rule.threshold.kind === 'baseline') return cell.window === undefined ? { ...cell, window: [] } : cell;
+  if (cell.window === undefined) return cell;
+  const { window: _dropped, ...rest } = cell;
+  return rest;
+}
+
+interface Step {
+  readonly cell: RuleCell;
+  readonly alert?: RuleAlert;
+}
+
+/** The threshold a reading is compared with, and the baseline it came from; undefined while learning. */
+function thresholdOf(
+  rule: Rule,
+  cell: RuleCell,
+): { threshold: number | boolean; baseline?: number } | undefined {
+  const threshold = rule.threshold;
+  if (threshold.kind !== 'baseline') return { threshold: threshold.value };
+  const window = cell.window ?? [];
+  if (window.length < BASELINE_MIN_VALUES) return undefined;
+  const baseline = median(window);
+  return { threshold: threshold.factor * baseline, baseline };
+}
+
+function applyReading(
+  rule: Rule,
+  network: string,
+  cell: RuleCell,
+  reading: RuleReading | undefined,
+  at: string,
+): Step {
+  if (reading === undefined || reading.kind !== 'value') return { cell };
+  const value = reading.value;
+  // A reading of the wrong type is no evidence, as readRules would have said.
+  if (typeof value !== (rule.threshold.kind === 'boolean' ? 'boolean' : 'number')) return { cell };
+  const compared = thresholdOf(rule, cell);
+  // The window grows only while closed, so a long incident never becomes its own baseline.
+  const window =
+    cell.window === undefined || cell.open
+      ? cell.window
+      : [...cell.window, value as number].slice(-BASELINE_WINDOW);
+  const withWindow = (next: RuleCell): RuleCell => (window === undefined ? next : { ...next, window });
+  if (compared === undefined) return { cell: withWindow(cell) };
+
+  const isEvidence = holds(rule.op, value, compared.threshold) !== cell.open;
+  if (!isEvidence) {
+    return { cell: withWindow({ ...cell, run: 0, values: [] }) };
+  }
+  const values = [...cell.values, value].slice(-rule.forCycles);
+  const run = cell.run + 1;
+  if (run < rule.forCycles) return { cell: withWindow({ ...cell, run, values }) };
+
+  const incident = (cell.open ? cell.incident : undefined) ?? `${rule.name}/${network}/${at}`;
+  const since = (cell.open ? cell.since : undefined) ?? at;
+  const alert: RuleAlert = {
+    event: cell.open ? 'network.rule_resolved' : 'network.rule_triggered',
+    at,
+    rule: rule.name,
+    network,
+    value,
+    threshold: compared.threshold,
+    ...(compared.baseline === undefined ? {} : { baseline: compared.baseline }),
+    ruleText: rule.text,
+    values,
+    incident,
+    since,
+  };
+  const next: RuleCell = cell.open
+    ? { open: false, run: 0, values: [] }
+    : { open: true, run: 0, values: [], since, incident };
+  return { cell: withWindow(next), alert };
+}
