@@ -84,6 +84,8 @@ export const EVENT_NAMES: readonly AlertEvent[] = Object.keys({
   'api.auth_restored': true,
   'api.unreachable': true,
   'api.recovered': true,
+  'network.rule_triggered': true,
+  'network.rule_resolved': true,
   'monitor.test': true,
 } satisfies Record<AlertEvent, true>) as AlertEvent[];
 

@@ -7,16 +7,16 @@ import type { AlertEvent } from './types.ts';
 /**
  * How an event's texts are built: `status` names statuses (a change, a reminder), `incident` opens an incident
  * about the monitor's view of the API (counted in failing cycles), `recovery` ends one, `test` is a delivery
- * check.
+ * check, `rule` is a traffic rule triggered or resolved on a network (README, Traffic rules).
  */
-export type EventFamily = 'status' | 'incident' | 'recovery' | 'test';
+export type EventFamily = 'status' | 'incident' | 'recovery' | 'test' | 'rule';
 
 /** The fixed texts of one event. */
 export interface EventTexts {
   readonly family: EventFamily;
-  /** The subject after `[name] `; for the `status` family, the words before the statuses. */
+  /** The subject after `[name] `; for the `status` family, the words before the statuses; for `rule`, the verb. */
   readonly subject: string;
-  /** The SMS sentence after `name: `; for the `status` family, the words before the status. */
+  /** The SMS sentence after `name: `; for the `status` family, the words before the status; for `rule`, the verb. */
   readonly sms: string;
   /** The opening paragraph of the email. */
   readonly intro: string;
@@ -74,6 +74,19 @@ export const ALERT_EVENT_TEXTS: Readonly<Record<AlertEvent, EventTexts>> = {
     subject: 'Filter status readable again',
     sms: 'the filter status can be read again',
     intro: 'The filter status can be read again.',
+  },
+  'network.rule_triggered': {
+    family: 'rule',
+    subject: 'triggered',
+    sms: 'triggered',
+    intro: 'A traffic rule triggered: its condition held on a network for the cycles in a row it asks for.',
+  },
+  'network.rule_resolved': {
+    family: 'rule',
+    subject: 'resolved',
+    sms: 'resolved',
+    intro:
+      'A traffic rule resolved: its condition failed on the network for the cycles in a row it asks for.',
   },
   'monitor.test': {
     family: 'test',

@@ -3,13 +3,14 @@
  * Pure: times come from the alert record, never from the clock; nothing here throws.
  *
  * Each event's fixed texts are in `alert-events.ts` (one exhaustive record); the status family's texts in
- * `status-alert-text.ts`; the email in `alert-email.ts`; folding and escaping in `visible-text.ts`.
+ * `status-alert-text.ts`, the rule family's in `rule-alert-text.ts`; the email in `alert-email.ts`; folding and escaping in `visible-text.ts`.
  */
 
 import { cyclesOf, renderEmail } from './alert-email.ts';
 import { eventTexts, RECOVERY_EVENTS } from './alert-events.ts';
 import { ATTRIBUTE_MAX_CHARS, PRODUCT, SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { momentOf } from './alert-time.ts';
+import { ruleSeverity, ruleSms, ruleSubject } from './rule-alert-text.ts';
 import { statusSms, statusSubject } from './status-alert-text.ts';
 import type { AlertRecord, NetworkFigures, RenderedAlert } from './types.ts';
 import { asciiFold, foldVisible, shorten } from './visible-text.ts';
@@ -60,7 +61,11 @@ const NOT_XML_1_0 = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
  *   they hold non-ASCII characters), when the change was seen, how long the previous status lasted,
  *   confirmations or failure cycles, the detail, and the latest figures of each network (at most 50 networks
  *   and 20 figures each); hidden characters from the API as `<U+XXXX>`; at most `EMAIL_MAX_BYTES` bytes.
- * - `attributes`: `event` always, `from` and `to` when the record has them, exact except for what SNS refuses:
+ * - Rule alerts (`network.rule_*`): the subject and SMS name the network, the rule and the value against the
+ *   threshold (`net 2: pps triggered (traffic.in_pps 90000 > 50000)`); the email the rule as written, the
+ *   values of its last cycles and the baseline (see `rule-alert-text.ts`).
+ * - `attributes`: `event` always, `from` and `to` when the record has them (`rule`, `network` and `severity`
+ *   for rule alerts), exact except for what SNS refuses:
  *   an empty value becomes `(empty)`, characters not allowed in XML 1.0 (controls other than tab/LF/CR, lone
  *   surrogates, U+FFFE/U+FFFF) are removed (a value left empty by that is `(empty)` too), and a value longer
  *   than 1024 characters is shortened with `...`.
@@ -97,7 +102,9 @@ function renderSubject(alert: AlertRecord, name: string): string {
   const subject =
     texts?.family === 'status'
       ? statusSubject(alert, prefix)
-      : `${prefix}${texts?.subject ?? `Alert: ${unknownEventLabel(alert)}`}`;
+      : texts?.family === 'rule'
+        ? ruleSubject(alert, prefix)
+        : `${prefix}${texts?.subject ?? `Alert: ${unknownEventLabel(alert)}`}`;
   // The pieces are ASCII already; folding again guards the guarantee, not the content.
   return shorten(asciiFold(subject), SUBJECT_MAX_CHARS);
 }
@@ -108,6 +115,9 @@ function renderSms(alert: AlertRecord, name: string): string {
   const texts = eventTexts(alert.event);
   if (texts?.family === 'status') {
     return shorten(asciiFold(statusSms(alert, name, when)), SMS_MAX_CHARS);
+  }
+  if (texts?.family === 'rule') {
+    return shorten(asciiFold(ruleSms(alert, name, when)), SMS_MAX_CHARS);
   }
   const sentence = texts?.sms ?? `alert ${shorten(unknownEventLabel(alert), 40)}`;
   const incident = texts?.family === 'incident' || texts?.family === 'recovery';
@@ -138,6 +148,13 @@ function renderAttributes(alert: AlertRecord): Record<string, string> {
   }
   if (alert.severity === 'high' || alert.severity === 'resolved') {
     attributes['severity'] = alert.severity;
+  }
+  if (eventTexts(alert.event)?.family === 'rule') {
+    attributes['severity'] = ruleSeverity(alert);
+    for (const key of ['rule', 'network'] as const) {
+      const value = alert[key];
+      if (typeof value === 'string') attributes[key] = attributeValue(value);
+    }
   }
   return attributes;
 }

@@ -2,6 +2,7 @@
  * Domain types shared by the pure core, the adapters and the entry points.
  * Nothing here reads the clock, the environment or the network.
  */
+import type { RuleAlertFields } from './rule-types.ts';
 
 /** Why an observation failed. Recorded on every failed snapshot and counted in metrics. */
 export type FailureKind =
@@ -80,19 +81,23 @@ export type AlertEvent =
   | 'filter.status_unreadable'
   | 'filter.status_readable'
   | 'filter.status_reminder'
+  | 'network.rule_triggered'
+  | 'network.rule_resolved'
   | 'monitor.test';
 
 /**
  * How serious a status change is, with `SHIELDWATCH_EXPECTED_STATUS` set: `high` when the status is away
- * from the expected one, `resolved` when it came back to it.
+ * from the expected one, `resolved` when it came back to it. A traffic rule's trigger is `high`, its
+ * resolve `resolved`.
  */
 export type Severity = 'high' | 'resolved';
 
 /**
  * An alert waiting in the outbox (or being sent). Holds data only: the text is rendered when it is sent,
- * so it stays small in the state item.
+ * so it stays small in the state item. Rule alerts carry the rule fields (`since` is then when the rule
+ * triggered).
  */
-export interface AlertRecord {
+export interface AlertRecord extends Partial<RuleAlertFields> {
   /** Position in the outbox; alerts are sent in this order. */
   readonly seq: number;
   readonly event: AlertEvent;
@@ -134,6 +139,6 @@ export interface RenderedAlert {
   readonly sms: string;
   readonly email: string;
   readonly default: string;
-  /** String message attributes: always `event`; `from` and `to` for status changes. */
+  /** String message attributes: always `event`; `from` and `to` for status changes; `rule` and `network` for rule alerts. */
   readonly attributes: Readonly<Record<string, string>>;
 }

@@ -1,0 +1,190 @@
+/**
+ * The texts of the `rule` family (README, Traffic rules): a traffic rule triggered or resolved on a network.
+ * The subject and SMS name the network, the rule and the observed value against the threshold; the email adds
+ * the rule as written, the values of the last N cycles and, for a baseline rule, the baseline. Network ids and
+ * paths come from configuration but may hold anything: they are folded and escaped as API text is. Pure.
+ */
+import { ALERT_EVENT_TEXTS } from './alert-events.ts';
+import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
+import { formatDuration, momentOf } from './alert-time.ts';
+import type { RuleOp } from './rule-types.ts';
+import { parseRules } from './rules.ts';
+import type { AlertRecord, Severity } from './types.ts';
+import { escapeHidden, foldVisible, shorten } from './visible-text.ts';
+
+/** Raw characters folded for a subject or SMS; anything longer is cut first so a huge id costs nothing. */
+const MAX_FOLD_INPUT = 1000;
+const MAX_TEXT_IN_EMAIL = 2000;
+const MAX_VALUES_IN_EMAIL = 100;
+
+/** The operator that holds exactly when `op` fails: a resolve shows the value on the other side. */
+const NEGATED: Readonly<Record<RuleOp, RuleOp>> = {
+  '>': '<=',
+  '>=': '<',
+  '<': '>=',
+  '<=': '>',
+  '==': '!=',
+  '!=': '==',
+};
+
+/** What the rule as written says that the record does not: the path, the operator and a baseline's factor. */
+interface RuleShape {
+  readonly path: string;
+  readonly op: RuleOp;
+  readonly factor?: number;
+}
+
+function shapeOf(alert: AlertRecord): RuleShape | undefined {
+  if (typeof alert.ruleText !== 'string') return undefined;
+  const rule = parseRules(shorten(alert.ruleText, MAX_TEXT_IN_EMAIL)).rules[0];
+  if (rule === undefined) return undefined;
+  return {
+    path: rule.path,
+    op: rule.op,
+    ...(rule.threshold.kind === 'baseline' ? { factor: rule.threshold.factor } : {}),
+  };
+}
+
+/** The severity of a rule alert: a trigger is `high`, a resolve `resolved`. */
+export function ruleSeverity(alert: AlertRecord): Severity {
+  return alert.event === 'network.rule_resolved' ? 'resolved' : 'high';
+}
+
+/** A number or boolean as the subject and SMS show it: at most six significant digits. */
+export function shortValue(value: unknown): string {
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value !== 'number' || !Number.isFinite(value)) return '?';
+  return Number.isSafeInteger(value) && Math.abs(value) < 1e7
+    ? String(value)
+    : String(Number(value.toPrecision(6)));
+}
+
+/** One-line ASCII text from configuration or a record, hidden characters as `<U+XXXX>`. */
+function oneLine(text: unknown, fallback: string): string {
+  if (typeof text !== 'string' || text === '') return fallback;
+  return foldVisible(shorten(text, MAX_FOLD_INPUT));
+}
+
+/** The pieces of the subject and SMS: `net N: rule verb (path value op threshold)`. */
+function parts(alert: AlertRecord) {
+  const shape = shapeOf(alert);
+  const resolved = alert.event === 'network.rule_resolved';
+  const op = shape === undefined ? 'vs' : resolved ? NEGATED[shape.op] : shape.op;
+  const threshold =
+    shape?.factor !== undefined && typeof alert.baseline === 'number'
+      ? `${shape.factor}x baseline ${shortValue(alert.baseline)}`
+      : shortValue(alert.threshold);
+  return {
+    network: oneLine(alert.network, '?'),
+    rule: oneLine(alert.rule, '?'),
+    texts: ALERT_EVENT_TEXTS[resolved ? 'network.rule_resolved' : 'network.rule_triggered'],
+    path: shape === undefined ? undefined : foldVisible(shape.path),
+    comparison: `${shortValue(alert.value)} ${op} ${threshold}`,
+  };
+}
+
+/**
+ * `head + network + middle + path + tail` within `max`: the network and the path share the room left, each
+ * keeping what it needs when the other needs less.
+ */
+function fitTwo(
+  render: (network: string, path: string) => string,
+  network: string,
+  path: string,
+  max: number,
+): string {
+  const room = max - render('', '').length;
+  if (network.length + path.length <= room) return render(network, path);
+  const half = Math.max(3, Math.floor(room / 2));
+  const networkRoom = Math.max(
+    3,
+    network.length <= half ? network.length : Math.max(half, room - path.length),
+  );
+  const pathRoom = Math.max(3, room - Math.min(network.length, networkRoom));
+  return render(shorten(network, networkRoom), shorten(path, pathRoom));
+}
+
+/** The subject of a rule alert, before the final ASCII guard, e.g. `[x] net 2: pps triggered (traffic.in_pps 90000 > 50000)`. */
+export function ruleSubject(alert: AlertRecord, prefix: string): string {
+  const p = parts(alert);
+  return fitTwo(
+    (network, path) =>
+      `${prefix}net ${network}: ${p.rule} ${p.texts.subject} (${p.path === undefined ? '' : `${path} `}${p.comparison})`,
+    p.network,
+    p.path ?? '',
+    SUBJECT_MAX_CHARS,
+  );
+}
+
+/** The SMS of a rule alert, before the final ASCII guard; `when` is `seen ...`. */
+export function ruleSms(alert: AlertRecord, name: string, when: string): string {
+  const p = parts(alert);
+  const lasted = alert.event === 'network.rule_resolved' ? durationOf(alert) : undefined;
+  const after = lasted === undefined ? '' : ` after ${lasted}`;
+  return fitTwo(
+    (network, path) =>
+      `${name}: net ${network}: ${p.rule} ${p.texts.sms}${after} (${p.path === undefined ? '' : `${path} `}${p.comparison}), ${when}.`,
+    p.network,
+    p.path ?? '',
+    SMS_MAX_CHARS,
+  );
+}
+
+/** How long the incident lasted, from its trigger to this alert; undefined when either time is unknown. */
+function durationOf(alert: AlertRecord): string | undefined {
+  const since = momentOf(alert.since);
+  const seen = momentOf(alert.at);
+  return since === undefined || seen === undefined ? undefined : formatDuration(seen.ms - since.ms);
+}
+
+function exact(value: unknown): string {
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : '(unknown)';
+}
+
+function emailText(text: unknown): string {
+  return typeof text === 'string' && text !== ''
+    ? escapeHidden(shorten(text, MAX_TEXT_IN_EMAIL), 'space')
+    : '(unknown)';
+}
+
+/** The email lines of a rule alert: the rule as written, the network, the values and the baseline, the times. */
+export function ruleEmailLines(
+  alert: AlertRecord,
+  field: (label: string, value: string) => string,
+): string[] {
+  const shape = shapeOf(alert);
+  const resolved = alert.event === 'network.rule_resolved';
+  const lines = [
+    field('Rule', emailText(alert.ruleText)),
+    field('Network', emailText(alert.network)),
+    field(resolved ? 'Value (resolving)' : 'Value (triggering)', exact(alert.value)),
+  ];
+  if (shape?.factor !== undefined && typeof alert.baseline === 'number') {
+    lines.push(field('Threshold', `${shape.factor} x baseline = ${exact(alert.threshold)}`));
+    lines.push(
+      field(
+        'Baseline',
+        `${exact(alert.baseline)} (the median of the network's last readable values before the incident)`,
+      ),
+    );
+  } else {
+    lines.push(field('Threshold', exact(alert.threshold)));
+  }
+  const values: readonly unknown[] = Array.isArray(alert.values) ? alert.values : [];
+  if (values.length > 0) {
+    const shown = values.slice(-MAX_VALUES_IN_EMAIL).map(exact).join(', ');
+    const what = resolved ? 'the condition failed' : 'the condition held';
+    lines.push(
+      field(
+        `Last ${values.length} cycle${values.length === 1 ? '' : 's'}`,
+        `${shown} (${what}, oldest first)`,
+      ),
+    );
+  }
+  const since = momentOf(alert.since);
+  if (since !== undefined) lines.push(field('Triggered', `${since.iso} (${since.human})`));
+  if (resolved) lines.push(field('Lasted', durationOf(alert) ?? 'unknown'));
+  if (typeof alert.incident === 'string' && alert.incident !== '')
+    lines.push(field('Incident', emailText(alert.incident)));
+  return lines;
+}
