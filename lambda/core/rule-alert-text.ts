@@ -50,11 +50,11 @@ export function ruleSeverity(alert: AlertRecord): Severity {
   return alert.event === 'network.rule_resolved' ? 'resolved' : 'high';
 }
 
-/** A number or boolean as the subject and SMS show it: at most six significant digits. */
+/** A number or boolean as the subject and SMS show it: a whole number below 1e15 exactly, any other to six significant digits. */
 export function shortValue(value: unknown): string {
   if (typeof value === 'boolean') return String(value);
   if (typeof value !== 'number' || !Number.isFinite(value)) return '?';
-  return Number.isSafeInteger(value) && Math.abs(value) < 1e7
+  return Number.isSafeInteger(value) && Math.abs(value) < 1e15
     ? String(value)
     : String(Number(value.toPrecision(6)));
 }

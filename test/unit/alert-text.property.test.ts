@@ -20,6 +20,8 @@ const EVENTS: readonly AlertEvent[] = [
   'filter.status_unreadable',
   'filter.status_readable',
   'filter.status_reminder',
+  'network.rule_triggered',
+  'network.rule_resolved',
   'monitor.test',
 ];
 
