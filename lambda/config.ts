@@ -2,6 +2,8 @@ import { parseDuration } from './core/duration.ts';
 import { parseFigureFields } from './core/figures.ts';
 import { hiddenCharacterProblem } from './core/hidden-characters.ts';
 import { networkIdProblem } from './core/network-id.ts';
+import type { Rule } from './core/rule-types.ts';
+import { parseRules, ruleNetworkProblems } from './core/rules.ts';
 import { parseStatusPath } from './core/status.ts';
 import {
   REMOVED_SETTINGS,
@@ -58,6 +60,11 @@ export interface MonitorConfig extends StoreConfig {
    * metric per field and network. @default [] (no figure metrics)
    */
   readonly figureFields: readonly string[];
+  /**
+   * Traffic rules on each network's real-time body (README, Traffic rules); their `on` networks are among
+   * {@link networks}. @default [] (no rules)
+   */
+  readonly rules: readonly Rule[];
   /** Longest a CLI cycle may take, in ms (the Lambda uses its remaining time). @default 30000 */
   readonly cycleTimeoutMs: number;
   /** Name shown in alert subjects. @default 'shieldwatch' */
@@ -317,6 +324,14 @@ function figureFieldsSetting(env: Env, problems: string[]): string[] {
   return [];
 }
 
+/** The rules, each problem naming the variable and the rule; `on` networks must be configured ones. */
+function rulesSetting(env: Env, networks: readonly string[], problems: string[]): Rule[] {
+  const parsed = parseRules(env[S.rules.env] ?? '');
+  const found = [...parsed.problems, ...ruleNetworkProblems(parsed.rules, networks)];
+  problems.push(...found.map((problem) => `${S.rules.env}: ${problem}`));
+  return found.length === 0 ? parsed.rules : [];
+}
+
 /**
  * Reads and validates the whole monitor configuration from the environment.
  * Every problem is collected and thrown at once as a {@link ConfigError}; nothing is requested before.
@@ -340,6 +355,7 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
   const alertAfter = integer(env, 'alertAfter', problems);
   const confirmations = integer(env, 'confirmations', problems);
   const figureFields = figureFieldsSetting(env, problems);
+  const rules = rulesSetting(env, networks, problems);
   const cycleTimeoutMs = integer(env, 'cycleTimeoutMs', problems);
   const monitorName = read(env, 'monitorName') ?? S.monitorName.default;
   const expectation = expectationSettings(env, problems);
@@ -358,6 +374,7 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
     alertAfter,
     confirmations,
     figureFields,
+    rules,
     cycleTimeoutMs,
     monitorName,
     ...expectation,

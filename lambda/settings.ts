@@ -174,6 +174,15 @@ export const SETTINGS = {
     default: 'empty: no figure metrics',
     scope: 'monitor',
   },
+  rules: {
+    env: 'SHIELDWATCH_RULES',
+    context: 'rules',
+    meaning:
+      "traffic rules on each network's real-time body, `NAME: PATH OP VALUE [for N] [on ID,...]`, one per line " +
+      'or separated by `;`, at most 20 (README, Traffic rules)',
+    default: 'empty: no rules',
+    scope: 'monitor',
+  },
   cycleTimeoutMs: {
     env: 'SHIELDWATCH_CYCLE_TIMEOUT_MS',
     meaning: 'longest a CLI cycle may take, in milliseconds',

@@ -6,6 +6,7 @@ import { parseRemindEveryMs } from '../lambda/config.ts';
 import { parseFigureFields } from '../lambda/core/figures.ts';
 import { hiddenCharacterProblem } from '../lambda/core/hidden-characters.ts';
 import { networkIdProblem } from '../lambda/core/network-id.ts';
+import { parseRules, ruleNetworkProblems, ruleTexts } from '../lambda/core/rules.ts';
 import { parseStatusPath } from '../lambda/core/status.ts';
 import { rangeOf } from '../lambda/settings.ts';
 
@@ -131,6 +132,35 @@ export function parseFigureFieldList(value: unknown): Parsed<string[]> {
   }
   const parsed = parseFigureFields(value);
   return parsed.ok ? ok(parsed.fields) : fail(parsed.problems.join('; '));
+}
+
+/**
+ * Traffic rules: one string (`-c rules='a: x > 1; b: y == true'`) or an array of rule strings (cdk.json), parsed
+ * as the function parses `SHIELDWATCH_RULES`, `on` networks among `networks`. Unset or blank is no rules. The
+ * value is the rules as written, joined by `;` (no longer than the input); every problem is listed, each naming its rule.
+ */
+export function parseRulesText(
+  value: unknown,
+  networks: readonly string[],
+): { ok: true; value: string | undefined } | { ok: false; problems: string[] } {
+  if (value === undefined) return { ok: true, value: undefined };
+  const text =
+    typeof value === 'string'
+      ? value
+      : Array.isArray(value) && value.every((item) => typeof item === 'string')
+        ? value.join('\n')
+        : undefined;
+  if (text === undefined) {
+    return {
+      ok: false,
+      problems: [`expected the rules as a string or an array of strings, got ${show(value)}`],
+    };
+  }
+  const parsed = parseRules(text);
+  const problems = [...parsed.problems, ...ruleNetworkProblems(parsed.rules, networks)];
+  if (problems.length > 0) return { ok: false, problems };
+  const texts = ruleTexts(text);
+  return { ok: true, value: texts.length === 0 ? undefined : texts.join(';') };
 }
 
 /** A complete secret ARN: the name, then `-` and the six characters Secrets Manager adds. */

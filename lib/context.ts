@@ -19,6 +19,7 @@ import {
   parsePath,
   parsePhone,
   parseRemindEvery,
+  parseRulesText,
   parseSecretId,
   parseSetting,
   show,
@@ -137,6 +138,12 @@ export interface MonitorSettings {
    */
   readonly remindEvery?: string;
   /**
+   * Traffic rules (catalogue `rules`, README "Traffic rules"), one rule after another joined by `;`, each as
+   * written; their `on` networks are among {@link networks}.
+   * @default - unset: no rules
+   */
+  readonly rules?: string;
+  /**
    * Cycles in a row a new status must be seen before it is a change (catalogue `confirmations`).
    * @default - unset: the function's default (1)
    */
@@ -176,6 +183,11 @@ export const DEFAULT_RETENTION_DAYS = rangeOf('retentionDays').default;
  * environment, and Lambda allows 4 KB for all its variables.
  */
 export const MAX_NETWORKS_CHARS = 2048;
+/**
+ * Most characters of the rules, the figure fields and (without sharding) the networks together: all travel in
+ * the function's environment, which Lambda limits to 4 KB, and the other variables need the rest.
+ */
+export const MAX_LISTS_CHARS = 3072;
 /** Largest `shardSize` accepted; the schedule input limit stops far smaller shards of real ids anyway. */
 export const MAX_SHARD_SIZE = 10_000;
 /** Longest function timeout, however rare the schedule: every request times out after at most 10 s. */
@@ -281,6 +293,21 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     }
   }
 
+  const rules = parseRulesText(present('rules'), networks ?? []);
+  if (!rules.ok) problems.push(...rules.problems.map((problem) => `rules: ${problem}`));
+  const rulesText = rules.ok ? rules.value : undefined;
+  const environmentChars =
+    (rulesText?.length ?? 0) +
+    (shardSize === undefined ? (networks ?? []).join(',').length : 0) +
+    (figureFields ?? []).join(',').length;
+  if (rulesText !== undefined && environmentChars > MAX_LISTS_CHARS) {
+    problems.push(
+      `rules: the rules, ${shardSize === undefined ? 'networks ' : ''}and figure fields take ` +
+        `${environmentChars} characters, more than the ${MAX_LISTS_CHARS} the function's environment has room ` +
+        `for (Lambda allows 4 KB for all variables): shorten the rules${shardSize === undefined ? ' or set shardSize' : ''}`,
+    );
+  }
+
   if (problems.length > 0) throw new ContextError(problems);
   return {
     apiUrl: apiUrl!,
@@ -301,6 +328,7 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     ...(alertAfter === undefined ? {} : { alertAfter }),
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+    ...(rulesText === undefined ? {} : { rules: rulesText }),
   };
 }
 

@@ -71,6 +71,7 @@ export class MonitorStack extends Stack {
       alertAfter: settings.alertAfter,
       concurrency: settings.concurrency,
       requestTimeoutMs: settings.requestTimeoutMs,
+      rules: settings.rules,
     });
 
     table.grant(poller.function, ...POLLER_TABLE_ACTIONS);

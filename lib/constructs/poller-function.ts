@@ -37,7 +37,13 @@ export function pollerTimeout(minIntervalMinutes: number): Duration {
 export interface PollerFunctionProps
   extends Pick<
     MonitorSettings,
-    'expectedStatus' | 'remindEvery' | 'confirmations' | 'alertAfter' | 'concurrency' | 'requestTimeoutMs'
+    | 'expectedStatus'
+    | 'remindEvery'
+    | 'confirmations'
+    | 'alertAfter'
+    | 'concurrency'
+    | 'requestTimeoutMs'
+    | 'rules'
   > {
   readonly apiUrl: string;
   /**
@@ -119,6 +125,7 @@ export class PollerFunction extends Construct {
           alertAfter: props.alertAfter,
           concurrency: props.concurrency,
           timeoutMs: props.requestTimeoutMs,
+          rules: props.rules,
         }),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,

@@ -66,6 +66,7 @@ describe('loadConfig defaults', () => {
       alertAfter: 3,
       confirmations: 1,
       figureFields: [],
+      rules: [],
       cycleTimeoutMs: 30_000,
       monitorName: 'shieldwatch',
     });
@@ -90,6 +91,7 @@ describe('loadConfig defaults', () => {
         'SHIELDWATCH_ALERT_AFTER',
         'SHIELDWATCH_CONFIRMATIONS',
         'SHIELDWATCH_FIGURE_FIELDS',
+        'SHIELDWATCH_RULES',
         'SHIELDWATCH_CYCLE_TIMEOUT_MS',
         'SHIELDWATCH_NAME',
       ].map((name) => [name, value]),
@@ -755,6 +757,7 @@ describe('every problem at once', () => {
       SHIELDWATCH_ALERT_AFTER: '0',
       SHIELDWATCH_CONFIRMATIONS: '-2',
       SHIELDWATCH_FIGURE_FIELDS: 'traffic..pps',
+      SHIELDWATCH_RULES: 'pps: traffic.in_pps > lots',
       SHIELDWATCH_CYCLE_TIMEOUT_MS: '10',
     };
 
@@ -778,6 +781,7 @@ describe('every problem at once', () => {
       'SHIELDWATCH_ALERT_AFTER',
       'SHIELDWATCH_CONFIRMATIONS',
       'SHIELDWATCH_FIGURE_FIELDS',
+      'SHIELDWATCH_RULES',
       'SHIELDWATCH_CYCLE_TIMEOUT_MS',
     ];
     expect(error.problems).toHaveLength(named.length);
@@ -785,7 +789,7 @@ describe('every problem at once', () => {
       expect(error.problems[i]).toMatch(new RegExp(`^${start.replace(/[()]/g, '\\$&')}`));
       expect(error.message).toContain(start);
     }
-    expect(error.message).toMatch(/^invalid configuration \(16 problems\):\n {2}- /);
+    expect(error.message).toMatch(/^invalid configuration \(17 problems\):\n {2}- /);
   });
 
   it('reports a missing URL and a missing key together', () => {
@@ -1028,5 +1032,52 @@ describe('configWarnings', () => {
     // Assess
     expect(warnings).toEqual([warning]);
     expect(loadConfig(env({ [variable]: value }))).toBeDefined();
+  });
+});
+
+describe('SHIELDWATCH_RULES (issue 10)', () => {
+  it('parses the rules into the config', () => {
+    // Act
+    const config = loadConfig(
+      env({
+        SHIELDWATCH_NETWORKS: 'n1,n2',
+        SHIELDWATCH_RULES:
+          'pps: traffic.in_pps > 50k for 3\nattack: attack.active == true on n2; surge: traffic.in_pps > 3x baseline',
+      }),
+    );
+
+    // Assess
+    expect(config.rules.map((rule) => [rule.name, rule.threshold, rule.forCycles, rule.networks])).toEqual([
+      ['pps', { kind: 'number', value: 50_000 }, 3, undefined],
+      ['attack', { kind: 'boolean', value: true }, 1, ['n2']],
+      ['surge', { kind: 'baseline', factor: 3 }, 1, undefined],
+    ]);
+  });
+
+  it('names the variable, the rule and what is wrong, for every bad rule at once', () => {
+    // Act
+    const error = configError(() =>
+      loadConfig(
+        env({ SHIELDWATCH_NETWORKS: 'n1', SHIELDWATCH_RULES: 'pps: a > lots; flag: b > true; ok: c < 1' }),
+      ),
+    );
+
+    // Assess
+    expect(error.problems).toEqual([
+      expect.stringMatching(/^SHIELDWATCH_RULES: rule "pps": the value "lots" is not a number/),
+      'SHIELDWATCH_RULES: rule "flag": true and false are compared with == or !=, not >',
+    ]);
+  });
+
+  it('refuses an "on" network that is not configured', () => {
+    // Act
+    const error = configError(() =>
+      loadConfig(env({ SHIELDWATCH_NETWORKS: 'n1', SHIELDWATCH_RULES: 'pps: a > 1 on n1,n7' })),
+    );
+
+    // Assess
+    expect(error.problems).toEqual([
+      'SHIELDWATCH_RULES: rule "pps": "on" names "n7", not among the configured networks',
+    ]);
   });
 });
