@@ -135,13 +135,21 @@ export function parseFigureFieldList(value: unknown): Parsed<string[]> {
 }
 
 /**
+ * Most characters of the rules and the other lists in the function's environment (the figure fields and,
+ * without sharding, the networks) together: Lambda allows 4 KB for all variables, and the others need the rest.
+ */
+export const MAX_LISTS_CHARS = 3072;
+
+/**
  * Traffic rules: one string (`-c rules='a: x > 1; b: y == true'`) or an array of rule strings (cdk.json), parsed
  * as the function parses `SHIELDWATCH_RULES`, `on` networks among `networks`. Unset or blank is no rules. The
- * value is the rules as written, joined by `;` (no longer than the input); every problem is listed, each naming its rule.
+ * value is the rules as written, joined by `;` (no longer than the input); every problem is listed, each naming
+ * its rule. `beside` are the other lists in the function's environment, which the rules must leave room for.
  */
 export function parseRulesText(
   value: unknown,
   networks: readonly string[],
+  beside: readonly string[],
 ): { ok: true; value: string | undefined } | { ok: false; problems: string[] } {
   if (value === undefined) return { ok: true, value: undefined };
   const text =
@@ -160,7 +168,16 @@ export function parseRulesText(
   const problems = [...parsed.problems, ...ruleNetworkProblems(parsed.rules, networks)];
   if (problems.length > 0) return { ok: false, problems };
   const texts = ruleTexts(text);
-  return { ok: true, value: texts.length === 0 ? undefined : texts.join(';') };
+  const joined = texts.join(';');
+  const chars = joined.length + beside.join(',').length;
+  if (texts.length > 0 && chars > MAX_LISTS_CHARS) {
+    const problem =
+      `with the figure fields and the networks (without shardSize) the rules take ${chars} characters, more than ` +
+      `the ${MAX_LISTS_CHARS} the function's environment has room for (Lambda allows 4 KB for all variables): ` +
+      'shorten the rules, or set shardSize';
+    return { ok: false, problems: [problem] };
+  }
+  return { ok: true, value: texts.length === 0 ? undefined : joined };
 }
 
 /** A complete secret ARN: the name, then `-` and the six characters Secrets Manager adds. */

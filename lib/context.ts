@@ -183,11 +183,6 @@ export const DEFAULT_RETENTION_DAYS = rangeOf('retentionDays').default;
  * environment, and Lambda allows 4 KB for all its variables.
  */
 export const MAX_NETWORKS_CHARS = 2048;
-/**
- * Most characters of the rules, the figure fields and (without sharding) the networks together: all travel in
- * the function's environment, which Lambda limits to 4 KB, and the other variables need the rest.
- */
-export const MAX_LISTS_CHARS = 3072;
 /** Largest `shardSize` accepted; the schedule input limit stops far smaller shards of real ids anyway. */
 export const MAX_SHARD_SIZE = 10_000;
 /** Longest function timeout, however rare the schedule: every request times out after at most 10 s. */
@@ -293,20 +288,11 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     }
   }
 
-  const rules = parseRulesText(present('rules'), networks ?? []);
+  // Unsharded, the networks share the function's environment with the rules; sharded, each event carries its own.
+  const unsharded = shardSize === undefined ? (networks ?? []) : [];
+  const rules = parseRulesText(present('rules'), networks ?? [], [...unsharded, ...(figureFields ?? [])]);
   if (!rules.ok) problems.push(...rules.problems.map((problem) => `rules: ${problem}`));
   const rulesText = rules.ok ? rules.value : undefined;
-  const environmentChars =
-    (rulesText?.length ?? 0) +
-    (shardSize === undefined ? (networks ?? []).join(',').length : 0) +
-    (figureFields ?? []).join(',').length;
-  if (rulesText !== undefined && environmentChars > MAX_LISTS_CHARS) {
-    problems.push(
-      `rules: the rules, ${shardSize === undefined ? 'networks ' : ''}and figure fields take ` +
-        `${environmentChars} characters, more than the ${MAX_LISTS_CHARS} the function's environment has room ` +
-        `for (Lambda allows 4 KB for all variables): shorten the rules${shardSize === undefined ? ' or set shardSize' : ''}`,
-    );
-  }
 
   if (problems.length > 0) throw new ContextError(problems);
   return {

@@ -6,7 +6,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lambda/config.ts';
-import { ContextError, MAX_LISTS_CHARS, parseMonitorContext } from '../../lib/context.ts';
+import { ContextError, parseMonitorContext } from '../../lib/context.ts';
+import { MAX_LISTS_CHARS } from '../../lib/context-values.ts';
 import { synthMonitor } from './synth.ts';
 
 const base = { apiUrl: 'https://api.example.com', networks: 'n1,n2' };
