@@ -143,6 +143,14 @@ function storeSettings(env: Env, problems: string[]): StoreConfig {
   return { table, retentionDays };
 }
 
+/** Reads only the network list (`shieldwatch backtest`: which networks the rules watch). Throws {@link ConfigError}. */
+export function loadNetworksConfig(env: Env = process.env): string[] {
+  const problems: string[] = [];
+  const networks = networkSetting(env, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return networks;
+}
+
 /** Settings needed to send an alert (the `test-alert` command). */
 export interface AlertConfig {
   readonly topicArn?: string;
