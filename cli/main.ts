@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, configWarnings } from '../lambda/config.ts';
 import { didYouMean } from '../lambda/core/nearest.ts';
 import { type OptionValues, parseCommandArgs } from './args.ts';
+import { backtestCommand } from './commands/backtest.ts';
 import { checkCommand } from './commands/check.ts';
 import { demoCommand } from './commands/demo.ts';
 import { eventsCommand } from './commands/events.ts';
@@ -23,6 +24,7 @@ const COMMANDS: readonly Command[] = [
   runCommand,
   historyCommand,
   eventsCommand,
+  backtestCommand,
   checkCommand,
   setKeyCommand(checkCommand),
   testAlertCommand,

@@ -1,0 +1,180 @@
+import { snapshotPages } from '../../lambda/adapters/snapshot-pages.ts';
+import { ConfigError, loadNetworksConfig, loadStoreConfig } from '../../lambda/config.ts';
+import { ruleNetworks } from '../../lambda/core/rule-eval.ts';
+import type { Rule, RuleAlert } from '../../lambda/core/rule-types.ts';
+import { parseRules } from '../../lambda/core/rules.ts';
+import { SETTINGS } from '../../lambda/settings.ts';
+import { parseChoice, timeWindow } from '../args.ts';
+import { renderAlertTable, renderCounts, toBacktestAlert } from '../backtest/render.ts';
+import {
+  CycleGrouper,
+  mergeOldestFirst,
+  type ReplayObservation,
+  RuleReplay,
+  snapshotReadings,
+} from '../backtest/replay.ts';
+import { UsageError } from '../format.ts';
+import { type CliIo, type Command, println } from '../io.ts';
+import { openStore, storeCall } from '../store/open.ts';
+
+/** The attributes a replay reads of a snapshot: not its figures, latency or errors. */
+const REPLAY_ATTRIBUTES = ['at', 'cycleId', 'ok', 'body'] as const;
+
+/** Every problem with the settings at once: the store, the networks, and the rules (named by their source). */
+function readSettings(values: Readonly<Record<string, unknown>>, env: CliIo['env']) {
+  const problems: string[] = [];
+  const attempt = <T>(read: () => T, fallback: T): T => {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+      return fallback;
+    }
+  };
+  const store = attempt(() => loadStoreConfig(env), undefined);
+  const configured = attempt(() => loadNetworksConfig(env), []);
+  const given = typeof values['rules'] === 'string' ? values['rules'] : undefined;
+  const source = given === undefined ? SETTINGS.rules.env : '--rules';
+  const text = given ?? env[SETTINGS.rules.env] ?? '';
+  const parsed = parseRules(text);
+  problems.push(...parsed.problems.map((problem) => `${source}: ${problem}`));
+  if (problems.length > 0) throw new ConfigError(problems);
+  if (parsed.rules.length === 0) {
+    throw new UsageError(
+      `no rules to replay: ${source} is empty. Set ${SETTINGS.rules.env} or give --rules 'NAME: PATH OP VALUE [for N] [on ID,...]'`,
+    );
+  }
+  // The configured networks, then the networks the rules name with `on` (backtest needs no SHIELDWATCH_NETWORKS).
+  const networks = [...new Set([...configured, ...parsed.rules.flatMap((rule) => rule.networks ?? [])])];
+  return { store: store!, rules: parsed.rules, networks };
+}
+
+/** One network's snapshots in the window as observations of the rules, oldest first, a page at a time. */
+async function* observationsOf(
+  pages: AsyncIterable<
+    ReadonlyArray<{
+      readonly at: string;
+      readonly cycleId: string;
+      readonly ok: boolean;
+      readonly bodyText?: string;
+    }>
+  >,
+  rules: readonly Rule[],
+  networkId: string,
+): AsyncGenerator<ReplayObservation> {
+  for await (const page of pages) {
+    for (const snapshot of page) {
+      yield {
+        networkId,
+        at: snapshot.at,
+        cycleId: snapshot.cycleId,
+        readings: snapshotReadings(rules, snapshot),
+      };
+    }
+  }
+}
+
+export const backtestCommand: Command = {
+  name: 'backtest',
+  summary: 'replay stored network snapshots through the traffic rules: the alerts they would have sent',
+  help: [
+    'Usage: shieldwatch backtest [--since 7d|ISO] [--until ...] [--rules TEXT] [--format table|json]',
+    '',
+    'Replays the stored real-time snapshots of the networks the rules watch (SHIELDWATCH_NETWORKS and',
+    "the rules' on networks) through the traffic rules, cycle by cycle and oldest first, exactly as the",
+    'monitor judges them, and prints the alerts they would have sent and a count per rule and network:',
+    'values read, their range, triggered, resolved, and the state at the end (open, closed, learning).',
+    'It sends nothing and changes nothing in the store. See README.md, Tuning a rule with backtest.',
+    '',
+    'Options:',
+    '  --since WHEN      from WHEN: a duration back from now (90s, 30m, 24h, 7d, 2w) or an ISO date;',
+    '                    rules start afresh there (a baseline rule learns again)',
+    '  --until WHEN      up to WHEN (same forms)',
+    '  --rules TEXT      these rules instead of SHIELDWATCH_RULES, in the same grammar:',
+    "                    'NAME: PATH OP VALUE [for N] [on ID,...]', separated by ; or newlines",
+    '  --format FORMAT   table (default) or json: an array of {at, event, rule, network, value},',
+    '                    oldest first (the counts then go to stderr)',
+    '  -h, --help        show this help',
+    '',
+    'Needs the store settings, and SHIELDWATCH_RULES unless --rules is given; nothing of the API.',
+    'A failed snapshot, or one whose body was not stored, is no evidence, as in the monitor.',
+  ].join('\n'),
+  options: {
+    since: { type: 'string' },
+    until: { type: 'string' },
+    rules: { type: 'string' },
+    format: { type: 'string' },
+  },
+  async run(values, io: CliIo) {
+    const format = parseChoice(
+      '--format',
+      typeof values['format'] === 'string' ? values['format'] : 'table',
+      ['table', 'json'] as const,
+    );
+    const window = timeWindow(values, io.now());
+    const { store: storeConfig, rules, networks } = readSettings(values, io.env);
+    const watched = networks.filter((network) =>
+      rules.some((rule) => ruleNetworks(rule, networks).includes(network)),
+    );
+    if (watched.length === 0) {
+      throw new UsageError(
+        `no network to replay: ${SETTINGS.networks.env} is empty and no rule names networks with "on"`,
+      );
+    }
+    const store = await openStore(io.env, storeConfig.table, { readOnly: true });
+    const progress = io.stderr.isTTY === true;
+    let read = 0;
+    try {
+      const replay = new RuleReplay(rules, watched);
+      const alerts: RuleAlert[] = [];
+      await storeCall(store, async () => {
+        const streams = watched.map((networkId) =>
+          observationsOf(
+            snapshotPages(
+              store.client,
+              storeConfig.table,
+              { kind: 'network', networkId },
+              {
+                ...(window.since === undefined ? {} : { since: window.since }),
+                ...(window.until === undefined ? {} : { until: window.until }),
+                attributes: REPLAY_ATTRIBUTES,
+                ...(progress
+                  ? {
+                      onPage: (n: number) => {
+                        read += n;
+                        io.stderr.write(`\rread ${read} snapshots...`);
+                      },
+                    }
+                  : {}),
+              },
+            ),
+            rules,
+            networkId,
+          ),
+        );
+        const grouper = new CycleGrouper();
+        for await (const observation of mergeOldestFirst(streams)) {
+          for (const cycle of grouper.push(observation)) alerts.push(...replay.apply(cycle));
+        }
+        for (const cycle of grouper.end()) alerts.push(...replay.apply(cycle));
+      });
+      if (progress) io.stderr.write('\r\u001b[K');
+      const summary =
+        replay.cycles === 0
+          ? `no stored snapshots of ${watched.length} network(s) in that window: nothing to replay`
+          : `replayed ${replay.cycles} cycle(s) of ${watched.length} network(s), ${replay.firstAt} to ${replay.lastCycleAt}: ` +
+            `${alerts.length} alert(s) would have been sent (none was sent)`;
+      const counts = renderCounts(replay.counts());
+      if (format === 'json') {
+        println(io.stdout, JSON.stringify(alerts.map(toBacktestAlert), null, 2));
+        println(io.stderr, `${counts}\n${summary}`);
+      } else {
+        println(io.stdout, `${renderAlertTable(rules, alerts)}\n\n${counts}\n\n${summary}`);
+      }
+      return 0;
+    } finally {
+      store.client.destroy();
+    }
+  },
+};
