@@ -17,6 +17,9 @@ import { openStore } from '../store/open.ts';
 /** The table the demo writes to, in the embedded store; recreated on every run. */
 export const DEMO_TABLE = 'shieldwatch-demo';
 
+/** The demo's traffic rule: edge-1's attack (40 times its traffic) trips it, its end resolves it. */
+export const DEMO_RULES = 'flood: traffic.in.pps > 500k for 2';
+
 /** The demo never touches AWS: every AWS setting is dropped, so the embedded store is used. */
 function localOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
   return Object.fromEntries(
@@ -32,8 +35,9 @@ export const demoCommand: Command = {
     'Usage: shieldwatch demo [--cycles 15] [--every 2s]',
     '',
     'Starts the API simulator (scenario demo: active, then mitigating with an attack on edge-1, then',
-    'active again) and the embedded store, runs the monitor every couple of seconds and shows each',
-    'cycle and each alert as it happens, then prints the history, the events, a chart of the attack',
+    'active again) and the embedded store, runs the monitor every couple of seconds with a traffic',
+    `rule (${DEMO_RULES}) and shows each cycle and each alert as it happens (the status changes, the`,
+    "rule's trigger and resolve), then prints the history, the events, a chart of the attack",
     'and the uptime, and exits. Needs no AWS account and never uses one, whatever AWS settings are set.',
     `Its data stays in the embedded store, table ${DEMO_TABLE}, to explore afterwards:`,
     `  SHIELDWATCH_TABLE=${DEMO_TABLE} npx shieldwatch history --network edge-1 --chart traffic.in.pps`,
@@ -54,9 +58,10 @@ export const demoCommand: Command = {
     );
     const colour = palette(useColour(io.stdout, io.env));
     const env = localOnly(io.env);
-    // The scenario's changes (8 s and 20 s) fall inside the run whatever its length.
+    // The scenario's changes (8 s and 20 s) fall inside the run whatever its length, the attack's end early
+    // enough that the rule below sees two normal cycles after it and resolves.
     const runMs = cycles * everyMs;
-    const speed = Math.max(0.05, 26_000 / Math.max(runMs, 1));
+    const speed = Math.max(0.05, 30_000 / Math.max(runMs, 1));
     const simulator = await startSimulator({
       shape: 'nested',
       scenario: 'demo',
@@ -80,6 +85,7 @@ export const demoCommand: Command = {
       SHIELDWATCH_EXPECTED_STATUS: 'active',
       SHIELDWATCH_TIMEOUT_MS: '1500',
       SHIELDWATCH_ALERT_AFTER: '2',
+      SHIELDWATCH_RULES: DEMO_RULES,
     };
     const monitor = buildMonitor({
       config: loadConfig(monitorEnv),
@@ -93,6 +99,7 @@ export const demoCommand: Command = {
       io.stdout,
       `  monitor        ${cycles} cycles, one every ${everyMs / 1000}s; alerts print here (no SNS)`,
     );
+    println(io.stdout, `  traffic rule   ${DEMO_RULES}`);
     println(io.stdout, '');
     try {
       const started = io.now();
