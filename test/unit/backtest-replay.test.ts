@@ -124,7 +124,7 @@ function replayCycles(text: string, networks: readonly string[], cycles: readonl
 }
 
 describe('RuleReplay', () => {
-  it.each([
+  it.each<{ name: string; text: string; cycles: Record<string, Seen>[]; expected: string[][] }>([
     {
       name: 'a threshold for 2: triggers on the second cycle in a row, resolves after two below',
       text: 'pps: x > 100 for 2',
