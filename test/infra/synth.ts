@@ -53,6 +53,78 @@ export function synthMonitor(context: Record<string, unknown> = {}, options: Syn
   return Template.fromStack(buildMonitor(context, options));
 }
 
+/**
+ * The context of the stack tests that exercise every construct: two networks (one with quotes), email and SMS
+ * subscriptions, a status path, a retention and two figure fields; the secret is created.
+ */
+export const fullContext = {
+  networks: 'net-1,net"2"',
+  alertEmail: 'ops@example.com,oncall@example.org',
+  alertSms: '+14155550100',
+  statusPath: 'data.filter.state',
+  retentionDays: '30',
+  figureFields: 'traffic.in_pps, links.0.pps',
+};
+
+/** The context of a stack with an existing secret, a cron schedule and reserved concurrency, nothing optional. */
+export const existingSecretContext = {
+  apiKeySecretName: 'shieldwatch/api-key',
+  schedule: 'cron(0/5 8-17 * * ? *)',
+  reservedConcurrency: 1,
+};
+
+/** The logical ids of the resources of an unsharded stack that creates its secret. */
+export type ResourceIds = Record<
+  'table' | 'topic' | 'key' | 'secret' | 'fn' | 'logs' | 'queue' | 'role',
+  string
+>;
+
+/** The logical ids of the one table, topic, key, secret, function, log group, schedule queue and function role. */
+export function resourceIds(template: Template): ResourceIds {
+  return {
+    table: onlyResourceId(template, 'AWS::DynamoDB::Table'),
+    topic: onlyResourceId(template, 'AWS::SNS::Topic'),
+    key: onlyResourceId(template, 'AWS::KMS::Key'),
+    secret: onlyResourceId(template, 'AWS::SecretsManager::Secret'),
+    fn: onlyResourceId(template, 'AWS::Lambda::Function'),
+    logs: onlyResourceId(template, 'AWS::Logs::LogGroup'),
+    queue: resourceIdStartingWith(template, 'AWS::SQS::Queue', 'Schedule'),
+    role: Object.keys(
+      template.findResources('AWS::IAM::Role', {
+        Properties: {
+          AssumeRolePolicyDocument: { Statement: [{ Principal: { Service: 'lambda.amazonaws.com' } }] },
+        },
+      }),
+    )[0]!,
+  };
+}
+
+/** Every statement of every IAM policy of the template. */
+export function policyStatements(
+  template: Template,
+): Array<{ Action: string | string[]; Resource: unknown; Effect: string }> {
+  return Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+    (policy) => policy['Properties'].PolicyDocument.Statement,
+  );
+}
+
+/** The input a schedule sends: a scheduled event, with a shard's networks and pollFilter when sharded. */
+export type ScheduleInput = { networks?: string[]; pollFilter?: boolean; 'detail-type'?: string };
+
+/** The schedules of the template in order, each with its properties and its parsed input. */
+export function schedulesOf(template: Template) {
+  return Object.values(template.findResources('AWS::Scheduler::Schedule')).map((schedule) => ({
+    properties: schedule['Properties'],
+    input: JSON.parse(renderCfn(schedule['Properties'].Target.Input)) as ScheduleInput,
+  }));
+}
+
+/** The body of the one dashboard, rendered by {@link renderCfn}. */
+export function dashboardBody(template: Template): string {
+  const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]!;
+  return renderCfn(dashboard['Properties'].DashboardBody);
+}
+
 /** The logical id of the only resource of a type. */
 export function onlyResourceId(template: Template, type: string): string {
   const ids = Object.keys(template.findResources(type));
