@@ -87,7 +87,7 @@ export interface MonitorSettings {
   readonly schedule: ScheduleSpec;
   /**
    * Dot path to the status in the filter-status body.
-   * @default - unset: the function tries the well-known paths (CONTRACT §5)
+   * @default - unset: the function tries the well-known paths (README, Filter status)
    */
   readonly statusPath?: string;
   /**
@@ -176,7 +176,7 @@ export class ContextError extends Error {
   }
 }
 
-/** Default snapshot retention, in days (CONTRACT §3). */
+/** Default snapshot retention, in days (README, Configuration). */
 export const DEFAULT_RETENTION_DAYS = rangeOf('retentionDays').default;
 /**
  * Without sharding, most characters of all network ids joined by commas: they travel in the function's

@@ -1,5 +1,5 @@
 /**
- * Reading the filter status out of an untrusted JSON body (CONTRACT §5).
+ * Reading the filter status out of an untrusted JSON body (README, Filter status).
  * Pure: no clock, no environment, never throws.
  */
 import { ARRAY_INDEX, lookUp, pathSegments } from './dot-path.ts';

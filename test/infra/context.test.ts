@@ -21,7 +21,7 @@ function problemsOf(values: Record<string, unknown>): readonly string[] {
 }
 
 describe('parseMonitorContext', () => {
-  it('applies the defaults of CONTRACT §9 when only apiUrl is set', () => {
+  it('applies the defaults of the README (Deploy) when only apiUrl is set', () => {
     // Act
     const settings = parseMonitorContext(base);
 

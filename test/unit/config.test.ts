@@ -190,7 +190,7 @@ describe('whole-number settings', () => {
     ]);
   });
 
-  it('keeps the time-out of one request at most 10 s (CONTRACT §3)', () => {
+  it('keeps the time-out of one request at most 10 s (README, Configuration)', () => {
     // Act
     const error = configError(() => loadConfig(env({ SHIELDWATCH_TIMEOUT_MS: '10001' })));
 
