@@ -63,6 +63,10 @@ const JSON_SIMPLE_ESCAPES: Readonly<Record<string, number>> = {
   t: 0x09,
 };
 
+/**
+ * The redactor of a key of at least the window length. Its fields are `#private` (runtime privacy), unlike
+ * the TypeScript `private` used elsewhere, because they hold the key.
+ */
 class FragmentRedactor implements KeyRedactor {
   /** The key, folded. */
   readonly #key: Uint16Array;

@@ -96,7 +96,8 @@ const RETRYABLE: ReadonlySet<FailureKind> = new Set<FailureKind>(['transport', '
 
 /**
  * Client of the protection API. One instance per process (it owns the connection pool); safe to share
- * between concurrent cycles.
+ * between concurrent cycles. Its fields are `#private`, not TypeScript `private` as elsewhere: they hold the
+ * API key, which runtime privacy keeps out of `util.inspect` and `JSON.stringify` of the client.
  */
 export class ProtectionApiClient implements ProtectionApi {
   /** Counters for benchmarks and tests; updated in place. */
