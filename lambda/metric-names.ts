@@ -27,7 +27,7 @@ export const MetricName = {
 } as const;
 
 /**
- * The chosen numeric fields of the networks' real-time bodies (`SHIELDWATCH_FIGURE_FIELDS`) are metrics of
+ * The chosen numeric fields of the networks' real-time bodies (the figure fields setting) are metrics of
  * their own, named after the path (`traffic.in_pps` is `Figure.traffic.in_pps`, see {@link figureMetricName}),
  * with the dimension `NetworkId`: one custom metric per field and network.
  */

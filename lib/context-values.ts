@@ -142,7 +142,7 @@ export const MAX_LISTS_CHARS = 3072;
 
 /**
  * Traffic rules: one string (`-c rules='a: x > 1; b: y == true'`) or an array of rule strings (cdk.json), parsed
- * as the function parses `SHIELDWATCH_RULES`, `on` networks among `networks`. Unset or blank is no rules. The
+ * as the function parses its rules setting, `on` networks among `networks`. Unset or blank is no rules. The
  * value is the rules as written, joined by `;` (no longer than the input); every problem is listed, each naming
  * its rule. `beside` are the other lists in the function's environment, which the rules must leave room for.
  */

@@ -30,7 +30,7 @@ export function editDistance(a: string, b: string): number {
  * The candidate nearest to `word`, ignoring case, or undefined when none is near enough to be a likely
  * typo: at most a third of the word's length away (at least 1, at most 3 edits), or the word a prefix of
  * the candidate (`TOPIC` for `TOPIC_ARN`) or the other way round, from 3 characters on, unless `prefixes`
- * is false. `ignorePrefix` (e.g. `SHIELDWATCH_`) is left out of the lengths, so a short suffix does not
+ * is false. `ignorePrefix` (e.g. the prefix all env names share) is left out of the lengths, so a short suffix does not
  * get a lax match.
  */
 export function nearest(

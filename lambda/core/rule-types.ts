@@ -1,5 +1,5 @@
 /**
- * The shapes of traffic rules (README, Traffic rules): what the parser makes of `SHIELDWATCH_RULES`, what the
+ * The shapes of traffic rules (README, Traffic rules): what the parser makes of the rules setting, what the
  * evaluator keeps between cycles, and what a rule alert carries. Shared by the parser and evaluator
  * (`rules.ts`, `rule-eval.ts`), the rule state store, the cycle and `shieldwatch backtest`.
  * Pure types: no clock, no environment.

@@ -1,5 +1,5 @@
 /**
- * Traffic rules (README, Traffic rules): the parser of `SHIELDWATCH_RULES`, its printer, and each rule's
+ * Traffic rules (README, Traffic rules): the parser of the rules setting, its printer, and each rule's
  * reading of one network body. The evaluator is `rule-eval.ts`.
  * Pure: no clock, no environment.
  */

@@ -53,7 +53,7 @@ export function describeShape(body: unknown): string[] {
 
 /**
  * Dot paths to string, number or boolean leaves whose key looks like a status (status, state, mode, ...),
- * nearest first: candidates for SHIELDWATCH_STATUS_PATH.
+ * nearest first: candidates for the status path setting.
  */
 export function suggestStatusPaths(body: unknown, limit = 5): string[] {
   const found: Array<{ path: string; depth: number }> = [];

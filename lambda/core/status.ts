@@ -2,9 +2,10 @@
  * Reading the filter status out of an untrusted JSON body (README, Filter status).
  * Pure: no clock, no environment, never throws.
  */
+import { SETTINGS } from '../settings.ts';
 import { ARRAY_INDEX, lookUp, pathSegments } from './dot-path.ts';
 
-/** Paths tried in this order when `SHIELDWATCH_STATUS_PATH` is not set; the first that holds a scalar wins. */
+/** Paths tried in this order when the status path setting is not set; the first that holds a scalar wins. */
 export const DEFAULT_STATUS_PATHS = [
   'status',
   'state',
@@ -24,7 +25,7 @@ export type StatusReading = { ok: true; status: string; path: string } | { ok: f
 const MAX_PATH_IN_ERROR = 60;
 
 /**
- * Validates a dot path such as `data.filter.state` (the value of `SHIELDWATCH_STATUS_PATH`).
+ * Validates a dot path such as `data.filter.state` (the value of the status path setting).
  * The input is trimmed; every segment must be non-empty and have no spaces around it. Numeric segments
  * index arrays (`items.0.state`). Any other character is allowed, as JSON keys may hold anything but a dot.
  */
@@ -132,7 +133,7 @@ function readDefault(body: unknown, sourceText: string | undefined): StatusReadi
   const hint = isContainer(body) ? '' : `the body is ${describe(body)}; `;
   return {
     ok: false,
-    error: `no status found at ${DEFAULT_STATUS_PATHS.join(', ')} (${hint}set SHIELDWATCH_STATUS_PATH)`,
+    error: `no status found at ${DEFAULT_STATUS_PATHS.join(', ')} (${hint}set ${SETTINGS.statusPath.env})`,
   };
 }
 

@@ -86,7 +86,7 @@ export type AlertEvent =
   | 'monitor.test';
 
 /**
- * How serious a status change is, with `SHIELDWATCH_EXPECTED_STATUS` set: `high` when the status is away
+ * How serious a status change is, with the expected status setting set: `high` when the status is away
  * from the expected one, `resolved` when it came back to it. A traffic rule's trigger is `high`, its
  * resolve `resolved`.
  */
