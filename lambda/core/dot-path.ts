@@ -1,6 +1,7 @@
 /**
  * Following a dot path (`data.filter.state`, `links.0.pps`) into an untrusted parsed JSON body: the one
- * lookup behind status extraction (`status.ts`) and the terminal charts (`cli/chart.ts`).
+ * lookup and split behind status extraction (`status.ts`), figure fields (`figures.ts`), traffic rules
+ * (`rules.ts`) and the terminal charts (`cli/chart.ts`).
  * Pure: no clock, no environment.
  */
 

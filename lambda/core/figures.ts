@@ -103,7 +103,8 @@ export function parseFigureFields(value: string | readonly string[]): FigureFiel
   const byMetric = new Map<string, string>();
   for (const [index, item] of items.entries()) {
     const shown = JSON.stringify(item.length > 60 ? `${item.slice(0, 57)}...` : item);
-    const segments = item.split('.');
+    // The empty item is reported before its (zero) segments matter.
+    const segments = pathSegments(item);
     if (item === '') {
       problems.push(`field ${index + 1} is empty (expected dot paths joined by commas, e.g. traffic.in_pps)`);
     } else if (/[\p{Cc}\p{Cf}]/u.test(item)) {
