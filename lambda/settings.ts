@@ -210,8 +210,8 @@ export const SETTINGS = {
   },
   storeDir: {
     env: 'SHIELDWATCH_STORE_DIR',
-    meaning: "the embedded store's directory, as the CLI passes it to its store server",
-    default: '.shieldwatch',
+    meaning: "the embedded store server's directory when started by hand without --dir (the CLI passes --dir)",
+    default: 'unset (the CLI uses .shieldwatch)',
     scope: 'cli',
   },
 } as const satisfies Record<string, SettingSpec>;
