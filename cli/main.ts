@@ -8,6 +8,7 @@ import { demoCommand } from './commands/demo.ts';
 import { eventsCommand } from './commands/events.ts';
 import { historyCommand } from './commands/history.ts';
 import { pollCommand } from './commands/poll.ts';
+import { reportCommand } from './commands/report.ts';
 import { runCommand } from './commands/run.ts';
 import { setKeyCommand } from './commands/set-key.ts';
 import { simulateCommand } from './commands/simulate.ts';
@@ -29,6 +30,7 @@ const COMMANDS: readonly Command[] = [
   setKeyCommand(checkCommand),
   testAlertCommand,
   uptimeCommand,
+  reportCommand,
   statusCommand,
   storeCommand,
   simulateCommand,

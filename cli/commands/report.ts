@@ -1,0 +1,135 @@
+import { resolve } from 'node:path';
+import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
+import { ConfigError, loadStoreConfig } from '../../lambda/config.ts';
+import { parseFigureFields } from '../../lambda/core/figures.ts';
+import { SETTINGS } from '../../lambda/settings.ts';
+import { parseTimeArg, UsageError } from '../format.ts';
+import { type CliIo, type Command, println } from '../io.ts';
+import { collectReport, readReportAssets, writeReport } from '../report/build.ts';
+import { openStore, storeCall } from '../store/open.ts';
+
+/** Where the report goes without --out. */
+export const DEFAULT_REPORT_FILE = 'shieldwatch-report.html';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** A comma list of ids, blanks and repeats dropped. */
+function idList(text: string): string[] {
+  return [
+    ...new Set(
+      text
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id !== ''),
+    ),
+  ];
+}
+
+/** SHIELDWATCH_FIGURE_FIELDS when set (drawn first); a bad value is a configuration error naming it. */
+function figureFields(env: Env): string[] | undefined {
+  const text = env[SETTINGS.figureFields.env];
+  if (text === undefined || text.trim() === '') return undefined;
+  const parsed = parseFigureFields(text);
+  if (!parsed.ok) throw new ConfigError(parsed.problems.map((p) => `${SETTINGS.figureFields.env} ${p}`));
+  return parsed.fields;
+}
+
+export const reportCommand: Command = {
+  name: 'report',
+  summary: 'write a self-contained HTML report: status band, uptime, events, a chart per network',
+  help: [
+    'Usage: shieldwatch report [--since 7d|ISO] [--until ...] [--out FILE] [--networks A,B]',
+    '',
+    'Reads the store (never writes it, never calls the API) and writes one HTML file that opens offline,',
+    'with no request to any host or file, and can be mailed or attached to a ticket as it is:',
+    '  - the filter status over time as a band coloured and labelled per status, the changes marked;',
+    '  - the uptime for the window (the same figures as shieldwatch uptime);',
+    '  - one chart per network of its numeric figures, rule alerts marked (long histories are drawn as',
+    '    the smallest and largest value per time slice, so spikes stay visible);',
+    '  - the events: status changes, incidents, rule alerts, suppressed alerts;',
+    '  - when it was made and from which table.',
+    'Prints the path of the file written.',
+    '',
+    'Options:',
+    '  --since WHEN     from WHEN: a duration back from now (24h, 7d, 30d) or an ISO date (default 7d)',
+    '  --until WHEN     up to WHEN (default now)',
+    `  --out FILE       the file to write (default ${DEFAULT_REPORT_FILE}; replaced when it exists)`,
+    `  --networks A,B   the networks to chart (default ${SETTINGS.networks.env}); networks named by rule`,
+    '                   alerts in the window are added',
+    '  -h, --help       show this help',
+    '',
+    `Needs only the store settings (SHIELDWATCH_TABLE, AWS settings or the embedded store); reads`,
+    `${SETTINGS.figureFields.env} (drawn first) and ${SETTINGS.expectedStatus.env} (coloured green) when set.`,
+    'Exit codes: 0 written; 1 the store could not be read or the file not written; 2 bad usage.',
+  ].join('\n'),
+  options: {
+    since: { type: 'string' },
+    until: { type: 'string' },
+    out: { type: 'string' },
+    networks: { type: 'string' },
+  },
+  async run(values, io: CliIo) {
+    const nowMs = io.now();
+    const since = parseTimeArg(
+      '--since',
+      typeof values['since'] === 'string' ? values['since'] : '7d',
+      nowMs,
+    );
+    const until =
+      typeof values['until'] === 'string'
+        ? parseTimeArg('--until', values['until'], nowMs)
+        : new Date(nowMs).toISOString();
+    if (since > until) throw new UsageError(`--since (${since}) is after --until (${until})`);
+    const out = typeof values['out'] === 'string' ? values['out'] : DEFAULT_REPORT_FILE;
+    if (out.trim() === '') throw new UsageError('--out needs a file name');
+    const path = resolve(process.cwd(), out);
+    const networks = idList(
+      typeof values['networks'] === 'string' ? values['networks'] : (io.env[SETTINGS.networks.env] ?? ''),
+    );
+    const fields = figureFields(io.env);
+    const rawExpected = io.env[SETTINGS.expectedStatus.env];
+    const expected = rawExpected !== undefined && rawExpected.trim() !== '' ? rawExpected : undefined;
+    const assets = readReportAssets();
+    const config = loadStoreConfig(io.env);
+    const store = await openStore(io.env, config.table, { readOnly: true });
+    try {
+      const data = await storeCall(store, () =>
+        collectReport(new DynamoStore(store.client, config.table), {
+          since,
+          until,
+          networks,
+          table: config.table,
+          store: store.description,
+          nowMs,
+          ...(fields === undefined ? {} : { figureFields: fields }),
+          ...(expected === undefined ? {} : { expected }),
+        }),
+      );
+      let bytes: number;
+      try {
+        bytes = await writeReport(path, data, assets);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new Error(
+          `cannot write the report to ${path}: ${
+            code === 'ENOENT'
+              ? 'its directory does not exist'
+              : code === 'EISDIR'
+                ? 'that is a directory (give a file name)'
+                : code === 'EACCES'
+                  ? 'permission denied'
+                  : (error as Error).message
+          }`,
+        );
+      }
+      println(
+        io.stderr,
+        `report: ${data.networks.length} network chart(s), ${data.eventCount} event(s), ${Math.ceil(bytes / 1024)} KB`,
+      );
+      println(io.stdout, path);
+      return 0;
+    } finally {
+      store.client.destroy();
+    }
+  },
+};

@@ -1,0 +1,373 @@
+/**
+ * The report's data (README, The report): what the page shows, prepared from what the store returns.
+ * Pure: no store, no clock, no environment; the command hands in snapshots, events and the times.
+ */
+import { formatDuration } from '../../lambda/core/alert-text.ts';
+import { figureCandidates, pickFigures } from '../../lambda/core/figures.ts';
+import { displayStatus } from '../../lambda/core/status.ts';
+import type { Snapshot } from '../../lambda/core/types.ts';
+import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../../lambda/core/uptime.ts';
+import type { StoredEvent } from '../../lambda/ports.ts';
+import { axesOf, type ChartRows, DISPLAY_BUCKETS, displayRows } from './series.ts';
+
+/** Most figures drawn per network when none are configured (the first numeric fields, ids and times left out). */
+export const MAX_CHART_FIGURES = 6;
+/** Most event rows in the table: the newest are kept, and the page says how many were left out. */
+export const MAX_EVENT_ROWS = 2000;
+/** Bodies looked at to choose the figures of a network when none are configured. */
+const FIGURE_SAMPLE = 40;
+
+/** One stretch of the status band. */
+export interface StatusInterval {
+  /** Epoch ms. */
+  readonly from: number;
+  readonly to: number;
+  /** The status as read (exact), {@link UNREADABLE_STATUS}, or `null`: not monitored (no snapshot, a gap). */
+  readonly status: string | null;
+}
+
+/** One row of the events table. */
+export interface EventRow {
+  readonly at: string;
+  readonly event: string;
+  /** `change` (status changes), `rule` (traffic rules), `incident` (API and readability), `other`. */
+  readonly family: 'change' | 'rule' | 'incident' | 'other';
+  /** What happened, in words: `"active" -> "mitigating"`, the rule and its value, the detail, other fields. */
+  readonly summary: string;
+  /** The network of a rule alert. */
+  readonly network?: string;
+  /** Set when the alert was suppressed (a silence), with the silence when known. */
+  readonly suppressed?: string;
+}
+
+/** A rule alert drawn on its network's chart. */
+export interface ChartMark {
+  /** Epoch ms. */
+  readonly at: number;
+  readonly event: string;
+  /** e.g. `pps triggered: 90000 > 50000`. */
+  readonly label: string;
+}
+
+/** One network's chart. */
+export interface NetworkChart {
+  readonly id: string;
+  /** Dot paths of the figures drawn, one series each. */
+  readonly fields: string[];
+  readonly rows: ChartRows;
+  /** The axis of each figure ({@link axesOf}). */
+  readonly axes: Array<'left' | 'right'>;
+  /** Snapshots in the window, and how many of them failed (no figures). */
+  readonly snapshots: number;
+  readonly failed: number;
+  /** True when the rows are min/max per bucket rather than every snapshot. */
+  readonly downsampled: boolean;
+  readonly marks: ChartMark[];
+}
+
+/** Everything the page shows. */
+export interface ReportData {
+  /** When it was made, ISO-8601. */
+  readonly generatedAt: string;
+  /** The table and the store it was read from. */
+  readonly table: string;
+  readonly store: string;
+  /** The window asked for, ISO-8601. */
+  readonly since: string;
+  readonly until: string;
+  /** The window shown: from the first data in the window (or `since`) to `until`, epoch ms. */
+  readonly fromMs: number;
+  readonly toMs: number;
+  /** The same figures as `shieldwatch uptime` for the window; null without filter snapshots. */
+  readonly uptime: UptimeReport | null;
+  readonly band: StatusInterval[];
+  /** Statuses in the order their colours are given (longest first); the expected one first when set. */
+  readonly statuses: string[];
+  readonly expected?: string;
+  /** Times of the confirmed status changes (filter.status_changed), epoch ms, with their texts. */
+  readonly changes: Array<{ readonly at: number; readonly label: string }>;
+  readonly events: EventRow[];
+  /** Events in the window (the table keeps the newest {@link MAX_EVENT_ROWS}). */
+  readonly eventCount: number;
+  readonly networks: NetworkChart[];
+}
+
+/** What {@link prepareReport} needs: the store's answers and the request. */
+export interface ReportInput {
+  readonly generatedAt: string;
+  readonly table: string;
+  readonly store: string;
+  readonly since: string;
+  readonly until: string;
+  /** Filter snapshots of the window, oldest first. */
+  readonly filter: readonly Snapshot[];
+  readonly events: readonly StoredEvent[];
+  /** Each network's snapshots of the window, oldest first. */
+  readonly networks: ReadonlyArray<{ readonly id: string; readonly snapshots: readonly Snapshot[] }>;
+  /** SHIELDWATCH_FIGURE_FIELDS when set: drawn first, before the other numeric fields of the bodies. */
+  readonly figureFields?: readonly string[];
+  readonly expected?: string;
+}
+
+/** The report's data: uptime exactly as `shieldwatch uptime` computes it, the band, the events, the charts. */
+export function prepareReport(input: ReportInput): ReportData {
+  const sinceMs = Date.parse(input.since);
+  const untilMs = Date.parse(input.until);
+  const uptime =
+    input.filter.length === 0 ? null : computeUptime(input.filter, { sinceMs, untilMs: untilMs });
+  let firstData = Number.POSITIVE_INFINITY;
+  for (const { at } of [
+    input.filter[0],
+    ...input.networks.map((n) => n.snapshots[0]),
+    input.events[0],
+  ].filter((item) => item !== undefined)) {
+    const ms = Date.parse(at);
+    if (ms < firstData) firstData = ms;
+  }
+  const fromMs = Number.isFinite(firstData) ? Math.min(untilMs, Math.max(sinceMs, firstData)) : sinceMs;
+  const marks = ruleMarks(input.events);
+  const rows = eventRows(input.events);
+  return {
+    generatedAt: input.generatedAt,
+    table: input.table,
+    store: input.store,
+    since: input.since,
+    until: input.until,
+    fromMs,
+    toMs: untilMs,
+    uptime,
+    band: statusIntervals(input.filter, uptime, fromMs, untilMs),
+    statuses: statusOrder(uptime, input.expected),
+    ...(input.expected === undefined ? {} : { expected: input.expected }),
+    changes: input.events
+      .filter((e) => e.event === 'filter.status_changed')
+      .map((e) => ({ at: Date.parse(e.at), label: `${quoted(e.from)} -> ${quoted(e.to)}` })),
+    events: rows.slice(-MAX_EVENT_ROWS),
+    eventCount: rows.length,
+    networks: input.networks.map(({ id, snapshots }) =>
+      networkChart(id, snapshots, input.figureFields, marks.get(id) ?? []),
+    ),
+  };
+}
+
+/**
+ * The status band over `[fromMs, untilMs]`: each snapshot's status holds until the next snapshot (the last
+ * until `untilMs`), as in `shieldwatch uptime`; the uptime report's gaps (and the time before the first
+ * snapshot) are not monitored (`null`); a failed snapshot is {@link UNREADABLE_STATUS}. Neighbours with the
+ * same status are merged; the stretches cover the window without overlap, oldest first.
+ */
+export function statusIntervals(
+  filter: readonly Snapshot[],
+  uptime: UptimeReport | null,
+  fromMs: number,
+  untilMs: number,
+): StatusInterval[] {
+  const timed = filter
+    .map((snapshot) => ({ ms: Date.parse(snapshot.at), snapshot }))
+    .filter((t) => Number.isFinite(t.ms))
+    .sort((a, b) => a.ms - b.ms);
+  const gaps = (uptime?.gaps ?? []).map((g) => ({ from: Date.parse(g.from), to: Date.parse(g.to) }));
+  const out: StatusInterval[] = [];
+  const add = (from: number, to: number, status: string | null) => {
+    if (to <= from) return;
+    const last = out[out.length - 1];
+    if (last !== undefined && last.status === status && last.to === from) {
+      out[out.length - 1] = { from: last.from, to, status };
+    } else {
+      out.push({ from, to, status });
+    }
+  };
+  add(fromMs, Math.min(untilMs, timed[0]?.ms ?? untilMs), null);
+  for (let i = 0; i < timed.length; i++) {
+    const start = Math.max(fromMs, timed[i]!.ms);
+    const end = Math.min(untilMs, timed[i + 1]?.ms ?? untilMs);
+    if (end <= start) continue;
+    const { snapshot } = timed[i]!;
+    const inGap = gaps.some((g) => g.from <= start && end <= g.to);
+    const status = snapshot.ok && typeof snapshot.status === 'string' ? snapshot.status : UNREADABLE_STATUS;
+    add(start, end, inGap ? null : status);
+  }
+  return out;
+}
+
+/** The statuses in colour order: the expected one first when set, then by time held, longest first. */
+function statusOrder(uptime: UptimeReport | null, expected: string | undefined): string[] {
+  const held = (uptime?.statuses ?? []).map((s) => s.status).filter((s) => s !== UNREADABLE_STATUS);
+  return expected === undefined ? held : [expected, ...held.filter((s) => s !== expected)];
+}
+
+/** A share as `shieldwatch uptime` prints it: one decimal at 0 and from 99.95%, two otherwise. */
+export function formatShare(share: number): string {
+  return `${(share * 100).toFixed(share >= 0.9995 || share === 0 ? 1 : 2)}%`;
+}
+
+/** The uptime as rows of text: status, share, time, as `shieldwatch uptime` shows them. */
+export function uptimeRows(uptime: UptimeReport): Array<{ status: string; share: string; time: string }> {
+  return uptime.statuses.map((s) => ({
+    status: s.status === UNREADABLE_STATUS ? s.status : displayStatus(s.status),
+    share: formatShare(s.share),
+    time: formatDuration(s.ms),
+  }));
+}
+
+const quoted = (status: string | undefined) =>
+  status === undefined ? '?' : JSON.stringify(displayStatus(status));
+
+/** Fields of a stored event that its summary already says, or that are bookkeeping. */
+const SHOWN_FIELDS = new Set(['at', 'event', 'seq', 'from', 'to', 'detail', 'rule', 'network', 'value']);
+const SHOWN_FIELDS_RULE = new Set([...SHOWN_FIELDS, 'threshold', 'ruleText', 'values']);
+const SUPPRESSION_FIELDS = new Set(['suppressed', 'silence', 'silenceId']);
+
+/** Reads a field that today's {@link StoredEvent} may not have yet (rule alerts, silences): defensively. */
+function field(event: StoredEvent, name: string): unknown {
+  return (event as unknown as Record<string, unknown>)[name];
+}
+
+function text(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+/**
+ * The events table: one row per stored event, of any kind (an unknown kind is listed with its fields), oldest
+ * first. Rule alerts name their rule, network and value against the threshold; a suppressed alert says so.
+ */
+export function eventRows(events: readonly StoredEvent[]): EventRow[] {
+  return events.map((event) => {
+    const name = String(event.event);
+    const network = text(field(event, 'network'));
+    const rule = text(field(event, 'rule'));
+    const isRule = name.startsWith('network.') || rule !== undefined;
+    const parts: string[] = [];
+    if (event.from !== undefined || event.to !== undefined)
+      parts.push(`${quoted(event.from)} -> ${quoted(event.to)}`);
+    if (isRule) parts.push(ruleText(event));
+    if (event.detail !== undefined) parts.push(event.detail);
+    const skip = isRule ? SHOWN_FIELDS_RULE : SHOWN_FIELDS;
+    for (const [key, value] of Object.entries(event)) {
+      if (skip.has(key) || SUPPRESSION_FIELDS.has(key)) continue;
+      const shown = text(value);
+      if (shown !== undefined) parts.push(`${key} ${shown}`);
+    }
+    const suppressed = suppression(event);
+    return {
+      at: event.at,
+      event: name,
+      family:
+        name === 'filter.status_changed'
+          ? 'change'
+          : isRule
+            ? 'rule'
+            : /^(api\.|filter\.status_(un)?readable)/.test(name)
+              ? 'incident'
+              : 'other',
+      summary: parts.join('; '),
+      ...(network === undefined ? {} : { network }),
+      ...(suppressed === undefined ? {} : { suppressed }),
+    };
+  });
+}
+
+/** `pps triggered: 90000 > 50000` style words for a rule alert, from whatever fields it has. */
+function ruleText(event: StoredEvent): string {
+  const rule = text(field(event, 'rule')) ?? '(rule)';
+  const value = text(field(event, 'value'));
+  const threshold = text(field(event, 'threshold'));
+  const verb = event.event === 'network.rule_resolved' ? 'resolved' : 'triggered';
+  const network = text(field(event, 'network'));
+  const figures =
+    value === undefined ? '' : threshold === undefined ? `: ${value}` : `: ${value} against ${threshold}`;
+  return `${network === undefined ? '' : `network ${network}: `}rule ${rule} ${verb}${figures}`;
+}
+
+/** How an event says it was suppressed, if it does: `suppressed` true, or a silence id. */
+function suppression(event: StoredEvent): string | undefined {
+  const silence = text(field(event, 'silence')) ?? text(field(event, 'silenceId'));
+  const flag = field(event, 'suppressed');
+  if (silence !== undefined) return `silence ${silence}`;
+  if (flag === true) return 'suppressed';
+  if (typeof flag === 'string' && flag !== '') return flag;
+  return undefined;
+}
+
+/** Rule alerts by network: the events that name a network, as marks for that network's chart. */
+export function ruleMarks(events: readonly StoredEvent[]): Map<string, ChartMark[]> {
+  const byNetwork = new Map<string, ChartMark[]>();
+  for (const event of events) {
+    const network = text(field(event, 'network'));
+    const at = Date.parse(event.at);
+    if (network === undefined || !Number.isFinite(at)) continue;
+    const value = text(field(event, 'value'));
+    const threshold = text(field(event, 'threshold'));
+    const rule = text(field(event, 'rule')) ?? String(event.event);
+    const verb =
+      event.event === 'network.rule_resolved'
+        ? 'resolved'
+        : event.event === 'network.rule_triggered'
+          ? 'triggered'
+          : String(event.event);
+    const figures =
+      value === undefined ? '' : threshold === undefined ? `: ${value}` : `: ${value} vs ${threshold}`;
+    const list = byNetwork.get(network) ?? [];
+    list.push({ at, event: String(event.event), label: `${rule} ${verb}${figures}` });
+    byNetwork.set(network, list);
+  }
+  return byNetwork;
+}
+
+/**
+ * One network's chart: the configured figure fields, then the other numeric fields of its bodies (ids and
+ * times left out), at most {@link MAX_CHART_FIGURES} unless more are configured; one row per snapshot that was read, bounded for display by
+ * {@link displayRows}. A failed snapshot or one without a stored JSON body adds no row.
+ */
+export function networkChart(
+  id: string,
+  snapshots: readonly Snapshot[],
+  configured: readonly string[] | undefined,
+  marks: ChartMark[],
+): NetworkChart {
+  const bodies: Array<{ at: number; body: unknown }> = [];
+  let failed = 0;
+  for (const snapshot of snapshots) {
+    if (!snapshot.ok) failed++;
+    const at = Date.parse(snapshot.at);
+    if (!snapshot.ok || snapshot.bodyText === undefined || !Number.isFinite(at)) continue;
+    try {
+      bodies.push({ at, body: JSON.parse(snapshot.bodyText) });
+    } catch {
+      // Not JSON: no figures this time.
+    }
+  }
+  bodies.sort((a, b) => a.at - b.at);
+  const chosen = configured ?? [];
+  const fields = [
+    ...new Set([...chosen, ...figureCandidates(sample(bodies, FIGURE_SAMPLE).map((b) => b.body)).suggested]),
+  ].slice(0, Math.max(MAX_CHART_FIGURES, chosen.length));
+  const raw: ChartRows = { x: [], ys: fields.map(() => []) };
+  for (const { at, body } of bodies) {
+    const picked = new Map(pickFigures(body, fields));
+    raw.x.push(at);
+    fields.forEach((f, i) => {
+      raw.ys[i]!.push(picked.get(f) ?? null);
+    });
+  }
+  const rows = displayRows(raw);
+  return {
+    id,
+    fields,
+    rows,
+    axes: axesOf(rows.ys),
+    snapshots: snapshots.length,
+    failed,
+    downsampled: raw.x.length > 2 * DISPLAY_BUCKETS,
+    marks,
+  };
+}
+
+/** About `n` items spread evenly over `items`, the first and the last included. */
+function sample<T>(items: readonly T[], n: number): T[] {
+  if (items.length <= n) return [...items];
+  const step = (items.length - 1) / (n - 1);
+  return Array.from({ length: n }, (_, i) => items[Math.round(i * step)]!);
+}

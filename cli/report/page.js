@@ -1,0 +1,157 @@
+// The report's charts (README, The report): one uPlot chart per network from the JSON block, rule alerts and
+// status changes drawn as vertical lines. Runs in the browser; uPlot is inlined before it. No request of any
+// kind, text only through textContent.
+(() => {
+  const data = JSON.parse(document.getElementById('report-data').textContent);
+  const root = document.documentElement;
+  const cssVar = (name) => getComputedStyle(root).getPropertyValue(name).trim() || '#888';
+  const utcDate = (ms) => uPlot.tzDate(new Date(ms), 'Etc/UTC');
+  const timeText = uPlot.fmtDate('{YYYY}-{MM}-{DD} {HH}:{mm}:{ss}');
+  const SUFFIXES = ['', 'k', 'M', 'G', 'T', 'P'];
+
+  /** 12345678 -> 12.3M: axis labels that stay short on a phone. */
+  function si(value) {
+    if (value === null || value === undefined || !Number.isFinite(value)) return '';
+    let v = Math.abs(value);
+    let i = 0;
+    while (v >= 1000 && i < SUFFIXES.length - 1) {
+      v /= 1000;
+      i++;
+    }
+    const digits = v >= 100 || Number.isInteger(v) ? 0 : v >= 10 ? 1 : 2;
+    return `${value < 0 ? '-' : ''}${Number(v.toFixed(digits))}${SUFFIXES[i]}`;
+  }
+
+  const clock = uPlot.fmtDate('{HH}:{mm}');
+  const clockSeconds = uPlot.fmtDate('{HH}:{mm}:{ss}');
+  const day = uPlot.fmtDate('{YYYY}-{MM}-{DD}');
+  const monthDay = uPlot.fmtDate('{MM}-{DD}');
+
+  /** Time axis labels in UTC, 24-hour: the date under the first label and wherever the day changes. */
+  function timeLabels(_u, splits, _axis, _space, increment) {
+    let lastDay = '';
+    return splits.map((ms) => {
+      const date = utcDate(ms);
+      const today = day(date);
+      const time =
+        increment >= 86_400_000 ? monthDay(date) : increment < 60_000 ? clockSeconds(date) : clock(date);
+      const label = today !== lastDay && increment < 86_400_000 ? `${time}\n${today}` : time;
+      lastDay = today;
+      return label;
+    });
+  }
+
+  /** Vertical lines across the plot: rule alerts solid, status changes dotted. */
+  function markerPlugin(marks, changes) {
+    return {
+      hooks: {
+        draw: [
+          (u) => {
+            const ctx = u.ctx;
+            const { top, height } = u.bbox;
+            const line = (at, colour, dash) => {
+              const x = Math.round(u.valToPos(at, 'x', true));
+              if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) return;
+              ctx.save();
+              ctx.strokeStyle = colour;
+              ctx.lineWidth = 2 * devicePixelRatio;
+              ctx.setLineDash(dash);
+              ctx.beginPath();
+              ctx.moveTo(x, top);
+              ctx.lineTo(x, top + height);
+              ctx.stroke();
+              ctx.restore();
+            };
+            for (const change of changes)
+              line(change.at, cssVar('--muted'), [3 * devicePixelRatio, 4 * devicePixelRatio]);
+            for (const mark of marks) {
+              line(mark.at, mark.event === 'network.rule_resolved' ? cssVar('--good') : cssVar('--bad'), []);
+            }
+          },
+        ],
+      },
+    };
+  }
+
+  let charts = [];
+
+  function chartWidth(el) {
+    return Math.max(260, Math.floor(el.clientWidth));
+  }
+
+  function chartHeight() {
+    return window.innerWidth < 600 ? 190 : 250;
+  }
+
+  function build() {
+    for (const chart of charts) chart.destroy();
+    charts = [];
+    const fg = cssVar('--fg');
+    const grid = cssVar('--line');
+    data.networks.forEach((net, index) => {
+      const el = document.getElementById(`chart-${index}`);
+      if (el === null || net.x.length === 0) return;
+      const right = net.axes.includes('right');
+      const axis = (scale, side) => ({
+        scale,
+        side,
+        stroke: fg,
+        grid: { show: side === 3, stroke: grid, width: 1 },
+        ticks: { stroke: grid, width: 1 },
+        values: (_u, splits) => splits.map(si),
+        size: 56,
+      });
+      const opts = {
+        width: chartWidth(el),
+        height: chartHeight(),
+        ms: 1,
+        tzDate: utcDate,
+        cursor: { sync: { key: 'shieldwatch' } },
+        scales: { x: { time: true } },
+        series: [
+          { label: 'time (UTC)', value: (_u, v) => (v === null ? '' : timeText(utcDate(v))) },
+          ...net.fields.map((field, i) => ({
+            label: `${field}${net.axes[i] === 'right' && right ? ' (right axis)' : ''}`,
+            scale: net.axes[i] === 'right' ? 'y2' : 'y',
+            stroke: cssVar(`--c${i % 8}`),
+            width: 1.5,
+            spanGaps: false,
+            value: (_u, v) => (v === null ? '-' : v.toLocaleString('en-US')),
+          })),
+        ],
+        axes: [
+          {
+            stroke: fg,
+            grid: { stroke: grid, width: 1 },
+            ticks: { stroke: grid, width: 1 },
+            values: timeLabels,
+          },
+          axis('y', 3),
+          ...(right ? [axis('y2', 1)] : []),
+        ],
+        hooks: {
+          ready: [(u) => u.setScale('x', { min: data.from, max: data.to })],
+        },
+        plugins: [markerPlugin(net.marks, data.changes)],
+      };
+      el.textContent = '';
+      charts.push(new uPlot(opts, [net.x, ...net.ys], el));
+      el.dataset.points = String(net.x.length);
+    });
+    document.body.dataset.charts = String(charts.length);
+  }
+
+  let pending = false;
+  window.addEventListener('resize', () => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      for (const chart of charts) {
+        chart.setSize({ width: chartWidth(chart.root.parentElement), height: chartHeight() });
+      }
+    });
+  });
+  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', build);
+  build();
+})();
