@@ -210,7 +210,7 @@ export const SETTINGS = {
   },
   storeDir: {
     env: 'SHIELDWATCH_STORE_DIR',
-    meaning: "the embedded store server's directory when started by hand without --dir (the CLI passes --dir)",
+    meaning: "the store server's directory when started by hand without --dir (the CLI passes --dir)",
     default: 'unset (the CLI uses .shieldwatch)',
     scope: 'cli',
   },
