@@ -1,24 +1,13 @@
-import { snapshotPages } from '../../lambda/adapters/snapshot-pages.ts';
 import { ConfigError, loadNetworksConfig, loadStoreConfig } from '../../lambda/config.ts';
 import { ruleNetworks } from '../../lambda/core/rule-eval.ts';
-import type { Rule, RuleAlert } from '../../lambda/core/rule-types.ts';
 import { parseRules } from '../../lambda/core/rules.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
 import { parseChoice, timeWindow } from '../args.ts';
+import { replayHistory } from '../backtest/read-history.ts';
 import { renderAlertTable, renderCounts, toBacktestAlert } from '../backtest/render.ts';
-import {
-  CycleGrouper,
-  mergeOldestFirst,
-  type ReplayObservation,
-  RuleReplay,
-  snapshotReadings,
-} from '../backtest/replay.ts';
 import { UsageError } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
-
-/** The attributes a replay reads of a snapshot: not its figures, latency or errors. */
-const REPLAY_ATTRIBUTES = ['at', 'cycleId', 'ok', 'body'] as const;
 
 /** Every problem with the settings at once: the store, the networks, and the rules (named by their source). */
 function readSettings(values: Readonly<Record<string, unknown>>, env: CliIo['env']) {
@@ -48,31 +37,6 @@ function readSettings(values: Readonly<Record<string, unknown>>, env: CliIo['env
   // The configured networks, then the networks the rules name with `on` (backtest needs no SHIELDWATCH_NETWORKS).
   const networks = [...new Set([...configured, ...parsed.rules.flatMap((rule) => rule.networks ?? [])])];
   return { store: store!, rules: parsed.rules, networks };
-}
-
-/** One network's snapshots in the window as observations of the rules, oldest first, a page at a time. */
-async function* observationsOf(
-  pages: AsyncIterable<
-    ReadonlyArray<{
-      readonly at: string;
-      readonly cycleId: string;
-      readonly ok: boolean;
-      readonly bodyText?: string;
-    }>
-  >,
-  rules: readonly Rule[],
-  networkId: string,
-): AsyncGenerator<ReplayObservation> {
-  for await (const page of pages) {
-    for (const snapshot of page) {
-      yield {
-        networkId,
-        at: snapshot.at,
-        cycleId: snapshot.cycleId,
-        readings: snapshotReadings(rules, snapshot),
-      };
-    }
-  }
 }
 
 export const backtestCommand: Command = {
@@ -126,39 +90,24 @@ export const backtestCommand: Command = {
     const progress = io.stderr.isTTY === true;
     let read = 0;
     try {
-      const replay = new RuleReplay(rules, watched);
-      const alerts: RuleAlert[] = [];
-      await storeCall(store, async () => {
-        const streams = watched.map((networkId) =>
-          observationsOf(
-            snapshotPages(
-              store.client,
-              storeConfig.table,
-              { kind: 'network', networkId },
-              {
-                ...(window.since === undefined ? {} : { since: window.since }),
-                ...(window.until === undefined ? {} : { until: window.until }),
-                attributes: REPLAY_ATTRIBUTES,
-                ...(progress
-                  ? {
-                      onPage: (n: number) => {
-                        read += n;
-                        io.stderr.write(`\rread ${read} snapshots...`);
-                      },
-                    }
-                  : {}),
-              },
-            ),
-            rules,
-            networkId,
-          ),
-        );
-        const grouper = new CycleGrouper();
-        for await (const observation of mergeOldestFirst(streams)) {
-          for (const cycle of grouper.push(observation)) alerts.push(...replay.apply(cycle));
-        }
-        for (const cycle of grouper.end()) alerts.push(...replay.apply(cycle));
-      });
+      const { alerts, replay } = await storeCall(store, () =>
+        replayHistory({
+          client: store.client,
+          table: storeConfig.table,
+          rules,
+          networks: watched,
+          ...(window.since === undefined ? {} : { since: window.since }),
+          ...(window.until === undefined ? {} : { until: window.until }),
+          ...(progress
+            ? {
+                onPage: (n: number) => {
+                  read += n;
+                  io.stderr.write(`\rread ${read} snapshots...`);
+                },
+              }
+            : {}),
+        }),
+      );
       if (progress) io.stderr.write('\r\u001b[K');
       const summary =
         replay.cycles === 0
