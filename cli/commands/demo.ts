@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
@@ -11,6 +12,7 @@ import { renderEvents, toEventEntry, toHistoryEntry } from '../entries.ts';
 import { palette, parseCount, parseDurationMs, renderTable, useColour } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import { cycleLine, printAlert, terminalLog } from '../monitor.ts';
+import { buildReportFile, DEFAULT_REPORT_FILE } from '../report/build.ts';
 import { startSimulator } from '../simulator/server.ts';
 import { openStore } from '../store/open.ts';
 
@@ -38,7 +40,8 @@ export const demoCommand: Command = {
     'active again) and the embedded store, runs the monitor every couple of seconds with a traffic',
     `rule (${DEMO_RULES}) and shows each cycle and each alert as it happens (the status changes, the`,
     "rule's trigger and resolve), then prints the history, the events, a chart of the attack",
-    'and the uptime, and exits. Needs no AWS account and never uses one, whatever AWS settings are set.',
+    'and the uptime, writes the HTML report (shieldwatch-report.html here) and prints its path, and exits.',
+    'Needs no AWS account and never uses one, whatever AWS settings are set.',
     `Its data stays in the embedded store, table ${DEMO_TABLE}, to explore afterwards:`,
     `  SHIELDWATCH_TABLE=${DEMO_TABLE} npx shieldwatch history --network edge-1 --chart traffic.in.pps`,
     '',
@@ -156,6 +159,25 @@ export const demoCommand: Command = {
         `\nDone. Explore the demo's data: SHIELDWATCH_TABLE=${DEMO_TABLE} npx shieldwatch history --filter`,
       );
       println(io.stdout, 'Watch your own API: see README.md (npx shieldwatch check, then poll or run).');
+      const reportPath = resolve(process.cwd(), DEFAULT_REPORT_FILE);
+      const networks = (simulator.env['SHIELDWATCH_NETWORKS'] ?? '').split(',');
+      await buildReportFile(
+        storeView,
+        {
+          since: new Date(started - 60_000).toISOString(),
+          until: new Date(io.now()).toISOString(),
+          networks,
+          table: DEMO_TABLE,
+          store: fresh.description,
+          expected: 'active',
+          nowMs: io.now(),
+        },
+        reportPath,
+      );
+      println(
+        io.stdout,
+        `\n${colour.bold('Report')} (shieldwatch report): open it in a browser\n  ${reportPath}`,
+      );
       return 0;
     } finally {
       await monitor.close();

@@ -5,11 +5,8 @@ import { parseFigureFields } from '../../lambda/core/figures.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
 import { parseTimeArg, UsageError } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
-import { collectReport, readReportAssets, writeReport } from '../report/build.ts';
+import { collectReport, DEFAULT_REPORT_FILE, readReportAssets, writeReport } from '../report/build.ts';
 import { openStore, storeCall } from '../store/open.ts';
-
-/** Where the report goes without --out. */
-export const DEFAULT_REPORT_FILE = 'shieldwatch-report.html';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -105,23 +102,7 @@ export const reportCommand: Command = {
           ...(expected === undefined ? {} : { expected }),
         }),
       );
-      let bytes: number;
-      try {
-        bytes = await writeReport(path, data, assets);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        throw new Error(
-          `cannot write the report to ${path}: ${
-            code === 'ENOENT'
-              ? 'its directory does not exist'
-              : code === 'EISDIR'
-                ? 'that is a directory (give a file name)'
-                : code === 'EACCES'
-                  ? 'permission denied'
-                  : (error as Error).message
-          }`,
-        );
-      }
+      const bytes = await writeReport(path, data, assets);
       println(
         io.stderr,
         `report: ${data.networks.length} network chart(s), ${data.eventCount} event(s), ${Math.ceil(bytes / 1024)} KB`,

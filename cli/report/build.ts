@@ -11,6 +11,9 @@ import { type ReportAssets, renderReportHtml } from './html.ts';
 
 const require = createRequire(import.meta.url);
 
+/** Where the report goes without --out (in the working directory); the demo writes it there too. */
+export const DEFAULT_REPORT_FILE = 'shieldwatch-report.html';
+
 /** The chart library and the page's own CSS and script, read from the project (uPlot from node_modules). */
 export function readReportAssets(): ReportAssets {
   const uplotDir = require.resolve('uplot/dist/uPlot.iife.min.js').replace(/uPlot\.iife\.min\.js$/, '');
@@ -78,6 +81,30 @@ export async function collectReport(store: SnapshotStore, request: ReportRequest
 /** Renders the report and writes it to `path`; resolves with its size in bytes. */
 export async function writeReport(path: string, data: ReportData, assets: ReportAssets): Promise<number> {
   const html = renderReportHtml(data, assets);
-  await writeFile(path, html, 'utf8');
+  try {
+    await writeFile(path, html, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? 'its directory does not exist'
+        : code === 'EISDIR'
+          ? 'that is a directory (give a file name)'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (error as Error).message;
+    throw new Error(`cannot write the report to ${path}: ${why}`);
+  }
   return Buffer.byteLength(html);
+}
+
+/** Reads the store, writes the report to `path`; what it showed and the file's size. */
+export async function buildReportFile(
+  store: SnapshotStore,
+  request: ReportRequest,
+  path: string,
+): Promise<{ data: ReportData; bytes: number }> {
+  const assets = readReportAssets();
+  const data = await collectReport(store, request);
+  return { data, bytes: await writeReport(path, data, assets) };
 }

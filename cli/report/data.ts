@@ -342,7 +342,7 @@ export function networkChart(
   bodies.sort((a, b) => a.at - b.at);
   const chosen = configured ?? [];
   const fields = [
-    ...new Set([...chosen, ...figureCandidates(sample(bodies, FIGURE_SAMPLE).map((b) => b.body)).suggested]),
+    ...new Set([...chosen, ...commonFigures(sample(bodies, FIGURE_SAMPLE).map((b) => b.body))]),
   ].slice(0, Math.max(MAX_CHART_FIGURES, chosen.length));
   const raw: ChartRows = { x: [], ys: fields.map(() => []) };
   for (const { at, body } of bodies) {
@@ -363,6 +363,19 @@ export function networkChart(
     downsampled: raw.x.length > 2 * DISPLAY_BUCKETS,
     marks,
   };
+}
+
+/**
+ * The figure fields suggested for at least half of `bodies`, each body judged alone, in the order first seen:
+ * a field that looks like a time in every body stays out, while one that does only now and then (bits per
+ * second in an attack reach epoch-like values) stays in.
+ */
+function commonFigures(bodies: readonly unknown[]): string[] {
+  const counts = new Map<string, number>();
+  for (const body of bodies) {
+    for (const path of figureCandidates([body]).suggested) counts.set(path, (counts.get(path) ?? 0) + 1);
+  }
+  return [...counts].filter(([, n]) => n * 2 >= bodies.length).map(([path]) => path);
 }
 
 /** About `n` items spread evenly over `items`, the first and the last included. */

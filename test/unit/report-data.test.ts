@@ -451,6 +451,20 @@ describe('ruleMarks and the network charts', () => {
     expect(chart.downsampled).toBe(false);
   });
 
+  it('keeps a figure whose values look like epoch seconds only now and then (bits per second in an attack)', () => {
+    // Prepare
+    const snapshots = [1e8, 2e8, 3e9, 1e8].map((bps, m) =>
+      net(m, { at: 1717200000 + m * 60, traffic: { bps, pps: 10 + m } }),
+    );
+
+    // Act
+    const chart = networkChart('edge-1', snapshots, undefined, []);
+
+    // Assess
+    expect(chart.fields).toEqual(['traffic.bps', 'traffic.pps']);
+    expect(chart.rows.ys[0]).toEqual([1e8, 2e8, 3e9, 1e8]);
+  });
+
   it('draws the configured figure fields first, then the others, up to the cap', () => {
     // Prepare
     const body = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`f${i}`, i]));
