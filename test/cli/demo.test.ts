@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DEMO_RULES, DEMO_TABLE } from '../../cli/commands/demo.ts';
 import { stopEmbeddedStore } from '../../cli/store/embedded.ts';
 import { runCli } from './helpers.ts';
 
@@ -21,7 +22,8 @@ describe('the demo (npm start)', () => {
 
     // Act
     const run = await runCli(
-      ['demo', '--cycles', '8', '--every', '700ms'],
+      // Ten cycles: the attack on edge-1 holds for four, two normal ones after it resolve the rule.
+      ['demo', '--cycles', '10', '--every', '700ms'],
       { CI: 'true' },
       { cwd, timeoutMs: 60_000 },
     );
@@ -33,13 +35,39 @@ describe('the demo (npm start)', () => {
       /ALERT filter\.status_changed: \[shieldwatch\] HIGH: Filter status changed: active -> mitigating/,
     );
     expect(run.stdout).toMatch(/RESOLVED: Filter status changed: mitigating -> active/);
+    // The traffic rule the demo watches with (the replay below shows the attack trips it).
+    expect(run.stdout).toContain(`traffic rule   ${DEMO_RULES}`);
     expect(run.stdout).toMatch(/History of the filter status[\s\S]*mitigating/);
     expect(run.stdout).toMatch(
       /Events[\s\S]*filter\.status_changed\s+"active"\s+"mitigating"[\s\S]*filter\.status_changed\s+"mitigating"\s+"active"/,
     );
     expect(run.stdout).toMatch(/[╭╮╯╰]/);
     expect(run.stdout).not.toMatch(/\u001b\[/);
-    expect(run.stdout.match(/^\d\d:\d\d:\d\d {2}filter/gm)).toHaveLength(8);
+    expect(run.stdout.match(/^\d\d:\d\d:\d\d {2}filter/gm)).toHaveLength(10);
+  });
+
+  it("the simulated attack trips the demo's traffic rule and its end resolves it (backtest over the demo's history)", async () => {
+    // Prepare
+    const cwd = dirs[0]!;
+
+    // Act
+    const run = await runCli(
+      ['backtest', '--format', 'json'],
+      {
+        SHIELDWATCH_TABLE: DEMO_TABLE,
+        SHIELDWATCH_NETWORKS: 'edge-1,edge-2',
+        SHIELDWATCH_RULES: DEMO_RULES,
+      },
+      { cwd },
+    );
+
+    // Assess
+    expect(run.code, run.stderr).toBe(0);
+    const alerts = JSON.parse(run.stdout) as Array<{ event: string; rule: string; network: string }>;
+    expect(alerts.map((a) => `${a.event} ${a.rule} ${a.network}`)).toEqual([
+      'network.rule_triggered flood edge-1',
+      'network.rule_resolved flood edge-1',
+    ]);
   });
 
   it('keeps its data in the embedded store for history afterwards', async () => {
