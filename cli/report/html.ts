@@ -96,7 +96,7 @@ export function renderReportHtml(data: ReportData, assets: ReportAssets): string
 <header>
 <h1>shieldwatch report</h1>
 <p class="meta">From <time datetime="${new Date(data.fromMs).toISOString()}">${utc(data.fromMs)}</time> to <time datetime="${new Date(data.toMs).toISOString()}">${utc(data.toMs)}</time> UTC (${escapeHtml(formatDuration(data.toMs - data.fromMs))}${data.fromMs > Date.parse(data.since) ? `; asked from ${escapeHtml(utc(Date.parse(data.since)))}, the first data is later` : ''}). All times are UTC.</p>
-<p class="meta">Made <time datetime="${escapeHtml(data.generatedAt)}">${escapeHtml(utc(Date.parse(data.generatedAt)))}</time> UTC from table <code>${escapeHtml(data.table)}</code> (${escapeHtml(data.store)}).</p>
+<p class="meta">Made <time datetime="${escapeHtml(data.generatedAt)}">${escapeHtml(utc(Date.parse(data.generatedAt)))}</time> UTC from table <code>${escapeHtml(data.table)}</code> in the ${escapeHtml(data.store.replace(`, table ${data.table}`, ''))}.</p>
 </header>
 <main>
 ${statusSection(data, pct)}
@@ -132,7 +132,10 @@ function statusSection(data: ReportData, pct: (ms: number) => string): string {
   const ticks = [0, 0.25, 0.5, 0.75, 1]
     .map((f) => {
       const at = data.fromMs + f * (data.toMs - data.fromMs);
-      return `<span class="tick t${f * 100}" style="left:${(f * 100).toFixed(1)}%">${utc(at).slice(f === 0 || f === 1 ? 0 : 5)}</span>`;
+      // Under 10 s (a quick demo), the ticks need milliseconds to differ.
+      const text =
+        data.toMs - data.fromMs < 10_000 ? `${utc(at)}.${new Date(at).toISOString().slice(20, 23)}` : utc(at);
+      return `<span class="tick t${f * 100}" style="left:${(f * 100).toFixed(1)}%">${text.slice(f === 0 || f === 1 ? 0 : 5)}</span>`;
     })
     .join('');
   const seen = [...new Set(data.band.map((i) => i.status))];

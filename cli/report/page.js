@@ -24,6 +24,7 @@
 
   const clock = uPlot.fmtDate('{HH}:{mm}');
   const clockSeconds = uPlot.fmtDate('{HH}:{mm}:{ss}');
+  const clockMillis = uPlot.fmtDate('{HH}:{mm}:{ss}.{fff}');
   const day = uPlot.fmtDate('{YYYY}-{MM}-{DD}');
   const monthDay = uPlot.fmtDate('{MM}-{DD}');
 
@@ -34,7 +35,13 @@
       const date = utcDate(ms);
       const today = day(date);
       const time =
-        increment >= 86_400_000 ? monthDay(date) : increment < 60_000 ? clockSeconds(date) : clock(date);
+        increment >= 86_400_000
+          ? monthDay(date)
+          : increment < 1000
+            ? clockMillis(date)
+            : increment < 60_000
+              ? clockSeconds(date)
+              : clock(date);
       const label = today !== lastDay && increment < 86_400_000 ? `${time}\n${today}` : time;
       lastDay = today;
       return label;
