@@ -168,11 +168,12 @@ export interface MonitorSettings {
 
 /** Invalid context: every problem, one line each, each starting with the key it concerns. */
 export class ContextError extends Error {
+  override readonly name = 'ContextError';
+
   constructor(readonly problems: readonly string[]) {
     super(
       `Invalid shieldwatch context (set it in cdk.json or with -c key=value):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
     );
-    this.name = 'ContextError';
   }
 }
 
