@@ -3,6 +3,7 @@
  * `unknown option --limt (did you mean --limit?)` rather than parseArgs' messages.
  */
 import { parseArgs } from 'node:util';
+import { ALERT_EVENTS } from '../lambda/core/alert-events.ts';
 import { didYouMean } from '../lambda/core/nearest.ts';
 import type { AlertEvent } from '../lambda/core/types.ts';
 import type { HistoryQuery } from '../lambda/ports.ts';
@@ -75,19 +76,7 @@ export function parseCommandArgs(
 }
 
 /** Every alert event name, for options that take one; a new {@link AlertEvent} does not compile without it. */
-export const EVENT_NAMES: readonly AlertEvent[] = Object.keys({
-  'filter.status_changed': true,
-  'filter.status_reminder': true,
-  'filter.status_unreadable': true,
-  'filter.status_readable': true,
-  'api.auth_failed': true,
-  'api.auth_restored': true,
-  'api.unreachable': true,
-  'api.recovered': true,
-  'network.rule_triggered': true,
-  'network.rule_resolved': true,
-  'monitor.test': true,
-} satisfies Record<AlertEvent, true>) as AlertEvent[];
+export const EVENT_NAMES: readonly AlertEvent[] = ALERT_EVENTS;
 
 /**
  * One of `choices`, or a {@link UsageError} that lists them all and names the nearest:

@@ -226,8 +226,9 @@ describe.concurrent("usage mistakes in the CLI's own words (issue 13.7)", () => 
     [
       ['events', '--event', 'api.unreachble'],
       'shieldwatch events: --event: unknown value "api.unreachble" (did you mean api.unreachable?); one of: ' +
-        'filter.status_changed, filter.status_reminder, filter.status_unreadable, filter.status_readable, ' +
-        'api.auth_failed, api.auth_restored, api.unreachable, api.recovered, network.rule_triggered, network.rule_resolved, monitor.test',
+        'filter.status_changed, filter.status_reminder, api.auth_failed, api.auth_restored, api.unreachable, ' +
+        'api.recovered, filter.status_unreadable, filter.status_readable, network.rule_triggered, ' +
+        'network.rule_resolved, monitor.test',
     ],
   ])('%j: exit 2 with %j', async (args, message) => {
     // Act
