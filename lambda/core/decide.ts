@@ -37,6 +37,11 @@ export interface MonitorState {
   readonly nextSeq: number;
   /** When the last reminder about the current status went out. */
   readonly lastReminderAt?: string;
+  /**
+   * While the confirmed status is away from the expected one: the id of that incident, shared by the change
+   * away, its reminders, further changes while still away, and the change back (README, Alert channels).
+   */
+  readonly awayIncident?: string;
 }
 
 /** The outcome of one request of a cycle. */
@@ -144,7 +149,16 @@ function stepIncident(
       lastError: hit.error,
     };
     if (!incident.open && next.open) {
-      return { state: next, alert: { event: events[0], at, cycles: count, detail: hit.error } };
+      return {
+        state: next,
+        alert: {
+          event: events[0],
+          at,
+          cycles: count,
+          detail: hit.error,
+          incident: incidentId(events[0], since),
+        },
+      };
     }
     return { state: next };
   }
@@ -156,6 +170,7 @@ function stepIncident(
         event: events[1],
         at,
         cycles: incident.count,
+        incident: incidentId(events[0], incident.since ?? at),
         ...(incident.since === undefined ? {} : { previousSince: incident.since }),
         ...(incident.lastError === undefined ? {} : { detail: incident.lastError }),
       },
@@ -164,26 +179,57 @@ function stepIncident(
   return { state: incident.count === 0 ? incident : CLOSED };
 }
 
+/** The id of an incident: the event that opened it and when its first failing cycle was seen. */
+function incidentId(opened: AlertEvent, since: string): string {
+  return `${opened}/${since}`;
+}
+
+/** The status away-from-expected incident: where `status` (first seen `since`) stands against the expected one. */
+function awayIncidentOf(
+  status: string | undefined,
+  since: string | undefined,
+  expectedStatus: string | undefined,
+  open: string | undefined,
+): string | undefined {
+  if (expectedStatus === undefined || status === undefined || status === expectedStatus) return undefined;
+  // Still away: the incident that is open goes on (a state from before incidents had ids opens one at `since`).
+  return open ?? (since === undefined ? undefined : incidentId('filter.status_changed', since));
+}
+
+type StatusFields = Pick<MonitorState, 'status' | 'statusSince' | 'candidate' | 'awayIncident'>;
+
 function stepStatus(
   prev: MonitorState,
   filter: FilterObservation | undefined,
   at: string,
   settings: DecideSettings,
-): { fields: Pick<MonitorState, 'status' | 'statusSince' | 'candidate'>; alert?: NewAlert } {
+): { fields: StatusFields; alert?: NewAlert } {
   const { confirmations, expectedStatus } = settings;
-  const kept = { status: prev.status, statusSince: prev.statusSince, candidate: prev.candidate };
+  const openAway = awayIncidentOf(prev.status, prev.statusSince, expectedStatus, prev.awayIncident);
+  const kept = {
+    status: prev.status,
+    statusSince: prev.statusSince,
+    candidate: prev.candidate,
+    awayIncident: openAway,
+  };
   // Unreadable observations are never a change, and neither count towards nor break a confirmation run.
   if (filter === undefined || !filter.ok) return { fields: kept };
   const seen = filter.status;
-  if (prev.status === undefined) return { fields: { status: seen, statusSince: at, candidate: undefined } };
+  if (prev.status === undefined) {
+    const awayIncident = awayIncidentOf(seen, at, expectedStatus, undefined);
+    return { fields: { status: seen, statusSince: at, candidate: undefined, awayIncident } };
+  }
   if (seen === prev.status) return { fields: { ...kept, candidate: undefined } };
   const candidate: Candidate =
     prev.candidate?.status === seen
       ? { ...prev.candidate, count: prev.candidate.count + 1 }
       : { status: seen, count: 1, firstAt: at };
   if (candidate.count < confirmations) return { fields: { ...kept, candidate } };
+  const awayIncident = awayIncidentOf(seen, candidate.firstAt, expectedStatus, openAway);
+  // A change away opens (or continues) the incident; a change back closes the one that was open.
+  const incident = awayIncident ?? openAway;
   return {
-    fields: { status: seen, statusSince: candidate.firstAt, candidate: undefined },
+    fields: { status: seen, statusSince: candidate.firstAt, candidate: undefined, awayIncident },
     alert: {
       event: 'filter.status_changed',
       at: candidate.firstAt,
@@ -194,6 +240,7 @@ function stepStatus(
       ...(expectedStatus === undefined
         ? {}
         : { expected: expectedStatus, severity: seen === expectedStatus ? 'resolved' : 'high' }),
+      ...(incident === undefined ? {} : { incident }),
     },
   };
 }
@@ -204,7 +251,7 @@ function stepStatus(
  * still away.
  */
 function stepReminder(
-  state: Pick<MonitorState, 'status' | 'statusSince' | 'lastReminderAt'>,
+  state: Pick<MonitorState, 'status' | 'statusSince' | 'lastReminderAt' | 'awayIncident'>,
   filter: FilterObservation | undefined,
   at: string,
   settings: DecideSettings,
@@ -225,6 +272,7 @@ function stepReminder(
       since: state.statusSince,
       expected: expectedStatus,
       severity: 'high',
+      ...(state.awayIncident === undefined ? {} : { incident: state.awayIncident }),
     },
   };
 }
@@ -239,6 +287,9 @@ function stepReminder(
  * - Unreachable (every request failed by transport, 5xx or 429) and unreadable (a 2xx answer without a
  *   readable status) alert after `alertAfter` cycles in a row; each alerts once and once on recovery.
  * - A cycle not newer than the last applied one is stale and changes nothing.
+ * - Each incident has an id shared by every alert about it (README, Alert channels): an API incident's raise
+ *   and recovery `EVENT/FIRST-FAILING-CYCLE`; with an expected status, the change away, its reminders, further
+ *   changes while away and the change back `filter.status_changed/WHEN-IT-WENT-AWAY`.
  */
 export function decide(
   previous: MonitorState | undefined,
@@ -319,6 +370,7 @@ export function decide(
     incidents: { auth: auth.state, unreachable: reach.state, unreadable: readable.state },
     nextSeq,
     ...(reminder.lastReminderAt === undefined ? {} : { lastReminderAt: reminder.lastReminderAt }),
+    ...(status.fields.awayIncident === undefined ? {} : { awayIncident: status.fields.awayIncident }),
   };
   return { state, alerts, stale: false };
 }

@@ -89,8 +89,22 @@ function changed(
 type Raise = 'api.auth_failed' | 'api.unreachable' | 'filter.status_unreadable';
 type Recovery = 'api.auth_restored' | 'api.recovered' | 'filter.status_readable';
 
-function raised(seq: number, event: Raise, atI: number, cycles: number, detail: string): AlertRecord {
-  return { event, at: at(atI), cycles, detail, seq };
+const RAISE_OF: Record<Recovery, Raise> = {
+  'api.auth_restored': 'api.auth_failed',
+  'api.recovered': 'api.unreachable',
+  'filter.status_readable': 'filter.status_unreadable',
+};
+
+/** An incident raised at cycle `atI`; its id names the first failing cycle (by default the run was unbroken). */
+function raised(
+  seq: number,
+  event: Raise,
+  atI: number,
+  cycles: number,
+  detail: string,
+  sinceI = atI - cycles + 1,
+): AlertRecord {
+  return { event, at: at(atI), cycles, detail, incident: `${event}/${at(sinceI)}`, seq };
 }
 
 function recovered(
@@ -101,7 +115,15 @@ function recovered(
   cycles: number,
   detail: string,
 ): AlertRecord {
-  return { event, at: at(atI), cycles, previousSince: at(sinceI), detail, seq };
+  return {
+    event,
+    at: at(atI),
+    cycles,
+    incident: `${RAISE_OF[event]}/${at(sinceI)}`,
+    previousSince: at(sinceI),
+    detail,
+    seq,
+  };
 }
 
 /** One observation and what the decision after it must be. */
@@ -574,13 +596,22 @@ describe('decide: alert sequence numbers', () => {
 
 describe('decide: expected status and reminders', () => {
   const expected = { expectedStatus: 'active', remindEveryMs: 10 * 60_000 };
-  const reminder = (seq: number, atI: number, sinceI: number, to = 'mitigating'): AlertRecord => ({
+  /** The away-from-expected incident that began at cycle `sinceI`. */
+  const away = (sinceI: number) => `filter.status_changed/${at(sinceI)}`;
+  const reminder = (
+    seq: number,
+    atI: number,
+    sinceI: number,
+    awayI: number,
+    to = 'mitigating',
+  ): AlertRecord => ({
     event: 'filter.status_reminder',
     at: at(atI),
     to,
     since: at(sinceI),
     expected: 'active',
     severity: 'high',
+    incident: away(awayI),
     seq,
   });
 
@@ -592,37 +623,80 @@ describe('decide: expected status and reminders', () => {
         { observe: seen(0, 'active'), alerts: [], status: 'active' },
         {
           observe: seen(1, 'mitigating'),
-          alerts: [{ ...changed(1, 'active', 'mitigating', 1, 0), expected: 'active', severity: 'high' }],
+          alerts: [
+            {
+              ...changed(1, 'active', 'mitigating', 1, 0),
+              expected: 'active',
+              severity: 'high',
+              incident: away(1),
+            },
+          ],
           status: 'mitigating',
         },
         { observe: seen(10, 'mitigating'), alerts: [], status: 'mitigating' },
-        { observe: seen(11, 'mitigating'), alerts: [reminder(2, 11, 1)], status: 'mitigating' },
+        { observe: seen(11, 'mitigating'), alerts: [reminder(2, 11, 1, 1)], status: 'mitigating' },
         { observe: seen(20, 'mitigating'), alerts: [], status: 'mitigating' },
         { observe: failed(22, E503), alerts: [], status: 'mitigating' },
-        { observe: seen(23, 'mitigating'), alerts: [reminder(3, 23, 1)], status: 'mitigating' },
+        { observe: seen(23, 'mitigating'), alerts: [reminder(3, 23, 1, 1)], status: 'mitigating' },
         {
           observe: seen(24, 'active'),
           alerts: [
-            { ...changed(4, 'mitigating', 'active', 24, 1), expected: 'active', severity: 'resolved' },
+            {
+              ...changed(4, 'mitigating', 'active', 24, 1),
+              expected: 'active',
+              severity: 'resolved',
+              incident: away(1),
+            },
           ],
           status: 'active',
         },
         { observe: seen(40, 'active'), alerts: [], status: 'active' },
+        {
+          observe: seen(41, 'down'),
+          alerts: [
+            {
+              ...changed(5, 'active', 'down', 41, 24),
+              expected: 'active',
+              severity: 'high',
+              incident: away(41),
+            },
+          ],
+          status: 'down',
+        },
       ],
     },
     {
-      name: 'a change between two statuses away from it is high, and restarts the reminder clock',
+      name: 'a change between two statuses away from it is high, keeps the incident, and restarts the reminder clock',
       settings: expected,
       steps: [
         { observe: seen(0, 'blocked'), alerts: [], status: 'blocked' },
-        { observe: seen(10, 'blocked'), alerts: [reminder(1, 10, 0, 'blocked')], status: 'blocked' },
+        { observe: seen(10, 'blocked'), alerts: [reminder(1, 10, 0, 0, 'blocked')], status: 'blocked' },
         {
           observe: seen(15, 'mitigating'),
-          alerts: [{ ...changed(2, 'blocked', 'mitigating', 15, 0), expected: 'active', severity: 'high' }],
+          alerts: [
+            {
+              ...changed(2, 'blocked', 'mitigating', 15, 0),
+              expected: 'active',
+              severity: 'high',
+              incident: away(0),
+            },
+          ],
           status: 'mitigating',
         },
         { observe: seen(24, 'mitigating'), alerts: [], status: 'mitigating' },
-        { observe: seen(25, 'mitigating'), alerts: [reminder(3, 25, 15)], status: 'mitigating' },
+        { observe: seen(25, 'mitigating'), alerts: [reminder(3, 25, 15, 0)], status: 'mitigating' },
+        {
+          observe: seen(26, 'active'),
+          alerts: [
+            {
+              ...changed(4, 'mitigating', 'active', 26, 15),
+              expected: 'active',
+              severity: 'resolved',
+              incident: away(0),
+            },
+          ],
+          status: 'active',
+        },
       ],
     },
     {
@@ -632,13 +706,47 @@ describe('decide: expected status and reminders', () => {
         { observe: seen(0, 'active'), alerts: [], status: 'active' },
         {
           observe: seen(1, 'down'),
-          alerts: [{ ...changed(1, 'active', 'down', 1, 0), expected: 'active', severity: 'high' }],
+          alerts: [
+            {
+              ...changed(1, 'active', 'down', 1, 0),
+              expected: 'active',
+              severity: 'high',
+              incident: away(1),
+            },
+          ],
           status: 'down',
         },
         { observe: seen(100, 'down'), alerts: [], status: 'down' },
       ],
     },
+    {
+      name: 'without an expected status a change opens nothing: no incident',
+      steps: [
+        { observe: seen(0, 'active'), alerts: [], status: 'active' },
+        { observe: seen(1, 'down'), alerts: [changed(1, 'active', 'down', 1, 0)], status: 'down' },
+      ],
+    },
   ])('$name', (sequence) => assessSequence(sequence));
+
+  it('a state saved before incidents had ids closes the incident that began when the status went away', () => {
+    // Prepare
+    const saved: MonitorState = {
+      ...INITIAL_STATE,
+      status: 'down',
+      statusSince: at(0),
+      lastObservationAt: at(3),
+      nextSeq: 7,
+    };
+
+    // Act
+    const decision = decide(saved, seen(5, 'active'), { ...DEFAULTS, expectedStatus: 'active' });
+
+    // Assess
+    expect(decision.alerts).toStrictEqual([
+      { ...changed(7, 'down', 'active', 5, 0), expected: 'active', severity: 'resolved', incident: away(0) },
+    ]);
+    expect(decision.state.awayIncident).toBeUndefined();
+  });
 });
 
 describe('decide: rejected key (auth incident)', () => {
@@ -867,7 +975,7 @@ describe('decide: API unreachable', () => {
         { observe: networksOnly(1), alerts: [] },
         {
           observe: failed(2, TIMEOUT),
-          alerts: [raised(1, 'api.unreachable', 2, 2, 'timed out after 5000 ms')],
+          alerts: [raised(1, 'api.unreachable', 2, 2, 'timed out after 5000 ms', 0)],
         },
       ],
     },
@@ -960,7 +1068,7 @@ describe('decide: status unreadable from a 2xx answer', () => {
         { observe: networksOnly(4, OK), alerts: [] },
         {
           observe: failed(5, NO_STATUS),
-          alerts: [raised(1, 'filter.status_unreadable', 5, 3, 'no status found at status, state')],
+          alerts: [raised(1, 'filter.status_unreadable', 5, 3, 'no status found at status, state', 0)],
         },
       ],
     },
