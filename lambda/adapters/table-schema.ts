@@ -13,13 +13,15 @@ export const SORT_KEY = 'sk';
  * - snapshots: pk `filter` or `network#<id>`, sk `<at ISO>#<cycleId>`, TTL `expiresAt` (epoch seconds);
  * - alert events: pk `event`, sk `<at ISO>#<seq, 12 digits>`, no TTL;
  * - the monitor state and its outbox: pk `state`, sk `monitor`;
- * - alerts moved out of the outbox during a long SNS outage: pk `outbox`, sk `<seq, 12 digits>`.
+ * - alerts moved out of the outbox during a long SNS outage: pk `outbox`, sk `<seq, 12 digits>`;
+ * - silences (README, Silences): pk `silence`, sk `<id>`, TTL `expiresAt` some days after the silence ends.
  */
 export const KEY = {
   filter: 'filter',
   networkPrefix: 'network#',
   event: 'event',
   outbox: 'outbox',
+  silence: 'silence',
   state: 'state',
   stateSort: 'monitor',
 } as const;
