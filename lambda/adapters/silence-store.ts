@@ -1,0 +1,159 @@
+/**
+ * Silences in the monitor's table (README, Silences): items of their own, pk `silence`, sk the id, each with a
+ * TTL some days after it ends. The CLI writes them with the operator's credentials; the function only reads
+ * them (a Query), and only in a cycle that has an alert to send, and notes on an event item which silence
+ * suppressed it.
+ */
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { type Silence, toSilence } from '../core/silence.ts';
+import type { AlertRecord } from '../core/types.ts';
+import { eventSortKey } from './dynamo-items.ts';
+import { KEY, TTL_ATTRIBUTE } from './table-schema.ts';
+
+/** How long a silence's item is kept after it ends (its TTL), so `silence list` can show recent ones. */
+export const SILENCE_KEPT_MS = 7 * 86_400_000;
+
+/** What ending a silence did. */
+export type EndResult =
+  | { readonly outcome: 'ended'; readonly silence: Silence }
+  | { readonly outcome: 'already-ended'; readonly silence: Silence }
+  | { readonly outcome: 'missing' };
+
+function isConditionFailure(error: unknown): boolean {
+  return (
+    error instanceof ConditionalCheckFailedException ||
+    (error instanceof Error && error.name === 'ConditionalCheckFailedException')
+  );
+}
+
+/** Epoch seconds at which a silence's item may go. */
+function expiresAt(silence: Pick<Silence, 'endsAt'>): number {
+  return Math.floor((Date.parse(silence.endsAt) + SILENCE_KEPT_MS) / 1000);
+}
+
+/** Silences in one DynamoDB table. */
+export class DynamoSilenceStore {
+  private readonly doc: DynamoDBDocumentClient;
+  private readonly signal: AbortSignal | undefined;
+
+  /** Counts requests sent, for tests (a cycle without alerts reads no silence). */
+  readonly stats = { writes: 0, reads: 0 };
+
+  constructor(
+    client: DynamoDBClient,
+    private readonly table: string,
+  ) {
+    this.doc = DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    });
+  }
+
+  /** The same store (client, table, counters), each of its requests aborted once `signal` aborts. */
+  withSignal(signal: AbortSignal): DynamoSilenceStore {
+    return Object.assign(Object.create(this) as DynamoSilenceStore, { signal });
+  }
+
+  private get http(): { abortSignal: AbortSignal } | undefined {
+    return this.signal === undefined ? undefined : { abortSignal: this.signal };
+  }
+
+  /**
+   * Every stored silence (ended ones too, until their TTL removes them), strongly consistent so that a
+   * silence just created counts in the next cycle. Items that are not silences are passed over.
+   */
+  async list(): Promise<Silence[]> {
+    const silences: Silence[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      this.stats.reads++;
+      const out = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': KEY.silence },
+          ConsistentRead: true,
+          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+        }),
+        this.http,
+      );
+      for (const item of out.Items ?? []) {
+        const silence = toSilence(item);
+        if (silence !== undefined) silences.push(silence);
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return silences;
+  }
+
+  /** Stores a new silence; false when its id is taken already (the caller picks another). */
+  async put(silence: Silence): Promise<boolean> {
+    this.stats.writes++;
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { pk: KEY.silence, sk: silence.id, ...silence, [TTL_ATTRIBUTE]: expiresAt(silence) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+        this.http,
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Ends a silence now (`endsAt` moved to `nowMs`), only if it exists and has not ended yet. */
+  async end(id: string, nowMs: number): Promise<EndResult> {
+    const endsAt = new Date(nowMs).toISOString();
+    this.stats.writes++;
+    try {
+      const out = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: KEY.silence, sk: id },
+          UpdateExpression: 'SET endsAt = :now, #ttl = :ttl',
+          ConditionExpression: 'attribute_exists(pk) AND endsAt > :now',
+          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':now': endsAt, ':ttl': expiresAt({ endsAt }) },
+          ReturnValues: 'ALL_NEW',
+        }),
+        this.http,
+      );
+      const silence = toSilence(out.Attributes ?? {});
+      if (silence !== undefined) return { outcome: 'ended', silence };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    // Which condition failed: dynalite cannot return the item with the failure, so it is read.
+    this.stats.reads++;
+    const got = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: { pk: KEY.silence, sk: id }, ConsistentRead: true }),
+      this.http,
+    );
+    const silence = got.Item === undefined ? undefined : toSilence(got.Item);
+    return silence === undefined ? { outcome: 'missing' } : { outcome: 'already-ended', silence };
+  }
+
+  /** Notes on the alert's event item (written before by the outbox) that `silenceId` suppressed it. */
+  async suppressed(alert: Pick<AlertRecord, 'at' | 'seq'>, silenceId: string): Promise<void> {
+    this.stats.writes++;
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: KEY.event, sk: eventSortKey(alert) },
+        UpdateExpression: 'SET suppressedBy = :id',
+        ExpressionAttributeValues: { ':id': silenceId },
+      }),
+      this.http,
+    );
+  }
+}
