@@ -83,7 +83,7 @@ describe('DynamoSilenceStore', () => {
     expect(await item('silence', 's-zzzzzzzz')).toBeUndefined();
   });
 
-  it('notes the silence on the alert's event item, keeping what the outbox recorded', async () => {
+  it("notes the silence on the alert's event item, keeping what the outbox recorded", async () => {
     const events = new DynamoStore(dynamo.client, dynamo.table);
     const alert = { seq: 3, event: 'filter.status_changed' as const, at: iso(T0 + 1000), from: 'a', to: 'b' };
     await events.recordEvent(alert);
