@@ -25,10 +25,12 @@ export type OptionValues = Record<string, string | boolean | string[] | boolean[
  * or an argument where none is taken.
  */
 export function parseCommandArgs(
-  command: Pick<Command, 'options'> & { readonly hideArguments?: boolean },
+  command: Pick<Command, 'options' | 'arguments'> & { readonly hideArguments?: boolean },
   args: readonly string[],
 ): OptionValues {
   const options = { ...command.options, ...COMMON_OPTIONS };
+  const wanted = command.arguments ?? [];
+  let positionals = 0;
   const known = Object.keys(options).map((name) => `--${name}`);
   const { tokens } = parseArgs({
     args: [...args],
@@ -38,7 +40,13 @@ export function parseCommandArgs(
     tokens: true,
   });
   for (const token of tokens) {
-    if (token.kind === 'positional') {
+    if (token.kind === 'positional' && positionals < wanted.length) positionals++;
+    else if (token.kind === 'positional') {
+      if (wanted.length > 0) {
+        throw new UsageError(
+          `unexpected argument ${JSON.stringify(token.value)} (this command takes ${wanted.map((a) => a.toUpperCase()).join(' ')} and options)`,
+        );
+      }
       // A command that reads a secret from stdin never echoes an argument: it may be that secret.
       if (command.hideArguments === true) {
         throw new UsageError('unexpected argument, not shown (this command takes only options)');
@@ -67,12 +75,39 @@ export function parseCommandArgs(
     }
   }
   try {
-    return parseArgs({ args: [...args], options, strict: true, allowPositionals: false })
-      .values as OptionValues;
+    const parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: wanted.length > 0 });
+    const values = parsed.values as OptionValues;
+    const missing = wanted[parsed.positionals.length];
+    if (missing !== undefined && values['help'] !== true)
+      throw new UsageError(`${missing.toUpperCase()} is missing`);
+    return { ...values, ...Object.fromEntries(wanted.map((name, i) => [name, parsed.positionals[i]])) };
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     // Every mistake parseArgs knows is caught above; this keeps an unforeseen one readable too.
     throw new UsageError((error as Error).message.split('\n')[0]!.replace(/'/g, '').toLowerCase());
   }
+}
+
+/**
+ * The subcommand a command line names (`silence list ...`), with the words after it; the command itself when
+ * the first word is an option or there is none. A word that names no subcommand is a {@link UsageError} that
+ * lists them and names the nearest.
+ */
+export function pickSubcommand(
+  command: Command,
+  args: readonly string[],
+): { command: Command; args: string[] } {
+  const first = args[0];
+  const subcommands = command.subcommands ?? [];
+  if (subcommands.length === 0 || first === undefined || first.startsWith('-')) {
+    return { command, args: [...args] };
+  }
+  const words = subcommands.map((sub) => sub.name.slice(command.name.length).trim());
+  const index = words.indexOf(first);
+  if (index >= 0) return { command: subcommands[index]!, args: args.slice(1) };
+  throw new UsageError(
+    `unknown subcommand ${JSON.stringify(first)}${didYouMean(first, words)}; one of: ${words.join(', ')}`,
+  );
 }
 
 /** Every alert event name, for options that take one; a new {@link AlertEvent} does not compile without it. */

@@ -21,6 +21,13 @@ export interface Command {
   readonly options: Readonly<
     Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>
   >;
+  /**
+   * Names of the positional arguments the command takes, all required, e.g. `['id']` for `silence end ID`;
+   * parsed into the values under these names. @default - none: options only
+   */
+  readonly arguments?: readonly string[];
+  /** Commands chosen by the first word after this one (`silence list`); their names include this one's. */
+  readonly subcommands?: readonly Command[];
   /** Runs the command; resolves with the exit code. */
   run(
     values: Readonly<Record<string, string | boolean | string[] | boolean[] | undefined>>,

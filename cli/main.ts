@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, configWarnings } from '../lambda/config.ts';
 import { didYouMean } from '../lambda/core/nearest.ts';
-import { type OptionValues, parseCommandArgs } from './args.ts';
+import { type OptionValues, parseCommandArgs, pickSubcommand } from './args.ts';
 import { backtestCommand } from './commands/backtest.ts';
 import { checkCommand } from './commands/check.ts';
 import { demoCommand } from './commands/demo.ts';
@@ -99,8 +99,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     println(io.stdout, mainHelp());
     return name === undefined ? 2 : 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (command === undefined) {
+  const found = COMMANDS.find((c) => c.name === name);
+  if (found === undefined) {
     const what = name.startsWith('-') ? 'option' : 'command';
     const names = name.startsWith('-') ? ['--help', '--version', '--env-file'] : COMMANDS.map((c) => c.name);
     println(
@@ -110,10 +110,13 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     );
     return 2;
   }
+  let command = found;
   let values: OptionValues;
   let env: Record<string, string | undefined>;
   try {
-    values = parseCommandArgs(command, rest);
+    const picked = pickSubcommand(found, rest);
+    command = picked.command;
+    values = parseCommandArgs(command, picked.args);
     if (values['help'] === true) {
       println(io.stdout, command.help);
       return 0;
