@@ -11,6 +11,7 @@ import { pollCommand } from './commands/poll.ts';
 import { reportCommand } from './commands/report.ts';
 import { runCommand } from './commands/run.ts';
 import { setKeyCommand } from './commands/set-key.ts';
+import { silenceCommand } from './commands/silence.ts';
 import { simulateCommand } from './commands/simulate.ts';
 import { statusCommand } from './commands/status.ts';
 import { storeCommand } from './commands/store.ts';
@@ -29,6 +30,7 @@ const COMMANDS: readonly Command[] = [
   checkCommand,
   setKeyCommand(checkCommand),
   testAlertCommand,
+  silenceCommand,
   uptimeCommand,
   reportCommand,
   statusCommand,

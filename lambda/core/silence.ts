@@ -128,8 +128,8 @@ export function newSilence(request: SilenceRequest, nowMs: number, id: string): 
     problems.push(`--for must be a duration like 30m, 2h or 3d (got ${JSON.stringify(request.duration)})`);
   } else if (ms > MAX_SILENCE_MS) {
     problems.push(
-      `--for ${request.duration} is longer than the longest silence, 7 days (7d); end it early with ` +
-        '`silence end ID` or start another one when it ends',
+      `--for ${request.duration} is longer than the longest silence, 7 days (7d): a silence is for planned ` +
+        'work; start another one when it ends',
     );
   } else if (ms < MIN_SILENCE_MS) {
     problems.push(`--for ${request.duration} is shorter than the shortest silence, 1 minute (1m)`);

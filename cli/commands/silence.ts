@@ -1,0 +1,222 @@
+import { randomBytes } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
+import { DynamoSilenceStore, SILENCE_KEPT_MS } from '../../lambda/adapters/silence-store.ts';
+import { loadStoreConfig } from '../../lambda/config.ts';
+import { formatDuration } from '../../lambda/core/alert-time.ts';
+import {
+  eventsMatching,
+  isSilenceId,
+  listedSilences,
+  MAX_REASON_CHARS,
+  newSilence,
+  remainingMs,
+  SILENCEABLE_EVENTS,
+  type Silence,
+  type SilenceStatus,
+  silenceId,
+  silenceStatus,
+} from '../../lambda/core/silence.ts';
+import { parseChoice } from '../args.ts';
+import { clip, printable, renderTable, UsageError } from '../format.ts';
+import { type CliIo, type Command, println } from '../io.ts';
+import { openStore, storeCall } from '../store/open.ts';
+
+/** Ids tried before giving up (a clash of 40-bit ids is next to impossible; the put refuses a taken one). */
+const ID_ATTEMPTS = 3;
+
+/** One silence as `silence list --format json` prints it (README, Silences). */
+export interface SilenceEntry extends Silence {
+  readonly status: SilenceStatus;
+  /** Milliseconds left of an active silence; 0 once ended. */
+  readonly remainingMs: number;
+}
+
+/** Who creates a silence, for `silence list`: user and host, when they can be told. */
+function creator(io: CliIo): string | undefined {
+  let user = io.env['USER'];
+  try {
+    user ??= userInfo().username;
+  } catch {
+    // No user name in this environment (a container without a passwd entry): the host alone.
+  }
+  return user === undefined ? hostname() : `${user}@${hostname()}`;
+}
+
+/** Opens the store, runs `work` with the silence store on it, and closes it. */
+async function withSilences<T>(
+  io: CliIo,
+  readOnly: boolean,
+  work: (silences: DynamoSilenceStore, description: string) => Promise<T>,
+): Promise<T> {
+  const config = loadStoreConfig(io.env);
+  const store = await openStore(io.env, config.table, { readOnly });
+  try {
+    const silences = new DynamoSilenceStore(store.client, config.table);
+    return await storeCall(store, () => work(silences, store.description));
+  } finally {
+    store.client.destroy();
+  }
+}
+
+const listCommand: Command = {
+  name: 'silence list',
+  summary: 'the active silences and those ended in the last 7 days, with the time left',
+  help: [
+    'Usage: shieldwatch silence list [--format table|json]',
+    '',
+    'Prints the active silences (the soonest to end first), then those that ended in the last 7 days',
+    '(the most recent first), with the time left of each active one.',
+    '',
+    'Options:',
+    '  --format FORMAT   table (default) or json (an array of {id, status, startsAt, endsAt, pattern,',
+    '                    reason?, createdAt, createdBy?, remainingMs}; status active or ended)',
+    '  -h, --help        show this help',
+  ].join('\n'),
+  options: { format: { type: 'string' } },
+  async run(values, io) {
+    const format = parseChoice(
+      '--format',
+      typeof values['format'] === 'string' ? values['format'] : 'table',
+      ['table', 'json'] as const,
+    );
+    const all = await withSilences(io, true, (store) => store.list());
+    const now = io.now();
+    const entries: SilenceEntry[] = listedSilences(all, now, SILENCE_KEPT_MS).map((s) => ({
+      ...s,
+      status: silenceStatus(s, now),
+      remainingMs: remainingMs(s, now),
+    }));
+    if (format === 'json') {
+      println(io.stdout, JSON.stringify(entries, null, 2));
+      return 0;
+    }
+    if (entries.length === 0) {
+      println(io.stdout, 'no active silence, and none ended in the last 7 days');
+      return 0;
+    }
+    const cell = (text: string | undefined, max: number) => clip(printable(text ?? ''), max);
+    println(
+      io.stdout,
+      renderTable(
+        ['id', 'status', 'events', 'from', 'until', 'left', 'by', 'reason'],
+        entries.map((e) => [
+          e.id,
+          e.status,
+          cell(e.pattern, 30),
+          e.startsAt,
+          e.endsAt,
+          e.status === 'ended' ? '' : formatDuration(e.remainingMs),
+          cell(e.createdBy, 30),
+          cell(e.reason, 60),
+        ]),
+      ),
+    );
+    return 0;
+  },
+};
+
+const endCommand: Command = {
+  name: 'silence end',
+  summary: 'end a silence now',
+  help: [
+    'Usage: shieldwatch silence end ID',
+    '',
+    'Ends the silence ID (as `silence list` shows it, e.g. s-k3j9x2ab) now: changes observed from now on',
+    'are sent. Alerts observed while it was active stay suppressed.',
+    '',
+    'Exit codes: 0 ended (or it had ended already), 1 no such silence or the store failed, 2 bad usage.',
+  ].join('\n'),
+  options: {},
+  arguments: ['id'],
+  async run(values, io) {
+    const id = typeof values['id'] === 'string' ? values['id'] : '';
+    if (!isSilenceId(id)) {
+      throw new UsageError(
+        `${JSON.stringify(id)} is no silence id; ids look like s-k3j9x2ab (see shieldwatch silence list)`,
+      );
+    }
+    const now = io.now();
+    const result = await withSilences(io, true, (store) => store.end(id, now));
+    if (result.outcome === 'missing') {
+      println(io.stderr, `shieldwatch silence end: no silence ${id} (shieldwatch silence list shows them)`);
+      return 1;
+    }
+    if (result.outcome === 'already-ended') {
+      println(io.stdout, `silence ${id} had already ended at ${result.silence.endsAt}; nothing changed`);
+      return 0;
+    }
+    println(io.stdout, `silence ${id} ended at ${result.silence.endsAt}: changes seen from now on are sent`);
+    return 0;
+  },
+};
+
+export const silenceCommand: Command = {
+  name: 'silence',
+  summary: 'silence alerts for planned work (silence --for 2h; silence list; silence end ID)',
+  help: [
+    'Usage: shieldwatch silence --for DURATION [--reason TEXT] [--event PATTERN]',
+    '       shieldwatch silence list [--format table|json]',
+    '       shieldwatch silence end ID',
+    '',
+    'Starts a silence now, for DURATION (30m, 2h, 3d; at most 7d). An alert whose change is observed',
+    'while the silence is active and whose event matches PATTERN is recorded as suppressed (events --all',
+    'shows it with the silence id) and never sent, not even after the silence ends. Reminders are',
+    'suppressed too. An alert observed before the silence began and still waiting to be sent (SNS down)',
+    'is sent. The Lambda and the CLI (poll, run) honour silences alike; test-alert is never silenced.',
+    '',
+    'Options:',
+    '  --for DURATION    how long, from now: 1m to 7d',
+    `  --reason TEXT     why (shown by silence list; at most ${MAX_REASON_CHARS} characters)`,
+    '  --event PATTERN   which events: * (default, all), a name or a pattern with *, e.g. network.*, api.*,',
+    '                    filter.status_changed',
+    '  -h, --help        show this help',
+    '',
+    'Subcommands:',
+    '  list              the active silences and those ended in the last 7 days (--format json)',
+    '  end ID            end a silence now',
+    '',
+    `Events: ${SILENCEABLE_EVENTS.join(', ')}.`,
+    'Exit codes: 0 done, 1 the store failed, 2 bad usage (a duration over 7d, a pattern that matches no event).',
+  ].join('\n'),
+  options: {
+    for: { type: 'string' },
+    reason: { type: 'string' },
+    event: { type: 'string' },
+  },
+  subcommands: [listCommand, endCommand],
+  async run(values, io) {
+    const duration = typeof values['for'] === 'string' ? values['for'] : undefined;
+    if (duration === undefined) {
+      throw new UsageError('give --for DURATION to start a silence, or a subcommand: list, end');
+    }
+    const request = {
+      duration,
+      ...(typeof values['event'] === 'string' ? { pattern: values['event'] } : {}),
+      ...(typeof values['reason'] === 'string' ? { reason: values['reason'] } : {}),
+    };
+    const now = io.now();
+    const by = creator(io);
+    const checked = newSilence(
+      { ...request, ...(by === undefined ? {} : { createdBy: by }) },
+      now,
+      silenceId(randomBytes(5)),
+    );
+    if (!checked.ok) throw new UsageError(checked.problems.join('\n'));
+    const silence = await withSilences(io, false, async (store) => {
+      let candidate = checked.silence;
+      for (let attempt = 1; attempt <= ID_ATTEMPTS; attempt++) {
+        if (await store.put(candidate)) return candidate;
+        candidate = { ...candidate, id: silenceId(randomBytes(5)) };
+      }
+      throw new Error(`could not find a free silence id in ${ID_ATTEMPTS} attempts`);
+    });
+    println(
+      io.stdout,
+      `silence ${silence.id} active until ${silence.endsAt} (${formatDuration(Date.parse(silence.endsAt) - now)}): ` +
+        `${silence.pattern} (${eventsMatching(silence.pattern).join(', ')})`,
+    );
+    if (silence.reason !== undefined) println(io.stdout, `reason: ${printable(silence.reason)}`);
+    println(io.stdout, `end it early with: shieldwatch silence end ${silence.id}`);
+    return 0;
+  },
+};
