@@ -23,7 +23,13 @@ export class SnsAlertPublisher implements AlertPublisher {
         TopicArn: this.topicArn,
         Subject: alert.subject,
         MessageStructure: 'json',
-        Message: JSON.stringify({ default: alert.default, email: alert.email, sms: alert.sms }),
+        Message: JSON.stringify({
+          default: alert.default,
+          email: alert.email,
+          sms: alert.sms,
+          https: alert.https,
+          sqs: alert.sqs,
+        }),
         MessageAttributes: Object.fromEntries(
           Object.entries(alert.attributes).map(([name, value]) => [
             name,

@@ -6,6 +6,7 @@
  * `status-alert-text.ts`, the rule family's in `rule-alert-text.ts`; the email in `alert-email.ts`; folding and escaping in `visible-text.ts`.
  */
 
+import { alertAction, renderDocuments } from './alert-documents.ts';
 import { cyclesOf, renderEmail } from './alert-email.ts';
 import { eventTexts, RECOVERY_EVENTS } from './alert-events.ts';
 import { ATTRIBUTE_MAX_CHARS, PRODUCT, SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
@@ -64,8 +65,9 @@ const NOT_XML_1_0 = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
  * - Rule alerts (`network.rule_*`): the subject and SMS name the network, the rule and the value against the
  *   threshold (`net 2: pps triggered (traffic.in_pps 90000 > 50000)`); the email the rule as written, the
  *   values of its last cycles and the baseline (see `rule-alert-text.ts`).
+ * - `https` and `sqs`: the Chatbot document and the plain JSON document (see `alert-documents.ts`).
  * - `attributes`: `event` always, `from` and `to` when the record has them (`rule`, `network` and `severity`
- *   for rule alerts), exact except for what SNS refuses:
+ *   for rule alerts, `action` for alerts that open or close an incident), exact except for what SNS refuses:
  *   an empty value becomes `(empty)`, characters not allowed in XML 1.0 (controls other than tab/LF/CR, lone
  *   surrogates, U+FFFE/U+FFFF) are removed (a value left empty by that is `(empty)` too), and a value longer
  *   than 1024 characters is shortened with `...`.
@@ -74,23 +76,23 @@ export function renderAlert(alert: AlertRecord, ctx: RenderContext): RenderedAle
   try {
     const name = monitorLabel(ctx?.monitorName);
     const email = renderEmail(alert, ctx);
-    return {
-      subject: renderSubject(alert, name),
-      sms: renderSms(alert, name),
-      email,
-      default: email,
-      attributes: renderAttributes(alert),
-    };
+    const subject = renderSubject(alert, name);
+    const sms = renderSms(alert, name);
+    const documents = renderDocuments(alert, { monitor: name, subject, sms });
+    return { subject, sms, email, default: email, ...documents, attributes: renderAttributes(alert) };
   } catch {
     // Defensive only (a record whose fields are getters that throw); the publisher must always get a message.
     const event = typeof alert?.event === 'string' ? alert.event : 'unknown';
     const label = shorten(asciiFold(shorten(event, 100)), 60);
     const text = `${PRODUCT}: alert ${label} (its details could not be rendered)`;
+    const subject = shorten(`[${PRODUCT}] Alert: ${label}`, SUBJECT_MAX_CHARS);
+    const sms = shorten(text, SMS_MAX_CHARS);
     return {
-      subject: shorten(`[${PRODUCT}] Alert: ${label}`, SUBJECT_MAX_CHARS),
-      sms: shorten(text, SMS_MAX_CHARS),
+      subject,
+      sms,
       email: text,
       default: text,
+      ...renderDocuments({ seq: 0, event, at: '' } as AlertRecord, { monitor: PRODUCT, subject, sms }),
       attributes: { event: attributeValue(event) },
     };
   }
@@ -149,6 +151,8 @@ function renderAttributes(alert: AlertRecord): Record<string, string> {
   if (alert.severity === 'high' || alert.severity === 'resolved') {
     attributes['severity'] = alert.severity;
   }
+  const action = alertAction(alert);
+  if (action !== undefined) attributes['action'] = action;
   if (eventTexts(alert.event)?.family === 'rule') {
     attributes['severity'] = ruleSeverity(alert);
     for (const key of ['rule', 'network'] as const) {

@@ -139,6 +139,10 @@ export interface RenderedAlert {
   readonly sms: string;
   readonly email: string;
   readonly default: string;
+  /** The AWS Chatbot custom-notification document, as JSON (Slack and Teams; README, Alert channels). */
+  readonly https: string;
+  /** The alert as a plain JSON document with `incident` and `action` (the queue to PagerDuty and webhooks). */
+  readonly sqs: string;
   /** String message attributes: always `event`; `from` and `to` for status changes; `rule` and `network` for rule alerts. */
   readonly attributes: Readonly<Record<string, string>>;
 }

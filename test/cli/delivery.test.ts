@@ -191,9 +191,20 @@ describe.concurrent('alert delivery across CLI processes', () => {
       for (const publish of world.sns.publishes) {
         expect(publish.messageStructure).toBe('json');
         expect(publish.subject).toMatch(/^[\x20-\x7E]{1,99}$/);
-        expect(Object.keys(JSON.parse(publish.message)).sort()).toEqual(['default', 'email', 'sms']);
+        expect(Object.keys(JSON.parse(publish.message)).sort()).toEqual([
+          'default',
+          'email',
+          'https',
+          'sms',
+          'sqs',
+        ]);
         expect(JSON.parse(publish.message).sms.length).toBeLessThanOrEqual(160);
       }
+      // The queue document pairs the incident's start and end for PagerDuty and webhooks.
+      const [opened, closed] = world.sns.publishes.map((p) => JSON.parse(JSON.parse(p.message).sqs));
+      expect([opened.action, closed.action]).toEqual(['trigger', 'resolve']);
+      expect(opened.incident).toMatch(/^api\.unreachable\//);
+      expect(closed.incident).toBe(opened.incident);
       const transitions = await runCli(['events', '--format', 'json'], world.storeEnv);
       expect(parseJsonOutput<EventEntry[]>(transitions)).toEqual([]);
       const run = await runCli(['events', '--all', '--format', 'json'], world.storeEnv);

@@ -55,7 +55,7 @@ function expectStatusChangeAlert(
   expect(p.topicArn).toBe(TOPIC_ARN);
   expect(p.messageStructure).toBe('json');
   const texts = messageTexts(p.message);
-  expect(Object.keys(texts).sort()).toEqual(['default', 'email', 'sms']);
+  expect(Object.keys(texts).sort()).toEqual(['default', 'email', 'https', 'sms', 'sqs']);
   for (const text of Object.values(texts)) expect(typeof text).toBe('string');
   expect(p.subject).toMatch(PRINTABLE_ASCII);
   expect(p.subject!.length).toBeLessThanOrEqual(99);

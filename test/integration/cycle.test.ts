@@ -189,7 +189,13 @@ describe('the poll cycle against a loopback API and dynalite', () => {
       },
     });
     const message = JSON.parse(published[0]!.Message!) as Record<string, string>;
-    expect(Object.keys(message).sort()).toEqual(['default', 'email', 'sms']);
+    expect(Object.keys(message).sort()).toEqual(['default', 'email', 'https', 'sms', 'sqs']);
+    expect(JSON.parse(message['sqs']!)).toMatchObject({
+      event: 'filter.status_changed',
+      from: 'active',
+      to: 'mitigating',
+    });
+    expect(JSON.parse(message['https']!)).toMatchObject({ version: '1.0', source: 'custom' });
     expect(published[0]!.Subject).toMatch(/active.*mitigating/);
     expect(published[0]!.Subject!.length).toBeLessThanOrEqual(99);
     expect(message['sms']!.length).toBeLessThanOrEqual(160);

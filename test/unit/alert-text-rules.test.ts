@@ -170,11 +170,23 @@ describe('rule alerts: email and attributes', () => {
   });
 
   it.each([
-    [triggered(), { event: 'network.rule_triggered', rule: 'pps', network: '2', severity: 'high' }],
-    [resolved(), { event: 'network.rule_resolved', rule: 'pps', network: '2', severity: 'resolved' }],
+    [
+      triggered(),
+      { event: 'network.rule_triggered', rule: 'pps', network: '2', severity: 'high', action: 'trigger' },
+    ],
+    [
+      resolved(),
+      { event: 'network.rule_resolved', rule: 'pps', network: '2', severity: 'resolved', action: 'resolve' },
+    ],
     [
       triggered({ network: '' }),
-      { event: 'network.rule_triggered', rule: 'pps', network: '(empty)', severity: 'high' },
+      {
+        event: 'network.rule_triggered',
+        rule: 'pps',
+        network: '(empty)',
+        severity: 'high',
+        action: 'trigger',
+      },
     ],
   ])('attributes of %#', (alert, attributes) => {
     expect(renderAlert(alert, CTX).attributes).toEqual(attributes);

@@ -470,20 +470,20 @@ describe('renderAlert attributes', () => {
     expect(attributes['to']).toBe('short');
   });
 
-  it.each<AlertEvent>([
-    'api.auth_failed',
-    'api.auth_restored',
-    'api.unreachable',
-    'api.recovered',
-    'filter.status_unreadable',
-    'filter.status_readable',
-    'monitor.test',
-  ])('gives %s only its event', (event) => {
+  it.each<[AlertEvent, Record<string, string>]>([
+    ['api.auth_failed', { action: 'trigger' }],
+    ['api.auth_restored', { action: 'resolve' }],
+    ['api.unreachable', { action: 'trigger' }],
+    ['api.recovered', { action: 'resolve' }],
+    ['filter.status_unreadable', { action: 'trigger' }],
+    ['filter.status_readable', { action: 'resolve' }],
+    ['monitor.test', {}],
+  ])('gives %s its event and the action on its incident, nothing else', (event, more) => {
     // Act
     const { attributes } = renderAlert(incident(event), NO_NETWORKS);
 
     // Assess
-    expect(attributes).toEqual({ event });
+    expect(attributes).toEqual({ event, ...more });
   });
 });
 
@@ -505,14 +505,26 @@ describe('renderAlert with an expected status', () => {
       alert: away,
       subject: '[shieldwatch] HIGH: Filter status changed: active -> mitigating',
       sms: 'shieldwatch: HIGH: filter status is now "mitigating" (was "active"), seen 2026-11-22 10:04 UTC',
-      attributes: { event: 'filter.status_changed', from: 'active', to: 'mitigating', severity: 'high' },
+      attributes: {
+        event: 'filter.status_changed',
+        from: 'active',
+        to: 'mitigating',
+        severity: 'high',
+        action: 'trigger',
+      },
     },
     {
       name: 'a change back to it says RESOLVED',
       alert: { ...away, from: 'mitigating', to: 'active', severity: 'resolved' as const },
       subject: '[shieldwatch] RESOLVED: Filter status changed: mitigating -> active',
       sms: 'shieldwatch: RESOLVED: filter status is now "active" (was "mitigating"), seen 2026-11-22 10:04 UTC',
-      attributes: { event: 'filter.status_changed', from: 'mitigating', to: 'active', severity: 'resolved' },
+      attributes: {
+        event: 'filter.status_changed',
+        from: 'mitigating',
+        to: 'active',
+        severity: 'resolved',
+        action: 'resolve',
+      },
     },
     {
       name: 'a reminder names the status, the expected one and how long',

@@ -1,0 +1,363 @@
+/**
+ * The two machine-readable texts of every published alert (README, Alert channels): `https`, the AWS Chatbot
+ * custom-notification document that Slack and Microsoft Teams channels receive, and `sqs`, the alert as plain
+ * JSON for the queue that feeds PagerDuty and webhooks, with a stable `incident` id and an `action`.
+ * Pure: built from the alert record and the texts already rendered for it; nothing here throws.
+ */
+import { eventTexts } from './alert-events.ts';
+import { momentOf } from './alert-time.ts';
+import { ruleEmailLines, ruleSeverity } from './rule-alert-text.ts';
+import { statusEmailLines } from './status-alert-text.ts';
+import type { AlertEvent, AlertRecord, Severity } from './types.ts';
+import { escapeHidden, shorten } from './visible-text.ts';
+
+/** Longest Chatbot notification title (the custom-notification schema allows 250 characters). */
+export const CHATBOT_TITLE_MAX_CHARS = 250;
+/**
+ * Longest Chatbot notification description: well inside the custom-notification schema, and within the
+ * 3,000 characters of one Slack text block.
+ */
+export const CHATBOT_DESCRIPTION_MAX_CHARS = 3000;
+/** Longest value in a Chatbot `additionalContext` entry and in a text field of the `sqs` document. */
+export const DOCUMENT_FIELD_MAX_CHARS = 1024;
+/** Longest `incident` id: PagerDuty's `dedup_key` allows 255 characters. */
+export const INCIDENT_MAX_CHARS = 255;
+/** Version of the `sqs` document's layout; a field removed or changed in meaning raises it. */
+export const ALERT_DOCUMENT_VERSION = 1;
+
+/** What an alert does to an incident: opens it, or closes it. */
+export type AlertAction = 'trigger' | 'resolve';
+
+/**
+ * How urgent an alert is, in PagerDuty's words: `critical` away from the expected status or a traffic rule
+ * triggered (severity high), `error` a problem with the monitor's own view of the API, `warning` a status
+ * change without an expected status, `info` everything that ends something or needs nothing.
+ */
+export type AlertLevel = 'critical' | 'error' | 'warning' | 'info';
+
+/** The `sqs` document: the alert as plain JSON (README, Alert channels, field by field). */
+export interface AlertDocument {
+  readonly version: typeof ALERT_DOCUMENT_VERSION;
+  readonly event: string;
+  /** The monitor's name as the subject shows it. */
+  readonly monitor: string;
+  readonly at: string;
+  /** Present on alerts that open or close an incident. */
+  readonly action?: AlertAction;
+  /** Shared by an incident's start, its reminders and its end. */
+  readonly incident?: string;
+  readonly level: AlertLevel;
+  /** The subject: ASCII, at most 99 characters. */
+  readonly summary: string;
+  /** The SMS text: ASCII, at most 160 characters. */
+  readonly text: string;
+  readonly severity?: Severity;
+  readonly from?: string;
+  readonly to?: string;
+  readonly expected?: string;
+  readonly since?: string;
+  readonly previousSince?: string;
+  readonly cycles?: number;
+  readonly detail?: string;
+  readonly rule?: string;
+  readonly network?: string;
+  readonly value?: number | boolean;
+  readonly threshold?: number | boolean;
+  readonly baseline?: number;
+  readonly ruleText?: string;
+  readonly values?: readonly (number | boolean)[];
+  readonly seq?: number;
+}
+
+/** The texts of the alert that the documents repeat. */
+export interface DocumentTexts {
+  /** The monitor's name as the subject shows it. */
+  readonly monitor: string;
+  readonly subject: string;
+  readonly sms: string;
+}
+
+/** The two documents, each as its JSON text. */
+export interface AlertDocuments {
+  readonly https: string;
+  readonly sqs: string;
+}
+
+/** The event that opened the incident a recovery closes (the incident id names it). */
+const OPENED_BY: Readonly<Partial<Record<AlertEvent, AlertEvent>>> = {
+  'api.auth_restored': 'api.auth_failed',
+  'api.recovered': 'api.unreachable',
+  'filter.status_readable': 'filter.status_unreadable',
+  'filter.status_changed': 'filter.status_changed',
+  'network.rule_resolved': 'network.rule_triggered',
+};
+
+const MAX_RULE_TEXT_CHARS = 2000;
+const MAX_VALUES = 100;
+const MAX_CHAT_VALUE_CHARS = 200;
+
+/** Whether the alert opens an incident, closes one, or neither (a reminder, a change without an expected status, the test). */
+export function alertAction(alert: AlertRecord): AlertAction | undefined {
+  const family = eventTexts(alert?.event)?.family;
+  switch (family) {
+    case 'incident':
+      return 'trigger';
+    case 'recovery':
+      return 'resolve';
+    case 'rule':
+      return alert.event === 'network.rule_resolved' ? 'resolve' : 'trigger';
+    case 'status':
+      if (alert.event !== 'filter.status_changed') return undefined;
+      return alert.severity === 'high' ? 'trigger' : alert.severity === 'resolved' ? 'resolve' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** See {@link AlertLevel}. */
+export function alertLevel(alert: AlertRecord): AlertLevel {
+  const texts = eventTexts(alert?.event);
+  if (alertAction(alert) === 'resolve') return 'info';
+  if (alert.severity === 'high' || alert.event === 'network.rule_triggered') return 'critical';
+  if (texts?.family === 'incident') return 'error';
+  if (alert.event === 'filter.status_changed') return 'warning';
+  return 'info';
+}
+
+/**
+ * The incident id of the alert: the record's (decide and the rules give every incident one), at most
+ * {@link INCIDENT_MAX_CHARS} characters. A record written before alerts carried ids gets the id its incident
+ * would have had where the record says enough (a recovery names when the incident began), else one of its own.
+ */
+export function alertIncident(alert: AlertRecord): string | undefined {
+  const own = alert.incident;
+  if (typeof own === 'string' && own !== '') return boundedIncident(own);
+  const action = alertAction(alert);
+  const event = typeof alert.event === 'string' ? alert.event : undefined;
+  if (event === undefined || (action === undefined && event !== 'filter.status_reminder')) return undefined;
+  if (event === 'filter.status_reminder') {
+    return typeof alert.since === 'string'
+      ? boundedIncident(`filter.status_changed/${alert.since}`)
+      : undefined;
+  }
+  const opened = OPENED_BY[event as AlertEvent];
+  if (action === 'resolve' && opened !== undefined && typeof alert.previousSince === 'string') {
+    return boundedIncident(`${opened}/${alert.previousSince}`);
+  }
+  return boundedIncident(`${event}/${String(alert.at)}`);
+}
+
+/** An id within PagerDuty's 255 characters: a longer one keeps its start and a hash of the whole. */
+function boundedIncident(id: string): string {
+  if (id.length <= INCIDENT_MAX_CHARS) return id;
+  const hash = fnv1a(id);
+  return `${shorten(id, INCIDENT_MAX_CHARS - hash.length - 1).replace(/\.\.\.$/, '')}#${hash}`;
+}
+
+/** 64-bit FNV-1a of the UTF-16 code units, as 16 hex digits: stable across runs and processes. */
+function fnv1a(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= BigInt(text.charCodeAt(i));
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash.toString(16).padStart(16, '0');
+}
+
+/** The `https` and `sqs` documents of an alert. Never throws: a record that cannot be read gets minimal ones. */
+export function renderDocuments(alert: AlertRecord, texts: DocumentTexts): AlertDocuments {
+  try {
+    const document = queueDocument(alert, texts);
+    return { https: JSON.stringify(chatbotDocument(alert, document)), sqs: JSON.stringify(document) };
+  } catch {
+    const event = typeof alert?.event === 'string' ? shorten(alert.event, 100) : 'unknown';
+    const minimal: AlertDocument = {
+      version: ALERT_DOCUMENT_VERSION,
+      event,
+      monitor: texts.monitor,
+      at: typeof alert?.at === 'string' ? shorten(alert.at, 64) : '',
+      level: 'info',
+      summary: texts.subject,
+      text: texts.sms,
+    };
+    const chat = {
+      version: '1.0',
+      source: 'custom',
+      content: {
+        textType: 'client-markdown',
+        title: chatText(texts.subject),
+        description: chatText(texts.sms),
+      },
+      metadata: { eventType: event, additionalContext: { event, monitor: texts.monitor } },
+    };
+    return { https: JSON.stringify(chat), sqs: JSON.stringify(minimal) };
+  }
+}
+
+/** The `sqs` document of an alert (README, Alert channels). */
+export function queueDocument(alert: AlertRecord, texts: DocumentTexts): AlertDocument {
+  const action = alertAction(alert);
+  const incident = alertIncident(alert);
+  const text = (value: unknown, max = DOCUMENT_FIELD_MAX_CHARS) =>
+    typeof value === 'string' ? shorten(value, max) : undefined;
+  const scalar = (value: unknown) =>
+    typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) ? value : undefined;
+  const values = Array.isArray(alert.values)
+    ? alert.values.slice(-MAX_VALUES).filter((v) => scalar(v) !== undefined)
+    : undefined;
+  const document: Record<string, unknown> = {
+    version: ALERT_DOCUMENT_VERSION,
+    event: text(alert.event, 100) ?? String(alert.event),
+    monitor: texts.monitor,
+    at: text(alert.at, 64) ?? '',
+    action,
+    incident,
+    level: alertLevel(alert),
+    summary: texts.subject,
+    text: texts.sms,
+    severity:
+      eventTexts(alert.event)?.family === 'rule'
+        ? ruleSeverity(alert)
+        : alert.severity === 'high' || alert.severity === 'resolved'
+          ? alert.severity
+          : undefined,
+    from: text(alert.from),
+    to: text(alert.to),
+    expected: text(alert.expected),
+    since: text(alert.since, 64),
+    previousSince: text(alert.previousSince, 64),
+    cycles: Number.isSafeInteger(alert.cycles) ? alert.cycles : undefined,
+    detail: text(alert.detail),
+    rule: text(alert.rule),
+    network: text(alert.network),
+    value: scalar(alert.value),
+    threshold: scalar(alert.threshold),
+    baseline: typeof alert.baseline === 'number' ? scalar(alert.baseline) : undefined,
+    ruleText: text(alert.ruleText, MAX_RULE_TEXT_CHARS),
+    values,
+    seq: Number.isSafeInteger(alert.seq) ? alert.seq : undefined,
+  };
+  return Object.fromEntries(
+    Object.entries(document).filter(([, value]) => value !== undefined),
+  ) as unknown as AlertDocument;
+}
+
+/** The fields of the `sqs` document that the Chatbot document repeats in `additionalContext`. */
+const CONTEXT_FIELDS = [
+  'event',
+  'monitor',
+  'at',
+  'action',
+  'incident',
+  'level',
+  'severity',
+  'from',
+  'to',
+  'rule',
+  'network',
+  'value',
+] as const;
+
+/** The `https` document: AWS Chatbot's custom-notification format (README, Alert channels). */
+export function chatbotDocument(alert: AlertRecord, document: AlertDocument) {
+  const additionalContext: Record<string, string> = {};
+  for (const key of CONTEXT_FIELDS) {
+    const value = document[key];
+    if (value !== undefined) additionalContext[key] = String(value);
+  }
+  const keywords = [
+    document.event,
+    document.level,
+    ...(document.action === undefined ? [] : [document.action]),
+  ];
+  return {
+    version: '1.0',
+    source: 'custom',
+    content: {
+      textType: 'client-markdown',
+      title: fitChat(document.summary, CHATBOT_TITLE_MAX_CHARS),
+      description: chatDescription(alert, document),
+      keywords: keywords.map((word) => fitChat(word, 75)),
+    },
+    metadata: {
+      // One thread per incident: its start, reminders and end read together.
+      ...(document.incident === undefined ? {} : { threadId: document.incident }),
+      summary: fitChat(document.summary, CHATBOT_TITLE_MAX_CHARS),
+      eventType: document.event,
+      additionalContext,
+    },
+  };
+}
+
+/**
+ * The description: the SMS sentence, then one `*Label:* value` line per field, values in code spans with
+ * hidden characters shown as `<U+XXXX>`. Lines that do not fit are left out, and the last line says so.
+ */
+function chatDescription(alert: AlertRecord, document: AlertDocument): string {
+  const lines: string[] = [chatText(document.text), ''];
+  const field = (label: string, value: string) => `*${chatText(label)}:* ${chatCode(value)}`;
+  const family = eventTexts(alert.event)?.family;
+  if (family === 'status') lines.push(...statusEmailLines(alert, field));
+  if (family === 'rule') {
+    // The rule's own lines name its incident; the generic one below would repeat it.
+    lines.push(...ruleEmailLines(alert, field).filter((line) => !line.startsWith('*Incident:*')));
+  }
+  const seen = momentOf(alert.at);
+  lines.push(field('Seen', seen === undefined ? String(document.at) : seen.iso));
+  if (document.severity !== undefined) lines.push(field('Severity', document.severity));
+  if (document.cycles !== undefined && family !== 'rule')
+    lines.push(field('Cycles in a row', String(document.cycles)));
+  if (document.detail !== undefined) lines.push(field('Detail', escapeHidden(document.detail, 'space')));
+  if (document.incident !== undefined) {
+    lines.push(
+      field(
+        'Incident',
+        `${escapeHidden(document.incident)}${document.action === undefined ? '' : ` (${document.action})`}`,
+      ),
+    );
+  }
+  lines.push(field('Event', document.event), field('Monitor', document.monitor));
+  return fitLines(lines, CHATBOT_DESCRIPTION_MAX_CHARS);
+}
+
+/** Whole lines up to `max` characters; when some are left out, the last line kept says so. */
+function fitLines(lines: readonly string[], max: number): string {
+  const more = '_(more in the email)_';
+  const all = lines.join('\n');
+  if (all.length <= max) return all;
+  const kept: string[] = [];
+  let used = more.length;
+  for (const line of lines) {
+    if (used + line.length + 1 > max) break;
+    kept.push(line);
+    used += line.length + 1;
+  }
+  return [...kept, more].join('\n');
+}
+
+/**
+ * Text for chat markdown: `&` and `<` as entities, so that nothing from the API can mention a channel
+ * (`<!channel>`), link or ping anyone (every such sequence starts with `<`); the chat shows the characters.
+ */
+function chatText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+}
+
+/** A value in a code span (no formatting inside), a backtick in it as `<U+0060>`, its text at most 200 characters. */
+function chatCode(value: string): string {
+  const cut = shorten(value, MAX_CHAT_VALUE_CHARS);
+  return `\`${chatText(cut.replace(/`/g, '<U+0060>'))}\``;
+}
+
+/** {@link chatText} within `max` characters, cut before an entity rather than through one. */
+function fitChat(text: string, max: number): string {
+  const escaped = chatText(text);
+  if (escaped.length <= max) return escaped;
+  let out = '';
+  for (const char of text) {
+    const piece = chatText(char);
+    if (out.length + piece.length > max - 3) break;
+    out += piece;
+  }
+  return `${out}...`;
+}

@@ -1,0 +1,487 @@
+/** The `https` (AWS Chatbot) and `sqs` (plain JSON) documents of every published alert (README, Alert channels). */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  ALERT_DOCUMENT_VERSION,
+  type AlertDocument,
+  alertIncident,
+  CHATBOT_DESCRIPTION_MAX_CHARS,
+  CHATBOT_TITLE_MAX_CHARS,
+  INCIDENT_MAX_CHARS,
+} from '../../lambda/core/alert-documents.ts';
+import { ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
+import { type RenderContext, renderAlert } from '../../lambda/core/alert-text.ts';
+import {
+  type CycleObservation,
+  type DecideSettings,
+  decide,
+  type MonitorState,
+} from '../../lambda/core/decide.ts';
+import { evaluateRules } from '../../lambda/core/rule-eval.ts';
+import { parseRules } from '../../lambda/core/rules.ts';
+import type { AlertEvent, AlertRecord } from '../../lambda/core/types.ts';
+
+const AT = '2026-11-22T10:04:12.345Z';
+const SINCE = '2026-11-22T09:00:00.000Z';
+const CTX: RenderContext = { networks: [] };
+
+/** The shape of the `https` document, as Chatbot reads it. */
+interface ChatbotDocument {
+  version: string;
+  source: string;
+  content: { textType: string; title: string; description: string; keywords: string[] };
+  metadata: {
+    threadId?: string;
+    summary: string;
+    eventType: string;
+    additionalContext: Record<string, string>;
+  };
+}
+
+function documents(
+  alert: AlertRecord,
+  ctx: RenderContext = CTX,
+): { chat: ChatbotDocument; queue: AlertDocument } {
+  const rendered = renderAlert(alert, ctx);
+  return { chat: JSON.parse(rendered.https), queue: JSON.parse(rendered.sqs) };
+}
+
+/** A record of each kind, as decide, the rules and test-alert make them. */
+const SAMPLES: Record<AlertEvent, AlertRecord> = {
+  'filter.status_changed': {
+    seq: 4,
+    event: 'filter.status_changed',
+    at: AT,
+    from: 'active',
+    to: 'mitigating',
+    previousSince: SINCE,
+    cycles: 2,
+    expected: 'active',
+    severity: 'high',
+    incident: `filter.status_changed/${AT}`,
+  },
+  'filter.status_reminder': {
+    seq: 5,
+    event: 'filter.status_reminder',
+    at: AT,
+    to: 'mitigating',
+    since: SINCE,
+    expected: 'active',
+    severity: 'high',
+    incident: `filter.status_changed/${SINCE}`,
+  },
+  'api.auth_failed': {
+    seq: 1,
+    event: 'api.auth_failed',
+    at: AT,
+    cycles: 1,
+    detail: 'HTTP 401',
+    incident: `api.auth_failed/${AT}`,
+  },
+  'api.auth_restored': {
+    seq: 2,
+    event: 'api.auth_restored',
+    at: AT,
+    cycles: 1,
+    previousSince: SINCE,
+    detail: 'HTTP 401',
+    incident: `api.auth_failed/${SINCE}`,
+  },
+  'api.unreachable': {
+    seq: 1,
+    event: 'api.unreachable',
+    at: AT,
+    cycles: 3,
+    detail: 'connect ECONNREFUSED',
+    incident: `api.unreachable/${SINCE}`,
+  },
+  'api.recovered': {
+    seq: 2,
+    event: 'api.recovered',
+    at: AT,
+    cycles: 3,
+    previousSince: SINCE,
+    incident: `api.unreachable/${SINCE}`,
+  },
+  'filter.status_unreadable': {
+    seq: 1,
+    event: 'filter.status_unreadable',
+    at: AT,
+    cycles: 3,
+    detail: 'no status at data.state',
+    incident: `filter.status_unreadable/${SINCE}`,
+  },
+  'filter.status_readable': {
+    seq: 2,
+    event: 'filter.status_readable',
+    at: AT,
+    cycles: 3,
+    previousSince: SINCE,
+    incident: `filter.status_unreadable/${SINCE}`,
+  },
+  'network.rule_triggered': {
+    seq: 8,
+    event: 'network.rule_triggered',
+    at: AT,
+    rule: 'pps',
+    network: 'net-2',
+    value: 90000,
+    threshold: 50000,
+    ruleText: 'pps: traffic.in_pps > 50000 for 3',
+    values: [60000, 75000, 90000],
+    incident: `pps/net-2/${AT}`,
+    since: AT,
+  },
+  'network.rule_resolved': {
+    seq: 9,
+    event: 'network.rule_resolved',
+    at: AT,
+    rule: 'pps',
+    network: 'net-2',
+    value: 40000,
+    threshold: 50000,
+    ruleText: 'pps: traffic.in_pps > 50000 for 3',
+    values: [45000, 42000, 40000],
+    incident: `pps/net-2/${SINCE}`,
+    since: SINCE,
+  },
+  'monitor.test': { seq: 0, event: 'monitor.test', at: AT, detail: 'sent by shieldwatch test-alert' },
+};
+
+describe('the documents of every event kind', () => {
+  it('covers every event', () => {
+    expect(Object.keys(SAMPLES).sort()).toEqual([...ALERT_EVENTS].sort());
+  });
+
+  it.each(ALERT_EVENTS)('%s: both are valid JSON in their formats, within the limits', (event) => {
+    // Prepare
+    const alert = SAMPLES[event];
+
+    // Act
+    const rendered = renderAlert(alert, { networks: [], monitorName: 'edge-eu' });
+    const chat = JSON.parse(rendered.https) as ChatbotDocument;
+    const queue = JSON.parse(rendered.sqs) as AlertDocument;
+
+    // Assess: Chatbot's custom-notification format
+    expect(chat).toMatchObject({
+      version: '1.0',
+      source: 'custom',
+      content: { textType: 'client-markdown' },
+    });
+    expect(chat.content.title).toBe(rendered.subject.replace(/&/g, '&amp;').replace(/</g, '&lt;'));
+    expect(chat.content.title.length).toBeLessThanOrEqual(CHATBOT_TITLE_MAX_CHARS);
+    expect(chat.content.description.length).toBeLessThanOrEqual(CHATBOT_DESCRIPTION_MAX_CHARS);
+    expect(chat.content.description).toContain(`*Event:* \`${event}\``);
+    expect(chat.metadata.eventType).toBe(event);
+    expect(chat.metadata.additionalContext).toMatchObject({ event, monitor: 'edge-eu', at: AT });
+    for (const value of Object.values(chat.metadata.additionalContext)) expect(typeof value).toBe('string');
+    // Assess: the plain document
+    expect(queue).toMatchObject({
+      version: ALERT_DOCUMENT_VERSION,
+      event,
+      monitor: 'edge-eu',
+      at: AT,
+      summary: rendered.subject,
+      text: rendered.sms,
+      seq: alert.seq,
+    });
+    expect(queue.incident).toBe(alert.incident);
+    if (queue.incident !== undefined) {
+      expect(chat.metadata.threadId).toBe(queue.incident);
+      expect(chat.metadata.additionalContext['incident']).toBe(queue.incident);
+    }
+  });
+
+  it.each<[AlertEvent, Partial<AlertRecord>, string | undefined, string]>([
+    ['filter.status_changed', {}, 'trigger', 'critical'],
+    ['filter.status_changed', { severity: 'resolved', to: 'active', from: 'mitigating' }, 'resolve', 'info'],
+    [
+      'filter.status_changed',
+      { severity: undefined, expected: undefined, incident: undefined },
+      undefined,
+      'warning',
+    ],
+    ['filter.status_reminder', {}, undefined, 'critical'],
+    ['api.auth_failed', {}, 'trigger', 'error'],
+    ['api.auth_restored', {}, 'resolve', 'info'],
+    ['api.unreachable', {}, 'trigger', 'error'],
+    ['api.recovered', {}, 'resolve', 'info'],
+    ['filter.status_unreadable', {}, 'trigger', 'error'],
+    ['filter.status_readable', {}, 'resolve', 'info'],
+    ['network.rule_triggered', {}, 'trigger', 'critical'],
+    ['network.rule_resolved', {}, 'resolve', 'info'],
+    ['monitor.test', {}, undefined, 'info'],
+  ])('%s %o: action %s, level %s', (event, change, action, level) => {
+    // Act
+    const { queue, chat } = documents({ ...SAMPLES[event], ...change });
+
+    // Assess
+    expect(queue.action).toBe(action);
+    expect(queue.level).toBe(level);
+    expect(chat.metadata.additionalContext['action']).toBe(action);
+    expect(chat.metadata.additionalContext['level']).toBe(level);
+  });
+
+  it('a status change without an expected status opens nothing: no incident, no action', () => {
+    // Act
+    const { queue, chat } = documents({ seq: 1, event: 'filter.status_changed', at: AT, from: 'a', to: 'b' });
+
+    // Assess
+    expect(queue).not.toHaveProperty('incident');
+    expect(queue).not.toHaveProperty('action');
+    expect(chat.metadata).not.toHaveProperty('threadId');
+  });
+
+  it('a rule alert carries the rule fields', () => {
+    // Act
+    const { queue, chat } = documents(SAMPLES['network.rule_triggered']);
+
+    // Assess
+    expect(queue).toMatchObject({
+      rule: 'pps',
+      network: 'net-2',
+      value: 90000,
+      threshold: 50000,
+      ruleText: 'pps: traffic.in_pps > 50000 for 3',
+      values: [60000, 75000, 90000],
+      severity: 'high',
+    });
+    expect(chat.metadata.additionalContext).toMatchObject({ rule: 'pps', network: 'net-2', value: '90000' });
+    expect(chat.content.description).toContain('*Rule:* `pps: traffic.in_pps > 50000 for 3`');
+  });
+
+  it('a baseline rule carries its baseline', () => {
+    // Act
+    const { queue } = documents({
+      ...SAMPLES['network.rule_triggered'],
+      ruleText: 'surge: traffic.in_pps > 3x baseline',
+      threshold: 300,
+      baseline: 100,
+    });
+
+    // Assess
+    expect(queue).toMatchObject({ threshold: 300, baseline: 100 });
+  });
+});
+
+describe('incident: one id for an incident start and its end', () => {
+  const settings: DecideSettings = { alertAfter: 2, confirmations: 1, expectedStatus: 'active' };
+  const minute = (i: number) => new Date(Date.UTC(2026, 10, 22, 10, i)).toISOString();
+  const ok = (i: number, status: string): CycleObservation => ({
+    at: minute(i),
+    filter: { ok: true, status },
+    outcomes: [{ ok: true, httpStatus: 200 }],
+  });
+  const down = (i: number): CycleObservation => ({
+    at: minute(i),
+    filter: { ok: false, errorKind: 'transport', error: 'timed out' },
+    outcomes: [{ ok: false, errorKind: 'transport', error: 'timed out' }],
+  });
+  const rejected = (i: number): CycleObservation => ({
+    at: minute(i),
+    filter: { ok: false, errorKind: 'auth', error: 'HTTP 401', httpStatus: 401 },
+    outcomes: [{ ok: false, errorKind: 'auth', error: 'HTTP 401', httpStatus: 401 }],
+  });
+  const unreadable = (i: number): CycleObservation => ({
+    at: minute(i),
+    filter: { ok: false, errorKind: 'contract', error: 'no status', httpStatus: 200 },
+    outcomes: [{ ok: false, errorKind: 'contract', error: 'no status', httpStatus: 200 }],
+  });
+
+  function queueDocuments(observations: CycleObservation[]): AlertDocument[] {
+    let state: MonitorState | undefined;
+    const out: AlertDocument[] = [];
+    for (const observation of observations) {
+      const decision = decide(state, observation, settings);
+      state = decision.state;
+      out.push(...decision.alerts.map((alert) => documents(alert).queue));
+    }
+    return out;
+  }
+
+  it.each<[string, CycleObservation[], string[]]>([
+    [
+      'the status away and back, with a change and a reminder between',
+      [ok(0, 'active'), ok(1, 'mitigating'), ok(2, 'blocked'), ok(3, 'active')],
+      ['filter.status_changed', 'filter.status_changed', 'filter.status_changed'],
+    ],
+    [
+      'the API unreachable and back',
+      [ok(0, 'active'), down(1), down(2), down(3), ok(4, 'active')],
+      ['api.unreachable', 'api.recovered'],
+    ],
+    [
+      'the key rejected and accepted again',
+      [ok(0, 'active'), rejected(1), rejected(2), ok(3, 'active')],
+      ['api.auth_failed', 'api.auth_restored'],
+    ],
+    [
+      'the status unreadable and readable again',
+      [ok(0, 'active'), unreadable(1), unreadable(2), ok(3, 'active')],
+      ['filter.status_unreadable', 'filter.status_readable'],
+    ],
+  ])('%s', (_name, observations, events) => {
+    // Act
+    const docs = queueDocuments(observations);
+
+    // Assess
+    expect(docs.map((d) => d.event)).toEqual(events);
+    expect(docs[0]!.action).toBe('trigger');
+    expect(docs.at(-1)!.action).toBe('resolve');
+    expect(new Set(docs.map((d) => d.incident)).size).toBe(1);
+    expect(docs[0]!.incident).toMatch(/^[a-z._]+\/2026-11-22T10:0\d:00\.000Z$/);
+  });
+
+  it('two incidents of the same kind get two ids', () => {
+    // Act
+    const docs = queueDocuments([
+      ok(0, 'active'),
+      ok(1, 'down'),
+      ok(2, 'active'),
+      ok(3, 'down'),
+      ok(4, 'active'),
+    ]);
+
+    // Assess
+    expect(docs.map((d) => d.action)).toEqual(['trigger', 'resolve', 'trigger', 'resolve']);
+    expect(docs[0]!.incident).toBe(docs[1]!.incident);
+    expect(docs[2]!.incident).toBe(docs[3]!.incident);
+    expect(docs[0]!.incident).not.toBe(docs[2]!.incident);
+  });
+
+  it('a traffic rule trigger and its resolve, as the evaluator makes them', () => {
+    // Prepare
+    const { rules } = parseRules('pps: traffic.in_pps > 50000 for 2');
+    let state: Parameters<typeof evaluateRules>[0]['state'];
+    const docs: AlertDocument[] = [];
+
+    // Act
+    for (const [i, value] of [100, 90000, 95000, 80000, 100, 100].entries()) {
+      const at = minute(i);
+      const result = evaluateRules({
+        rules,
+        networks: ['net-2'],
+        state,
+        at,
+        observations: [{ networkId: 'net-2', at, readings: { pps: { kind: 'value', value } } }],
+      });
+      state = result.state;
+      docs.push(...result.alerts.map((alert, n) => documents({ ...alert, seq: i * 10 + n }).queue));
+    }
+
+    // Assess
+    expect(docs.map((d) => [d.event, d.action])).toEqual([
+      ['network.rule_triggered', 'trigger'],
+      ['network.rule_resolved', 'resolve'],
+    ]);
+    expect(docs[1]!.incident).toBe(docs[0]!.incident);
+  });
+
+  it('a record saved before alerts carried ids: a recovery names the incident its raise would have had', () => {
+    // Prepare: decide's raise for the same incident
+    const [raise] = decide(
+      { ...decide(undefined, ok(0, 'active'), settings).state },
+      rejected(1),
+      settings,
+    ).alerts;
+    const { incident: _dropped, ...old } = SAMPLES['api.auth_restored'];
+
+    // Act
+    const recovered = alertIncident({ ...old, previousSince: minute(1) });
+
+    // Assess
+    expect(recovered).toBe(raise!.incident);
+  });
+
+  it('an id longer than PagerDuty allows is cut the same way every time, and two long ids stay apart', () => {
+    // Prepare
+    const long = (tail: string) => `${'r'.repeat(40)}/${'n'.repeat(512)}${tail}/${AT}`;
+
+    // Act
+    const a = alertIncident({ ...SAMPLES['network.rule_triggered'], incident: long('a') });
+    const again = alertIncident({ ...SAMPLES['network.rule_resolved'], incident: long('a') });
+    const b = alertIncident({ ...SAMPLES['network.rule_triggered'], incident: long('b') });
+
+    // Assess
+    expect(a!.length).toBeLessThanOrEqual(INCIDENT_MAX_CHARS);
+    expect(again).toBe(a);
+    expect(b).not.toBe(a);
+  });
+});
+
+describe('hostile statuses (fast-check)', () => {
+  const hostile = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 2000 }),
+    fc.string({
+      unit: fc.constantFrom(
+        '<',
+        '>',
+        '&',
+        '`',
+        '*',
+        '_',
+        '~',
+        '"',
+        '\\',
+        '\u202E',
+        '\u200B',
+        '\u0000',
+        '\n',
+        '\uD800',
+        'a',
+        ' ',
+      ),
+      maxLength: 400,
+    }),
+    fc.constantFrom('<!channel>', '<!here|here>', '<@U123>', '<https://evil.example|click>', '@here', ''),
+  );
+
+  it('stay exact in the plain document (up to its field limit), inert in the chat document, within every limit', () => {
+    fc.assert(
+      fc.property(hostile, hostile, hostile, fc.boolean(), (from, to, detail, expected) => {
+        // Prepare
+        const alert: AlertRecord = {
+          seq: 3,
+          event: 'filter.status_changed',
+          at: AT,
+          from,
+          to,
+          detail,
+          previousSince: SINCE,
+          ...(expected
+            ? { expected: from, severity: 'resolved' as const, incident: `filter.status_changed/${SINCE}` }
+            : {}),
+        };
+
+        // Act
+        const rendered = renderAlert(alert, CTX);
+        const chat = JSON.parse(rendered.https) as ChatbotDocument;
+        const queue = JSON.parse(rendered.sqs) as AlertDocument;
+
+        // Assess
+        expect(chat.content.title.length).toBeLessThanOrEqual(CHATBOT_TITLE_MAX_CHARS);
+        expect(chat.content.description.length).toBeLessThanOrEqual(CHATBOT_DESCRIPTION_MAX_CHARS);
+        expect(chat.metadata.summary.length).toBeLessThanOrEqual(CHATBOT_TITLE_MAX_CHARS);
+        // Nothing from the API can mention, link or ping: no raw angle bracket reaches the chat text.
+        expect(`${chat.content.title}${chat.content.description}`).not.toContain('<');
+        expect(rendered.https.length + rendered.sqs.length).toBeLessThan(24_000);
+        if (from.length <= 1024) expect(queue.from).toBe(from);
+        if (to.length <= 1024) expect(queue.to).toBe(to);
+        expect(queue.action).toBe(expected ? 'resolve' : undefined);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a status that tries to ping the channel is shown, not obeyed', () => {
+    // Act
+    const { chat, queue } = documents({ ...SAMPLES['filter.status_changed'], to: '<!channel> `rm` *now*' });
+
+    // Assess
+    expect(chat.content.description).toContain(
+      '*New status:* `"&lt;!channel> &lt;U+0060>rm&lt;U+0060> *now*"`',
+    );
+    expect(chat.content.title).toContain('&lt;!channel>');
+    expect(queue.to).toBe('<!channel> `rm` *now*');
+  });
+});
