@@ -5,6 +5,7 @@
  */
 import { nearest } from '../lambda/core/nearest.ts';
 import { REMOVED_SETTINGS, rangeOf, SETTINGS, type SettingId } from '../lambda/settings.ts';
+import { CHANNEL_CONTEXT_KEYS, type ChannelSettings, parseChannelContext } from './context-channels.ts';
 import {
   optional,
   type Parsed,
@@ -40,7 +41,7 @@ type SettingContextKey = {
   [K in SettingId]: (typeof SETTINGS)[K] extends { readonly context: infer C extends string } ? C : never;
 }[SettingId];
 
-/** The context keys of the stack alone (subscriptions, schedule, sizing, the key's encryption). */
+/** The context keys of the stack alone (subscriptions, schedule, sizing, the key's encryption, channels). */
 const STACK_CONTEXT_KEYS = [
   'alertEmail',
   'alertSms',
@@ -48,6 +49,7 @@ const STACK_CONTEXT_KEYS = [
   'reservedConcurrency',
   'shardSize',
   'apiKeySecretKmsKeyArn',
+  ...CHANNEL_CONTEXT_KEYS,
 ] as const;
 
 /** The context keys the stack reads: those of the settings catalogue, then the stack's own. */
@@ -164,6 +166,8 @@ export interface MonitorSettings {
    * @default - unset: the function's default (5000)
    */
   readonly requestTimeoutMs?: number;
+  /** Slack, Teams, PagerDuty and webhook channels fanned out from the topic (README, Alert channels). */
+  readonly channels: ChannelSettings;
 }
 
 /** Invalid context: every problem, one line each, each starting with the key it concerns. */
@@ -294,6 +298,8 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
   const rules = parseRulesText(present('rules'), networks ?? [], [...unsharded, ...(figureFields ?? [])]);
   if (!rules.ok) problems.push(...rules.problems.map((problem) => `rules: ${problem}`));
   const rulesText = rules.ok ? rules.value : undefined;
+  const channels = parseChannelContext(present);
+  problems.push(...channels.problems);
 
   if (problems.length > 0) throw new ContextError(problems);
   return {
@@ -316,6 +322,7 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
     ...(rulesText === undefined ? {} : { rules: rulesText }),
+    channels: channels.settings,
   };
 }
 

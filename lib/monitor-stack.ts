@@ -2,8 +2,10 @@ import { Annotations, CfnOutput, Stack, type StackProps, Validations } from 'aws
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { KEY } from '../lambda/adapters/table-schema.ts';
+import { AlertForwarding } from './constructs/alert-forwarding.ts';
 import { AlertTopic } from './constructs/alert-topic.ts';
 import { ApiKeySecret } from './constructs/api-key-secret.ts';
+import { ChatChannels } from './constructs/chat-channels.ts';
 import { MonitorAlarms } from './constructs/monitor-alarms.ts';
 import { MonitorDashboard } from './constructs/monitor-dashboard.ts';
 import { PollSchedule } from './constructs/poll-schedule.ts';
@@ -106,9 +108,39 @@ export class MonitorStack extends Stack {
       topic: alerts.topic,
       schedule: settings.schedule,
     });
+    const { slack, teams, pagerDutyRoutingKeySecret, webhookUrlSecret } = settings.channels;
+    const forwarding = [
+      ...(pagerDutyRoutingKeySecret === undefined
+        ? []
+        : [
+            new AlertForwarding(this, 'PagerDuty', {
+              alerts,
+              destination: 'pagerduty',
+              secretName: pagerDutyRoutingKeySecret,
+            }),
+          ]),
+      ...(webhookUrlSecret === undefined
+        ? []
+        : [
+            new AlertForwarding(this, 'Webhook', {
+              alerts,
+              destination: 'webhook',
+              secretName: webhookUrlSecret,
+            }),
+          ]),
+    ];
+    const allAlarms = [...alarms.all(), ...forwarding.map((f) => f.alarm)];
+    if (slack !== undefined || teams !== undefined) {
+      new ChatChannels(this, 'Chat', {
+        topic: alerts.topic,
+        slack,
+        teams,
+        alarmArns: allAlarms.map((alarm) => alarm.alarmArn),
+      });
+    }
     const dashboard = new MonitorDashboard(this, 'Dashboard', {
       function: poller.function,
-      alarms: alarms.all(),
+      alarms: allAlarms,
       networks: settings.networks,
       figureFields: settings.figureFields,
       minIntervalMinutes: settings.schedule.minIntervalMinutes,

@@ -29,6 +29,7 @@ export interface AlertTopicProps {
 export class AlertTopic extends Construct {
   readonly topic: Topic;
   readonly key: Key;
+  private queueDeliveryAllowed = false;
   /** Where every subscription's undeliverable messages go (see {@link SubscriptionDeadLetterQueue}). */
   readonly deliveryFailures: SubscriptionDeadLetterQueue;
 
@@ -83,5 +84,27 @@ export class AlertTopic extends Construct {
         deadLetterQueue,
       });
     }
+  }
+
+  /**
+   * Lets SNS deliver this topic's messages to SQS queues encrypted with the topic key (the queues that feed
+   * PagerDuty and webhooks): `sns.amazonaws.com` may use the key for this account's topics in this region.
+   * Not this topic's ARN: the key policy would then depend on the topic that depends on the key. Idempotent.
+   */
+  allowQueueDelivery(): void {
+    if (this.queueDeliveryAllowed) return;
+    this.queueDeliveryAllowed = true;
+    this.key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowTheTopicToDeliverToQueuesUnderThisKey',
+        principals: [new ServicePrincipal('sns.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+        resources: ['*'],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+          ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:sns:${Aws.REGION}:${Aws.ACCOUNT_ID}:*` },
+        },
+      }),
+    );
   }
 }

@@ -34,6 +34,7 @@ describe('parseMonitorContext', () => {
       schedule: { expression: 'rate(1 minute)', minIntervalMinutes: 1, maxIntervalMinutes: 1 },
       retentionDays: 90,
       figureFields: [],
+      channels: {},
     });
   });
 
@@ -66,6 +67,7 @@ describe('parseMonitorContext', () => {
       reservedConcurrency: 2,
       figureFields: ['traffic.in_pps', 'links.0.pps'],
       shardSize: 2,
+      channels: {},
     });
   });
 
