@@ -73,6 +73,17 @@ export const existingSecretContext = {
   reservedConcurrency: 1,
 };
 
+/** The context of a stack with every alert channel: Slack, Teams, PagerDuty and a webhook (README, Alert channels). */
+export const channelsContext = {
+  slackWorkspaceId: 'T07EA123LEP',
+  slackChannelId: 'C07EZ1ABC23',
+  teamsTenantId: '12345678-1234-1234-1234-123456789012',
+  teamsTeamId: '87654321-4321-4321-4321-210987654321',
+  teamsChannelId: '19%3ab6ef35dc342d4b9e9fc5ee1c56e1ad1f%40thread.tacv2',
+  pagerDutyRoutingKeySecret: 'shieldwatch/pagerduty',
+  webhookUrlSecret: 'shieldwatch/webhook-url',
+};
+
 /** The logical ids of the resources of an unsharded stack that creates its secret. */
 export type ResourceIds = Record<
   'table' | 'topic' | 'key' | 'secret' | 'fn' | 'logs' | 'queue' | 'role',
