@@ -2,7 +2,7 @@ import { Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
-import { buildMonitor } from './synth.ts';
+import { buildMonitor, channelsContext } from './synth.ts';
 
 /** Every acknowledgement in the tree: rule id, construct path, reason. */
 function acknowledgements(root: IConstruct): Array<{ id: string; path: string; reason: string }> {
@@ -45,6 +45,7 @@ describe.each([
     },
   ],
   ['shards', { networks: 'a,b,c,d,e', shardSize: 2, reservedConcurrency: 3 }],
+  ['every alert channel (Slack, Teams, PagerDuty, webhook)', { ...channelsContext, expectedStatus: 'active' }],
 ])('cdk-nag AwsSolutions on the stack with %s', (_name, context) => {
   const stack = buildMonitor(context);
 
