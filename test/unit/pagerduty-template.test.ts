@@ -1,0 +1,230 @@
+/**
+ * The PagerDuty input template of the stack's pipe, run over real `sqs` documents as EventBridge Pipes would
+ * (README, Alert channels): the request must be a PagerDuty Events API v2 event whatever the alert holds.
+ */
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { AlertDocument } from '../../lambda/core/alert-documents.ts';
+import { renderAlert } from '../../lambda/core/alert-text.ts';
+import type { AlertRecord } from '../../lambda/core/types.ts';
+import { channelsContext, resourceIdStartingWith, synthMonitor } from '../infra/synth.ts';
+
+const ROUTING_KEY_REF = '{{resolve:secretsmanager:shieldwatch/pagerduty:SecretString:::}}';
+const AT = '2026-11-22T10:04:12.345Z';
+const SINCE = '2026-11-22T09:00:00.000Z';
+
+/**
+ * EventBridge Pipes' input transformation, as documented: each `<$.path>` is the value at that JSON path of the
+ * event (here an SQS record whose JSON body is parsed); inside quotes a value is inserted as JSON string
+ * content, outside as JSON. A path that is not there throws, so that the template uses only fields every
+ * document has.
+ */
+function transform(template: string, event: unknown): string {
+  return template.replace(
+    /("?)<\$((?:\.[A-Za-z0-9_-]+)*)>("?)/g,
+    (_match, open: string, path: string, close: string) => {
+      let value: unknown = event;
+      for (const key of path.split('.').slice(1)) {
+        if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) {
+          throw new Error(`the template reads $${path}, which this event does not have`);
+        }
+        value = (value as Record<string, unknown>)[key];
+      }
+      if (open === '"' && close === '"') return JSON.stringify(String(value));
+      return `${open}${JSON.stringify(value)}${close}`;
+    },
+  );
+}
+
+/** An SQS record as a pipe sees it, the body being the `sqs` text SNS delivered raw. */
+function sqsRecord(body: string) {
+  return {
+    messageId: 'm-1',
+    receiptHandle: 'r',
+    body: JSON.parse(body),
+    attributes: {},
+    messageAttributes: {},
+  };
+}
+
+/** The PagerDuty Events API v2 event shape (https://developer.pagerduty.com: Events API v2, /v2/enqueue). */
+interface PagerDutyEvent {
+  routing_key: string;
+  event_action: 'trigger' | 'acknowledge' | 'resolve';
+  dedup_key: string;
+  payload: {
+    summary: string;
+    severity: 'critical' | 'error' | 'warning' | 'info';
+    source: string;
+    timestamp: string;
+    component: string;
+    custom_details: AlertDocument;
+  };
+}
+
+function expectPagerDutyEvent(request: string, document: AlertDocument): PagerDutyEvent {
+  const event = JSON.parse(request) as PagerDutyEvent;
+  expect(Object.keys(event).sort()).toEqual(['dedup_key', 'event_action', 'payload', 'routing_key']);
+  expect(event.routing_key).toBe(ROUTING_KEY_REF);
+  expect(event.event_action).toBe(document.action);
+  expect(['trigger', 'resolve']).toContain(event.event_action);
+  expect(event.dedup_key).toBe(document.incident);
+  expect(event.dedup_key.length).toBeGreaterThan(0);
+  expect(event.dedup_key.length).toBeLessThanOrEqual(255);
+  expect(event.payload.summary).toBe(document.summary);
+  expect(event.payload.summary.length).toBeGreaterThan(0);
+  expect(event.payload.summary.length).toBeLessThanOrEqual(1024);
+  expect(['critical', 'error', 'warning', 'info']).toContain(event.payload.severity);
+  expect(event.payload.source).toBe(document.monitor);
+  expect(event.payload.timestamp).toBe(document.at);
+  expect(event.payload.custom_details).toEqual(document);
+  return event;
+}
+
+const INCIDENTS: AlertRecord[] = [
+  {
+    seq: 1,
+    event: 'filter.status_changed',
+    at: AT,
+    from: 'active',
+    to: 'mitigating',
+    expected: 'active',
+    severity: 'high',
+    incident: `filter.status_changed/${AT}`,
+  },
+  {
+    seq: 2,
+    event: 'filter.status_changed',
+    at: AT,
+    from: 'mitigating',
+    to: 'active',
+    previousSince: SINCE,
+    expected: 'active',
+    severity: 'resolved',
+    incident: `filter.status_changed/${SINCE}`,
+  },
+  {
+    seq: 3,
+    event: 'api.unreachable',
+    at: AT,
+    cycles: 3,
+    detail: 'HTTP 503',
+    incident: `api.unreachable/${SINCE}`,
+  },
+  {
+    seq: 4,
+    event: 'api.recovered',
+    at: AT,
+    cycles: 3,
+    previousSince: SINCE,
+    incident: `api.unreachable/${SINCE}`,
+  },
+  {
+    seq: 5,
+    event: 'api.auth_failed',
+    at: AT,
+    cycles: 1,
+    detail: 'HTTP 401',
+    incident: `api.auth_failed/${AT}`,
+  },
+  {
+    seq: 6,
+    event: 'filter.status_unreadable',
+    at: AT,
+    cycles: 3,
+    incident: `filter.status_unreadable/${SINCE}`,
+  },
+  {
+    seq: 7,
+    event: 'network.rule_triggered',
+    at: AT,
+    rule: 'pps',
+    network: 'net "2"',
+    value: 90000,
+    threshold: 50000,
+    ruleText: 'pps: traffic.in_pps > 50000',
+    values: [90000],
+    incident: `pps/net "2"/${AT}`,
+  },
+];
+
+describe('the PagerDuty input template of the pipe', () => {
+  let template: string;
+  let webhookTemplate: string;
+
+  beforeAll(() => {
+    const stack = synthMonitor(channelsContext);
+    const pipes = stack.findResources('AWS::Pipes::Pipe');
+    template =
+      pipes[resourceIdStartingWith(stack, 'AWS::Pipes::Pipe', 'PagerDuty')]!['Properties'].TargetParameters
+        .InputTemplate;
+    webhookTemplate =
+      pipes[resourceIdStartingWith(stack, 'AWS::Pipes::Pipe', 'Webhook')]!['Properties'].TargetParameters
+        .InputTemplate;
+  });
+
+  it.each(INCIDENTS.map((alert) => [`${alert.event} ${alert.severity ?? ''}`, alert] as const))(
+    '%s becomes a PagerDuty event',
+    (_name, alert) => {
+      // Prepare
+      const document = JSON.parse(renderAlert(alert, { networks: [] }).sqs) as AlertDocument;
+
+      // Act
+      const request = transform(template, sqsRecord(renderAlert(alert, { networks: [] }).sqs));
+
+      // Assess
+      expectPagerDutyEvent(request, document);
+    },
+  );
+
+  it('a start and its end share the dedup_key, so the end resolves the page', () => {
+    // Act
+    const [start, end] = [INCIDENTS[2]!, INCIDENTS[3]!].map(
+      (alert) =>
+        JSON.parse(
+          transform(template, sqsRecord(renderAlert(alert, { networks: [] }).sqs)),
+        ) as PagerDutyEvent,
+    );
+
+    // Assess
+    expect([start!.event_action, end!.event_action]).toEqual(['trigger', 'resolve']);
+    expect(end!.dedup_key).toBe(start!.dedup_key);
+    expect(start!.payload.severity).toBe('error');
+  });
+
+  it('stays a valid PagerDuty event whatever the statuses hold (fast-check)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 300 }),
+        fc.string({ unit: 'binary', maxLength: 300 }),
+        (from, to) => {
+          // Prepare
+          const alert: AlertRecord = { ...INCIDENTS[0]!, from, to };
+          const sqs = renderAlert(alert, { networks: [], monitorName: 'edge "eu" \\ 1' }).sqs;
+
+          // Act
+          const request = transform(template, sqsRecord(sqs));
+
+          // Assess
+          expectPagerDutyEvent(request, JSON.parse(sqs) as AlertDocument);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('the helper refuses a path the document does not have (so the template above reads only real fields)', () => {
+    expect(() => transform('{"x": "<$.body.nothing>"}', sqsRecord('{"a":1}'))).toThrow(/\$\.body\.nothing/);
+  });
+
+  it('the webhook receives the sqs document itself', () => {
+    // Prepare
+    const sqs = renderAlert(INCIDENTS[6]!, { networks: [] }).sqs;
+
+    // Act
+    const request = transform(webhookTemplate, sqsRecord(sqs));
+
+    // Assess
+    expect(JSON.parse(request)).toEqual(JSON.parse(sqs));
+  });
+});
