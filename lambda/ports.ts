@@ -1,4 +1,5 @@
 import type { MonitorState } from './core/decide.ts';
+import type { Rule, RuleAlertFields, RuleState } from './core/rule-types.ts';
 import type {
   AlertEvent,
   AlertRecord,
@@ -43,8 +44,8 @@ export interface HistoryQuery {
   readonly onPage?: (itemsSoFar: number) => void;
 }
 
-/** A stored alert event (status transition or incident), as `events` lists it. */
-export interface StoredEvent {
+/** A stored alert event (status transition, incident or rule alert), as `events` lists it. */
+export interface StoredEvent extends Partial<RuleAlertFields> {
   readonly at: string;
   readonly event: AlertEvent;
   readonly from?: string;
@@ -80,9 +81,9 @@ export interface OutboxEntry extends AlertRecord {
 /** Which outbox alert, and where it lives. */
 export type OutboxRef = Pick<OutboxEntry, 'seq' | 'spilled'>;
 
-/** The monitor state with its optimistic-locking version and its outbox. */
-export interface VersionedState {
-  readonly state: MonitorState;
+/** A state with its optimistic-locking version and its outbox: the monitor's, or a rule scope's. */
+export interface VersionedState<S = MonitorState> {
+  readonly state: S;
   /** 0 when nothing is stored yet. */
   readonly version: number;
   /** Alerts not yet published, in sequence order. */
@@ -90,19 +91,28 @@ export interface VersionedState {
 }
 
 /**
- * The monitor state and its outbox, changed only by conditional writes so that duplicate or concurrent
- * cycles cannot both apply a decision or both send an alert.
+ * What one rule item holds (README, Traffic rules: where rule state lives): the rule memory of a shard's
+ * networks (or a chunk of them) and the sequence number of its next alert (sequence numbers are per item).
  */
-export interface StateStore {
+export interface RuleScopeState {
+  readonly rules: RuleState;
+  readonly nextSeq: number;
+}
+
+/**
+ * A state and its outbox (the monitor's, or a rule scope's), changed only by conditional writes so that
+ * duplicate or concurrent cycles cannot both apply a decision or both send an alert.
+ */
+export interface StateStore<S = MonitorState> {
   /** Strongly consistent read. */
-  load(): Promise<VersionedState>;
+  load(): Promise<VersionedState<S>>;
   /**
    * Writes the new state and appends the new alerts to the outbox in one conditional write, already claimed
    * by `claim` when given (so the committing cycle needs no separate claim to send them).
    * Returns false when another cycle changed the state since `expectedVersion` was read.
    */
   commit(
-    next: MonitorState,
+    next: S,
     expectedVersion: number,
     alerts: readonly AlertRecord[],
     claim?: { readonly claimant: string; readonly untilMs: number },
@@ -133,7 +143,26 @@ export interface StateStore {
    */
   spill(entries: readonly OutboxEntry[], nowMs: number): Promise<boolean>;
   /** The same store, its calls aborted (rejected, their requests ended) once `signal` aborts. */
-  withSignal?(signal: AbortSignal): StateStore;
+  withSignal?(signal: AbortSignal): StateStore<S>;
+}
+
+/** One rule item: its key, the networks whose rule state it holds, and its store. */
+export interface RuleScope {
+  /** Sort key of the item under pk `state` (`rules#<shard>`, or `rules#<shard>#<chunk>`). */
+  readonly key: string;
+  readonly networks: readonly string[];
+  /** Most alerts one commit may append to the item, and that it keeps before the oldest move out. */
+  readonly maxAlerts: number;
+  readonly store: StateStore<RuleScopeState>;
+}
+
+/** Where rule state lives (README, Traffic rules: where rule state lives). */
+export interface RuleStateStore {
+  /**
+   * The rule items of a shard (the CLI and an unsharded stack are shard 0): its networks that some rule
+   * watches, in as many items as keep each far below DynamoDB's item limit. None without rules.
+   */
+  ruleScopes(shard: number, rules: readonly Rule[], networks: readonly string[]): RuleScope[];
 }
 
 /** Sends a rendered alert. */

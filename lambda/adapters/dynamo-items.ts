@@ -66,11 +66,60 @@ export function dropUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-/** The kept record of an alert; written idempotently (its key is fixed by the alert). */
-export function eventItem(alert: AlertRecord): Record<string, unknown> {
+/** Attribute holding a rule alert's numbers as JSON text (DynamoDB numbers stop at 1e125; a reading may not). */
+const RULE_VALUES = 'ruleValues';
+
+/**
+ * An alert as stored (an outbox entry, a spilled item, an event item): a rule alert's value, threshold,
+ * baseline and values as one JSON text in {@link RULE_VALUES}, every other field as it is.
+ */
+export function storedAlert<T extends AlertRecord>(alert: T): Record<string, unknown> {
+  if (alert.rule === undefined) return { ...alert } as Record<string, unknown>;
+  const { value, threshold, baseline, values, ...rest } = alert;
+  return { ...rest, [RULE_VALUES]: JSON.stringify({ value, threshold, baseline, values }) };
+}
+
+/** The fields of {@link storedAlert} back; a damaged number text leaves the numbers out. */
+export function fromStoredAlert(item: Record<string, unknown>): Record<string, unknown> {
+  const { [RULE_VALUES]: text, ...rest } = item;
+  if (typeof text !== 'string') return rest;
+  try {
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    const scalar = (v: unknown) => (typeof v === 'number' || typeof v === 'boolean' ? v : undefined);
+    return dropUndefined({
+      ...rest,
+      value: scalar(parsed['value']),
+      threshold: scalar(parsed['threshold']),
+      baseline: num(parsed['baseline']),
+      values: Array.isArray(parsed['values'])
+        ? parsed['values'].filter((v) => scalar(v) !== undefined)
+        : undefined,
+    });
+  } catch {
+    return rest;
+  }
+}
+
+/**
+ * The kept record of an alert; written idempotently (its key is fixed by the alert and its scope: `scope` is
+ * the rule item of a rule alert, whose sequence numbers are its own).
+ */
+export function eventItem(alert: AlertRecord, scope?: string): Record<string, unknown> {
+  const rule =
+    alert.rule === undefined
+      ? {}
+      : {
+          rule: alert.rule,
+          network: alert.network,
+          ruleText: alert.ruleText,
+          incident: alert.incident,
+          scope,
+          [RULE_VALUES]: storedAlert(alert)[RULE_VALUES],
+        };
   return {
     pk: KEY.event,
-    sk: eventSortKey(alert),
+    sk: eventSortKey(alert, scope),
+    ...rule,
     at: alert.at,
     event: alert.event,
     from: alert.from,
@@ -85,6 +134,8 @@ export function eventItem(alert: AlertRecord): Record<string, unknown> {
   };
 }
 
-export function eventSortKey(alert: Pick<AlertRecord, 'at' | 'seq'>): string {
-  return `${alert.at}#${String(alert.seq).padStart(12, '0')}`;
+/** `<at>#<seq>` for the monitor's alerts, `<at>#<scope>#<seq>` for a rule item's (12-digit sequence numbers). */
+export function eventSortKey(alert: Pick<AlertRecord, 'at' | 'seq'>, scope?: string): string {
+  const seq = String(alert.seq).padStart(12, '0');
+  return scope === undefined ? `${alert.at}#${seq}` : `${alert.at}#${scope}#${seq}`;
 }

@@ -1,35 +1,29 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  BatchWriteCommand,
-  DeleteCommand,
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  type QueryCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { INITIAL_STATE, type MonitorState } from '../core/decide.ts';
+import type { Rule } from '../core/rule-types.ts';
 import type { AlertEvent, AlertRecord, Snapshot, Target } from '../core/types.ts';
 import type {
   HistoryQuery,
   OutboxEntry,
   OutboxRef,
+  RuleScope,
+  RuleScopeState,
+  RuleStateStore,
   SnapshotStore,
   StateStore,
   StoredEvent,
   VersionedState,
 } from '../ports.ts';
+import { dropUndefined, fromSnapshotItem, fromStoredAlert, num, snapshotItem, str } from './dynamo-items.ts';
 import {
-  dropUndefined,
-  eventItem,
-  eventSortKey,
-  fromSnapshotItem,
-  num,
-  snapshotItem,
-  str,
-} from './dynamo-items.ts';
+  alertsPerCommit,
+  decodeRuleScope,
+  encodeRuleScope,
+  INITIAL_RULE_SCOPE,
+  planRuleScopes,
+} from './rule-items.ts';
+import { DynamoScopeStore, type ScopeConnection, type ScopeLayout, writeBatch } from './scope-store.ts';
 import { KEY, targetKey } from './table-schema.ts';
 
 export { MAX_STORED_BODY_BYTES } from '../core/observation.ts';
@@ -37,30 +31,38 @@ export { ensureTable } from './dynamo-table.ts';
 export { KEY, TTL_ATTRIBUTE, targetKey } from './table-schema.ts';
 
 const BATCH_SIZE = 25;
-const BATCH_ATTEMPTS = 8;
+const seq12 = (seq: number): string => String(seq).padStart(12, '0');
 
-const seqKey = (seq: number): string => `a${seq}`;
-const outboxSortKey = (seq: number): string => String(seq).padStart(12, '0');
+/** The monitor state item (pk `state`, sk `monitor`); its spilled alerts' keys are bare sequence numbers. */
+const MONITOR_LAYOUT: ScopeLayout<MonitorState> = {
+  stateSort: KEY.stateSort,
+  spillSort: seq12,
+  // Digits sort below ':', rule items' spilled alerts (`rules#...`) above it.
+  spillRange: { condition: 'sk < :above', values: { ':above': ':' } },
+  initial: INITIAL_STATE,
+  encode: (state) => state,
+  decode: (stored) => stored as MonitorState,
+};
 
-/** The item and the attribute path of one outbox alert. */
-interface Location {
-  readonly key: Record<string, string>;
-  /** Prefix of the alert's attributes: `#outbox.#a.` inside the state item, empty in an item of its own. */
-  readonly path: string;
-  /** Condition that the alert is still there. */
-  readonly exists: string;
-  readonly names?: Record<string, string>;
-}
-
-function isConditionFailure(error: unknown): boolean {
-  return (
-    error instanceof ConditionalCheckFailedException ||
-    (error instanceof Error && error.name === 'ConditionalCheckFailedException')
-  );
+/**
+ * A rule item (pk `state`, sk `rules#<shard>[#<chunk>]`): its state as compact text, its spilled alerts under
+ * `<key>/<seq>` and its event items under `<at>#<key>#<seq>`, so that its sequence numbers (its own) never
+ * meet the monitor's or another rule item's. `/` never occurs in a key, so no key's range holds another's.
+ */
+function ruleLayout(key: string): ScopeLayout<RuleScopeState> {
+  return {
+    stateSort: key,
+    spillSort: (seq) => `${key}/${seq12(seq)}`,
+    spillRange: { condition: 'begins_with(sk, :scope)', values: { ':scope': `${key}/` } },
+    eventScope: key,
+    initial: INITIAL_RULE_SCOPE,
+    encode: encodeRuleScope,
+    decode: decodeRuleScope,
+  };
 }
 
 /** Snapshots, events and the monitor state in one DynamoDB table. */
-export class DynamoStore implements SnapshotStore, StateStore {
+export class DynamoStore implements SnapshotStore, StateStore, RuleStateStore {
   private readonly doc: DynamoDBDocumentClient;
   /** Aborts every request of this view of the store (see {@link withSignal}). */
   private readonly signal: AbortSignal | undefined;
@@ -94,25 +96,7 @@ export class DynamoStore implements SnapshotStore, StateStore {
     const requests = snapshots.map((s) => ({ PutRequest: { Item: snapshotItem(s, expiresAt) } }));
     const chunks: (typeof requests)[] = [];
     for (let i = 0; i < requests.length; i += BATCH_SIZE) chunks.push(requests.slice(i, i + BATCH_SIZE));
-    await Promise.all(chunks.map((chunk) => this.writeChunk(chunk)));
-  }
-
-  private async writeChunk(chunk: ReadonlyArray<{ PutRequest: { Item: Record<string, unknown> } }>) {
-    let pending = [...chunk];
-    for (let attempt = 1; pending.length > 0; attempt++) {
-      this.stats.writes++;
-      const out = await this.doc.send(
-        new BatchWriteCommand({ RequestItems: { [this.table]: pending } }),
-        this.http,
-      );
-      pending = (out.UnprocessedItems?.[this.table] ?? []) as typeof pending;
-      if (pending.length === 0) return;
-      if (attempt >= BATCH_ATTEMPTS) {
-        throw new Error(`DynamoDB left ${pending.length} snapshot(s) unprocessed after ${attempt} attempts`);
-      }
-      // Throttled: back off with full jitter, as the SDK does for its own retries.
-      await sleep(Math.random() * Math.min(2000, 50 * 2 ** attempt));
-    }
+    await Promise.all(chunks.map((chunk) => writeBatch(this.conn, chunk)));
   }
 
   async querySnapshots(target: Target, query: HistoryQuery): Promise<Snapshot[]> {
@@ -122,16 +106,24 @@ export class DynamoStore implements SnapshotStore, StateStore {
 
   async queryEvents(query: HistoryQuery): Promise<StoredEvent[]> {
     const items = await this.queryRange(KEY.event, query);
-    return items.map((item) =>
-      dropUndefined({
+    return items.map((item) => {
+      const numbers = fromStoredAlert({ ruleValues: item['ruleValues'] });
+      return dropUndefined({
         at: str(item['at']) ?? '',
         event: str(item['event']) as AlertEvent,
         from: str(item['from']),
         to: str(item['to']),
         seq: num(item['seq']) ?? 0,
         detail: str(item['detail']),
-      }),
-    );
+        // Rule alerts (README, Traffic rules).
+        rule: str(item['rule']),
+        network: str(item['network']),
+        ruleText: str(item['ruleText']),
+        incident: str(item['incident']),
+        since: str(item['rule']) === undefined ? undefined : str(item['since']),
+        ...numbers,
+      } as StoredEvent);
+    });
   }
 
   /** Reads a key range page by page (DynamoDB returns at most 1 MB a page), oldest first. */
@@ -162,281 +154,68 @@ export class DynamoStore implements SnapshotStore, StateStore {
     return newestFirst ? items.reverse() : items;
   }
 
-  async load(): Promise<VersionedState> {
-    this.stats.reads++;
-    const out = await this.doc.send(
-      new GetCommand({
-        TableName: this.table,
-        Key: { pk: KEY.state, sk: KEY.stateSort },
-        ConsistentRead: true,
-      }),
-      this.http,
-    );
-    const item = out.Item;
-    if (item === undefined) return { state: INITIAL_STATE, version: 0, outbox: [] };
-    const inState = Object.values((item['outbox'] ?? {}) as Record<string, OutboxEntry>);
-    const spilled = item['spilled'] === true ? await this.loadSpilled(num(item['spillGen']) ?? 0) : [];
-    // While a spill is under way an alert can be in both places; the state item's copy is the one that counts.
-    const held = new Set(inState.map((e) => e.seq));
-    const outbox = [...inState, ...spilled.filter((e) => !held.has(e.seq))].sort((a, b) => a.seq - b.seq);
-    return { state: item['state'] as MonitorState, version: num(item['version']) ?? 0, outbox };
+  /** The connection this view's scope stores share (client, table, counters, abort signal). */
+  private get conn(): ScopeConnection {
+    return {
+      doc: this.doc,
+      table: this.table,
+      stats: this.stats,
+      ...(this.signal === undefined ? {} : { signal: this.signal }),
+    };
   }
 
-  /** Alerts moved out of the state item; when none is left, the state item stops saying there are. */
-  private async loadSpilled(spillGen: number): Promise<OutboxEntry[]> {
-    const entries: OutboxEntry[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      this.stats.reads++;
-      const out = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': KEY.outbox },
-          ConsistentRead: true,
-          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-        }),
-        this.http,
-      );
-      for (const item of out.Items ?? []) {
-        const { pk: _pk, sk: _sk, ...entry } = item;
-        entries.push({ ...(entry as OutboxEntry), spilled: true });
-      }
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    if (entries.length === 0) {
-      // Only if no spill happened since (spillGen unchanged); otherwise the next load finds its alerts.
-      this.stats.writes++;
-      await this.doc
-        .send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: { pk: KEY.state, sk: KEY.stateSort },
-            UpdateExpression: 'REMOVE spilled',
-            ConditionExpression: 'spillGen = :gen',
-            ExpressionAttributeValues: { ':gen': spillGen },
-          }),
-          this.http,
-        )
-        .catch((error: unknown) => {
-          if (!isConditionFailure(error)) throw error;
-        });
-    }
-    return entries;
+  /** The monitor state item and its outbox. */
+  private get monitor(): DynamoScopeStore<MonitorState> {
+    return new DynamoScopeStore(this.conn, MONITOR_LAYOUT);
   }
 
-  async spill(entries: readonly OutboxEntry[], nowMs: number): Promise<boolean> {
-    if (entries.length === 0) return false;
-    const puts = entries.map(({ claimedBy: _by, claimUntil: _until, spilled: _spilled, ...alert }) => ({
-      PutRequest: { Item: { pk: KEY.outbox, sk: outboxSortKey(alert.seq), ...alert } },
+  /** The store of one rule item (its sort key under pk `state`, e.g. `rules#0`). */
+  ruleScope(key: string): DynamoScopeStore<RuleScopeState> {
+    return new DynamoScopeStore(this.conn, ruleLayout(key));
+  }
+
+  ruleScopes(shard: number, rules: readonly Rule[], networks: readonly string[]): RuleScope[] {
+    return planRuleScopes(shard, rules, networks).map((plan) => ({
+      ...plan,
+      maxAlerts: alertsPerCommit(rules, plan.networks),
+      store: this.ruleScope(plan.key),
     }));
-    for (let i = 0; i < puts.length; i += BATCH_SIZE) await this.writeChunk(puts.slice(i, i + BATCH_SIZE));
-    const names: Record<string, string> = { '#outbox': 'outbox' };
-    const removes: string[] = [];
-    const conditions: string[] = [];
-    entries.forEach((entry, i) => {
-      names[`#a${i}`] = seqKey(entry.seq);
-      removes.push(`#outbox.#a${i}`);
-      conditions.push(
-        `(attribute_exists(#outbox.#a${i}) AND (attribute_not_exists(#outbox.#a${i}.claimUntil) OR #outbox.#a${i}.claimUntil < :now))`,
-      );
-    });
-    this.stats.writes++;
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: KEY.state, sk: KEY.stateSort },
-          UpdateExpression: `SET spilled = :yes, spillGen = if_not_exists(spillGen, :zero) + :one REMOVE ${removes.join(', ')}`,
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':yes': true, ':zero': 0, ':one': 1, ':now': nowMs },
-        }),
-        this.http,
-      );
-      return true;
-    } catch (error) {
-      // The copies written above stay behind the state item's own until a later spill overwrites them.
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
   }
 
-  async commit(
+  load(): Promise<VersionedState> {
+    return this.monitor.load();
+  }
+
+  spill(entries: readonly OutboxEntry[], nowMs: number): Promise<boolean> {
+    return this.monitor.spill(entries, nowMs);
+  }
+
+  commit(
     next: MonitorState,
     expectedVersion: number,
     alerts: readonly AlertRecord[],
     claim?: { readonly claimant: string; readonly untilMs: number },
   ): Promise<boolean> {
-    this.stats.writes++;
-    const entries = alerts.map((a) =>
-      claim === undefined ? a : { ...a, claimedBy: claim.claimant, claimUntil: claim.untilMs },
-    );
-    try {
-      if (expectedVersion === 0) {
-        await this.doc.send(
-          new PutCommand({
-            TableName: this.table,
-            Item: {
-              pk: KEY.state,
-              sk: KEY.stateSort,
-              version: 1,
-              state: next,
-              outbox: Object.fromEntries(entries.map((a) => [seqKey(a.seq), a])),
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-          this.http,
-        );
-        return true;
-      }
-      const names: Record<string, string> = { '#state': 'state' };
-      if (alerts.length > 0) names['#outbox'] = 'outbox';
-      const values: Record<string, unknown> = {
-        ':next': next,
-        ':version': expectedVersion + 1,
-        ':expected': expectedVersion,
-      };
-      const sets = ['#state = :next', 'version = :version'];
-      entries.forEach((alert, i) => {
-        names[`#a${i}`] = seqKey(alert.seq);
-        values[`:a${i}`] = alert;
-        sets.push(`#outbox.#a${i} = :a${i}`);
-      });
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: KEY.state, sk: KEY.stateSort },
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: 'version = :expected',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-        this.http,
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return this.monitor.commit(next, expectedVersion, alerts, claim);
   }
 
-  async claim(entry: OutboxRef, claimant: string, nowMs: number, untilMs: number): Promise<boolean> {
-    const at = this.locate(entry);
-    return this.conditionalUpdate(at, {
-      update: `SET ${at.path}claimedBy = :me, ${at.path}claimUntil = :until`,
-      condition: `${at.exists} AND (attribute_not_exists(${at.path}claimUntil) OR ${at.path}claimUntil < :now)`,
-      values: { ':me': claimant, ':until': untilMs, ':now': nowMs },
-    });
+  claim(entry: OutboxRef, claimant: string, nowMs: number, untilMs: number): Promise<boolean> {
+    return this.monitor.claim(entry, claimant, nowMs, untilMs);
   }
 
-  async recordEvent(alert: AlertRecord): Promise<string | undefined> {
-    // An update rather than a put: it keeps a message id recorded by markPublished, and returns it.
-    const fields = Object.entries(eventItem(alert)).filter(
-      ([name, value]) => value !== undefined && name !== 'pk' && name !== 'sk',
-    );
-    this.stats.writes++;
-    const out = await this.doc.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { pk: KEY.event, sk: eventSortKey(alert) },
-        UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:f${i}`, value])),
-        ReturnValues: 'ALL_OLD',
-      }),
-      this.http,
-    );
-    return str(out.Attributes?.['messageId']);
+  recordEvent(alert: AlertRecord): Promise<string | undefined> {
+    return this.monitor.recordEvent(alert);
   }
 
-  async markPublished(alert: AlertRecord, messageId: string): Promise<void> {
-    this.stats.writes++;
-    await this.doc.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { pk: KEY.event, sk: eventSortKey(alert) },
-        UpdateExpression: 'SET messageId = :id',
-        ExpressionAttributeValues: { ':id': messageId },
-      }),
-      this.http,
-    );
+  markPublished(alert: AlertRecord, messageId: string): Promise<void> {
+    return this.monitor.markPublished(alert, messageId);
   }
 
-  async complete(entry: OutboxRef, claimant: string): Promise<void> {
-    const at = this.locate(entry);
-    if (entry.spilled !== true) {
-      await this.conditionalUpdate(at, {
-        update: 'REMOVE #outbox.#a',
-        condition: '#outbox.#a.claimedBy = :me',
-        values: { ':me': claimant },
-      });
-      return;
-    }
-    this.stats.writes++;
-    await this.doc
-      .send(
-        new DeleteCommand({
-          TableName: this.table,
-          Key: at.key,
-          ConditionExpression: 'claimedBy = :me',
-          ExpressionAttributeValues: { ':me': claimant },
-        }),
-        this.http,
-      )
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+  complete(entry: OutboxRef, claimant: string): Promise<void> {
+    return this.monitor.complete(entry, claimant);
   }
 
-  async release(entry: OutboxRef, claimant: string, error?: string): Promise<void> {
-    const at = this.locate(entry);
-    const unclaim = `REMOVE ${at.path}claimedBy, ${at.path}claimUntil`;
-    await this.conditionalUpdate(
-      at,
-      error === undefined
-        ? { update: unclaim, condition: `${at.path}claimedBy = :me`, values: { ':me': claimant } }
-        : {
-            update: `SET ${at.path}failures = if_not_exists(${at.path}failures, :zero) + :one, ${at.path}lastError = :error ${unclaim}`,
-            condition: `${at.path}claimedBy = :me`,
-            values: { ':me': claimant, ':zero': 0, ':one': 1, ':error': error.slice(0, 500) },
-          },
-    );
-  }
-
-  /** Where an outbox alert lives: inside the state item, or in an item of its own after a spill. */
-  private locate(entry: OutboxRef): Location {
-    return entry.spilled === true
-      ? { key: { pk: KEY.outbox, sk: outboxSortKey(entry.seq) }, path: '', exists: 'attribute_exists(pk)' }
-      : {
-          key: { pk: KEY.state, sk: KEY.stateSort },
-          path: '#outbox.#a.',
-          exists: 'attribute_exists(#outbox.#a)',
-          names: { '#outbox': 'outbox', '#a': seqKey(entry.seq) },
-        };
-  }
-
-  private async conditionalUpdate(
-    at: Location,
-    expression: { update: string; condition: string; values: Record<string, unknown> },
-  ): Promise<boolean> {
-    this.stats.writes++;
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: at.key,
-          UpdateExpression: expression.update,
-          ConditionExpression: expression.condition,
-          ...(at.names === undefined ? {} : { ExpressionAttributeNames: at.names }),
-          ExpressionAttributeValues: expression.values,
-        }),
-        this.http,
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+  release(entry: OutboxRef, claimant: string, error?: string): Promise<void> {
+    return this.monitor.release(entry, claimant, error);
   }
 }
