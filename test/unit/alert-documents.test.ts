@@ -1,4 +1,5 @@
 /** The `https` (AWS Chatbot) and `sqs` (plain JSON) documents of every published alert (README, Alert channels). */
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -483,5 +484,55 @@ describe('hostile statuses (fast-check)', () => {
     );
     expect(chat.content.title).toContain('&lt;!channel>');
     expect(queue.to).toBe('<!channel> `rm` *now*');
+  });
+});
+
+describe('the README examples (Alert channels) are what the code sends', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  /** The JSON code blocks after a heading, up to the next heading. */
+  const examples = (heading: string): unknown[] => {
+    const start = readme.indexOf(`\n${heading}\n`);
+    const end = readme.indexOf('\n### ', start + heading.length + 2);
+    const section = readme.slice(start, end);
+    return [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!));
+  };
+  const change = renderAlert(
+    {
+      seq: 12,
+      event: 'filter.status_changed',
+      at: '2026-11-22T10:04:12.345Z',
+      from: 'active',
+      to: 'mitigating',
+      previousSince: '2026-11-21T08:00:00.000Z',
+      cycles: 1,
+      expected: 'active',
+      severity: 'high',
+      incident: 'filter.status_changed/2026-11-22T10:04:12.345Z',
+    },
+    { networks: [], monitorName: 'edge-eu' },
+  );
+  const ruleEnd = renderAlert(
+    {
+      seq: 31,
+      event: 'network.rule_resolved',
+      at: '2026-11-22T10:21:00.000Z',
+      rule: 'pps',
+      network: 'net-2',
+      value: 40000,
+      threshold: 50000,
+      ruleText: 'pps: traffic.in_pps > 50k for 3',
+      values: [45000, 42000, 40000],
+      incident: 'pps/net-2/2026-11-22T10:09:00.000Z',
+      since: '2026-11-22T10:09:00.000Z',
+    },
+    { networks: [], monitorName: 'edge-eu' },
+  );
+
+  it('the sqs examples', () => {
+    expect(examples('### The `sqs` document')).toEqual([JSON.parse(change.sqs), JSON.parse(ruleEnd.sqs)]);
+  });
+
+  it('the https example', () => {
+    expect(examples('### The `https` document')).toEqual([JSON.parse(change.https)]);
   });
 });
