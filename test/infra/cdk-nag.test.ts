@@ -45,7 +45,10 @@ describe.each([
     },
   ],
   ['shards', { networks: 'a,b,c,d,e', shardSize: 2, reservedConcurrency: 3 }],
-  ['every alert channel (Slack, Teams, PagerDuty, webhook)', { ...channelsContext, expectedStatus: 'active' }],
+  [
+    'every alert channel (Slack, Teams, PagerDuty, webhook)',
+    { ...channelsContext, expectedStatus: 'active' },
+  ],
 ])('cdk-nag AwsSolutions on the stack with %s', (_name, context) => {
   const stack = buildMonitor(context);
 
