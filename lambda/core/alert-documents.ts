@@ -305,8 +305,11 @@ function chatDescription(alert: AlertRecord, document: AlertDocument): string {
   const seen = momentOf(alert.at);
   lines.push(field('Seen', seen === undefined ? String(document.at) : seen.iso));
   if (document.severity !== undefined) lines.push(field('Severity', document.severity));
-  if (document.cycles !== undefined && family !== 'rule')
-    lines.push(field('Cycles in a row', String(document.cycles)));
+  if (document.cycles !== undefined && (family === 'incident' || family === 'recovery')) {
+    lines.push(field('Failing cycles in a row', String(document.cycles)));
+  } else if (document.cycles !== undefined && document.cycles > 1 && family === 'status') {
+    lines.push(field('Confirmed by', `${document.cycles} cycles in a row`));
+  }
   if (document.detail !== undefined) lines.push(field('Detail', escapeHidden(document.detail, 'space')));
   if (document.incident !== undefined) {
     lines.push(
