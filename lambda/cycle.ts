@@ -1,9 +1,12 @@
 import { setMaxListeners } from 'node:events';
 import { type DecideSettings, decide, INITIAL_STATE } from './core/decide.ts';
-import { extractFigures, pickFigures } from './core/figures.ts';
+import { pickFigures } from './core/figures.ts';
 import { storedBodyBytes, toCycleObservation, toSnapshot } from './core/observation.ts';
+import type { Rule, RuleNetworkObservation, RuleReading } from './core/rule-types.ts';
+import { readRules } from './core/rules.ts';
 import type { AlertRecord, NetworkFigures, Snapshot, Target } from './core/types.ts';
 import { CUT_SHORT_PREFIX } from './core/uptime.ts';
+import { recordMetrics, takeFigures, untilDeadline } from './cycle-support.ts';
 import { type CommittedWork, describeError, KeyError, StoreError } from './errors.ts';
 import { CLAIM_GRACE_MS, type DeliveryOutcome, drainOutbox, type PublishedAlerts } from './outbox.ts';
 import type {
@@ -12,10 +15,13 @@ import type {
   CycleLog,
   CycleMetrics,
   ProtectionApi,
+  RuleScope,
+  RuleStateStore,
   SnapshotStore,
   StateStore,
   VersionedState,
 } from './ports.ts';
+import { applyRules, drainRuleScopes, loadRuleScopes, ruleScopesUntil } from './rule-cycle.ts';
 
 export { KeyError, StoreError } from './errors.ts';
 export { CLAIM_GRACE_MS, type DeliveryOutcome, PublishedAlerts, SPILL_ABOVE } from './outbox.ts';
@@ -40,6 +46,8 @@ export interface CycleDeps {
    * that warm invocations share it. Without it only the store remembers them.
    */
   readonly published?: PublishedAlerts;
+  /** Where rule state lives; without it (or without rules) no rule is judged. */
+  readonly ruleState?: RuleStateStore;
 }
 
 /** What a cycle polls and how it decides. */
@@ -60,6 +68,10 @@ export interface CycleSettings extends DecideSettings {
    * @default {@link CYCLE_BODY_BUDGET_BYTES}
    */
   readonly bodyBudgetBytes?: number;
+  /** Traffic rules on each network's body (README, Traffic rules). @default [] (none) */
+  readonly rules?: readonly Rule[];
+  /** The shard whose rule items this cycle owns (its schedule's `shard`). @default 0 (the CLI, no sharding) */
+  readonly ruleShard?: number;
 }
 
 /** What one cycle did. */
@@ -69,13 +81,14 @@ export interface CycleResult {
   readonly durationMs: number;
   readonly filter?: Snapshot;
   readonly networks: readonly Snapshot[];
-  /** Alerts this cycle added to the outbox. */
+  /** Alerts this cycle added to the outbox (the monitor's, then the rule items'; each numbered in its own). */
   readonly queued: readonly AlertRecord[];
   readonly delivered: readonly DeliveryOutcome[];
   readonly failed: readonly DeliveryOutcome[];
   /** Alerts still waiting in the outbox after this cycle. */
   readonly pending: number;
-  /** True when a newer cycle had already been applied: this one changed no state. */
+  /** True when a newer cycle had already been applied: this one changed no state (the monitor's, or for a
+   * shard that polls networks only, a rule item's). */
   readonly stale: boolean;
   /** True when the operator stopped the cycle's requests (see {@link CycleOptions.signal}). */
   readonly cutShort: boolean;
@@ -102,8 +115,6 @@ const MAX_STORED_FIGURES = 20;
  * and figures are taken, the network bodies kept for the store are most of what a cycle holds.
  */
 export const CYCLE_BODY_BUDGET_BYTES = 8 * 1024 * 1024;
-/** A longer figure path is no metric dimension (at most 1024 characters); it is kept only this long. */
-const MAX_FIGURE_PATH = 1025;
 
 /** Time kept for the store and SNS after the API requests, from the cycle's budget. */
 function storeReserveMs(budgetMs: number): number {
@@ -126,6 +137,8 @@ interface Observed {
   readonly figures: ReadonlyArray<readonly [string, number]>;
   /** A network's chosen figures (`figureFields`), for the metrics. */
   readonly chosen: ReadonlyArray<readonly [string, number]>;
+  /** A network's reading of each rule, when it answered (README, Traffic rules). */
+  readonly readings?: Readonly<Record<string, RuleReading>>;
 }
 
 /**
@@ -147,9 +160,17 @@ export async function runCycle(
   setMaxListeners(0, storeAbort.signal);
   const storeTimer = setTimeout(() => storeAbort.abort(), Math.max(0, deadlineMs - deps.now()));
   try {
+    const ruleScopes = ruleScopesUntil(
+      deps.ruleState,
+      settings.rules,
+      settings.ruleShard ?? 0,
+      settings.networks,
+      storeAbort.signal,
+    );
     return await cycleWithin(
       {
         ...deps,
+        ruleScopes,
         state: untilDeadline(deps.state.withSignal?.(storeAbort.signal) ?? deps.state, storeAbort.signal),
         snapshots: untilDeadline(
           deps.snapshots.withSignal?.(storeAbort.signal) ?? deps.snapshots,
@@ -167,7 +188,7 @@ export async function runCycle(
 
 /** {@link runCycle} with stores whose calls end by the deadline. */
 async function cycleWithin(
-  deps: CycleDeps,
+  deps: CycleDeps & { readonly ruleScopes: readonly RuleScope[] },
   settings: CycleSettings,
   deadlineMs: number,
   options: CycleOptions,
@@ -205,6 +226,8 @@ async function cycleWithin(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
+  const loadingRules = loadRuleScopes(deps.ruleScopes);
+  const rules = deps.ruleScopes.length === 0 ? [] : (settings.rules ?? []);
 
   // Memory per cycle is bounded by dropping each answer here, once its snapshot and figures are taken: only
   // the bodies within the budget outlive this closure (the filter's body is outside the budget).
@@ -229,6 +252,8 @@ async function cycleWithin(
       snapshot,
       figures: read ? takeFigures(response.json, MAX_STORED_FIGURES) : [],
       chosen: read ? pickFigures(response.json, settings.figureFields ?? []) : [],
+      // Only the readings (a few numbers) outlive the body.
+      ...(read && rules.length > 0 ? { readings: readRules(rules, response.json) } : {}),
     };
   };
 
@@ -258,7 +283,7 @@ async function cycleWithin(
   const filter = filterObserved?.snapshot;
   const networks = networkObserved.map((o) => o.snapshot);
   const all = filter === undefined ? networks : [filter, ...networks];
-  recordMetrics(deps, all, networkObserved);
+  recordMetrics(deps.metrics, all, networkObserved);
   if (all.some((s) => s.errorKind === 'auth')) deps.keys?.invalidate();
 
   const expiresAt = Math.floor(startMs / 1000) + settings.retentionDays * 86_400;
@@ -270,7 +295,13 @@ async function cycleWithin(
     networks.filter(evidence),
   );
   const claim = { claimant: cycleId, untilMs: deadlineMs + CLAIM_GRACE_MS };
-  const [storing, deciding] = await Promise.allSettled([
+  const ruleObservations: RuleNetworkObservation[] = [];
+  for (const { snapshot, readings } of networkObserved) {
+    if (readings !== undefined && snapshot.target.kind === 'network' && evidence(snapshot)) {
+      ruleObservations.push({ networkId: snapshot.target.networkId, at: snapshot.at, readings });
+    }
+  }
+  const [storing, deciding, ruling] = await Promise.allSettled([
     deps.snapshots.putSnapshots(all, expiresAt).catch((error: unknown) => {
       throw new StoreError(`cannot store snapshots: ${describeError(error)}`, { cause: error });
     }),
@@ -283,14 +314,22 @@ async function cycleWithin(
         return { queued: [], stale: false, loaded: loaded.value, status: loaded.value.state.status };
       return applyObservation(deps, settings, observation, loaded.value, claim);
     })(),
+    applyRules(deps.ruleScopes, loadingRules, {
+      rules,
+      at: observation.at,
+      observations: ruleObservations,
+      claim,
+    }),
   ]);
   if (deciding.status === 'rejected') throw deciding.reason;
   const decided = deciding.value;
+  const ruleRuns = ruling.status === 'fulfilled' ? ruling.value : [];
+  const queued = [...decided.queued, ...ruleRuns.flatMap((run) => run.queued)];
   // When the snapshots could not be stored but the state write went through, its decision stands: the
   // outbox is sent all the same (claims not used are handed back), and the error says what was committed.
   const unstored = storing.status === 'rejected' ? (storing.reason as Error) : undefined;
 
-  for (const alert of decided.queued) {
+  for (const alert of queued) {
     if (alert.event === 'filter.status_changed') deps.metrics?.statusChanged();
     deps.log.info('alert queued', {
       cycleId,
@@ -298,6 +337,8 @@ async function cycleWithin(
       event: alert.event,
       from: alert.from,
       to: alert.to,
+      rule: alert.rule,
+      network: alert.network,
     });
   }
 
@@ -310,25 +351,36 @@ async function cycleWithin(
       figures: figures.slice(0, MAX_STORED_FIGURES),
       ...(snapshot.ok ? {} : { error: snapshot.error ?? 'failed' }),
     })));
-  const delivery = !settings.pollFilter
+  const drainOptions = {
+    cycleId,
+    monitorName: settings.monitorName,
+    ...(settings.apiUrl === undefined ? {} : { apiUrl: settings.apiUrl }),
+    deadlineMs,
+    publishFloorMs: publishFloorMs(deadlineMs - startMs),
+    networks: figures,
+  };
+  const monitorDelivery = !settings.pollFilter
     ? { delivered: [], failed: [], pending: 0 }
-    : await drainOutbox(deps, decided.loaded, decided.queued, {
-        cycleId,
-        monitorName: settings.monitorName,
-        ...(settings.apiUrl === undefined ? {} : { apiUrl: settings.apiUrl }),
-        deadlineMs,
-        publishFloorMs: publishFloorMs(deadlineMs - startMs),
-        networks: figures,
-      });
-  if (unstored !== undefined) {
-    if (!settings.pollFilter || decided.stale) throw unstored;
+    : await drainOutbox(deps, decided.loaded, decided.queued, drainOptions);
+  // The rule items' outboxes after the monitor's: a status change goes out first.
+  const ruleDelivery = await drainRuleScopes(deps, ruleRuns, drainOptions);
+  const delivery = {
+    delivered: [...monitorDelivery.delivered, ...ruleDelivery.delivered],
+    failed: [...monitorDelivery.failed, ...ruleDelivery.failed],
+    pending: monitorDelivery.pending + ruleDelivery.pending,
+  };
+  // A rule item that could not be read or written, or snapshots that could not be stored: the cycle has not
+  // run as a whole, but what it committed stands and was sent all the same.
+  const failure = ruling.status === 'rejected' ? (ruling.reason as Error) : unstored;
+  if (failure !== undefined) {
+    if (queued.length === 0 && delivery.delivered.length === 0) throw failure;
     const committed: CommittedWork = {
       ...(decided.status === undefined ? {} : { status: decided.status }),
-      queued: decided.queued,
+      queued,
       delivered: delivery.delivered.length,
       pending: delivery.pending,
     };
-    throw new StoreError(unstored.message, { cause: unstored.cause ?? unstored, committed });
+    throw new StoreError(failure.message, { cause: failure.cause ?? failure, committed });
   }
 
   const durationMs = deps.now() - startMs;
@@ -339,69 +391,14 @@ async function cycleWithin(
     durationMs,
     ...(filter === undefined ? {} : { filter }),
     networks,
-    queued: decided.queued,
+    queued,
     delivered: delivery.delivered,
     failed: delivery.failed,
     pending: delivery.pending,
-    stale: decided.stale,
+    stale: settings.pollFilter ? decided.stale : ruleRuns.some((run) => run.stale),
     cutShort,
     ...(decided.status === undefined ? {} : { status: decided.status }),
   };
-}
-
-/**
- * The same store, but every call fails with a {@link StoreError} once `deadline` aborts without an answer: a
- * store that does not answer must not hold the cycle past its deadline (also one that cannot abort its calls).
- */
-function untilDeadline<T extends object>(store: T, deadline: AbortSignal): T {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        const late = () =>
-          new StoreError(`the store did not answer (${String(property)}) before the cycle's deadline`);
-        if (deadline.aborted) return Promise.reject(late());
-        const work = Promise.resolve(value.apply(target, args));
-        let onAbort: (() => void) | undefined;
-        const cut = new Promise<never>((_, reject) => {
-          onAbort = () => reject(late());
-          deadline.addEventListener('abort', onAbort, { once: true });
-        });
-        // The loser of the race must not surface as an unhandled rejection.
-        work.catch(() => undefined);
-        return Promise.race([work, cut]).finally(() => deadline.removeEventListener('abort', onAbort!));
-      };
-    },
-  });
-}
-
-function recordMetrics(deps: CycleDeps, all: readonly Snapshot[], networks: readonly Observed[]) {
-  const metrics = deps.metrics;
-  if (metrics === undefined) return;
-  for (const snapshot of all) {
-    if (snapshot.latencyMs !== undefined) metrics.latency(snapshot.target, snapshot.latencyMs);
-    if (snapshot.errorKind !== undefined) metrics.apiFailure(snapshot.errorKind);
-  }
-  for (const { snapshot, chosen } of networks) {
-    if (snapshot.ok && snapshot.target.kind === 'network' && chosen.length > 0) {
-      metrics.figures(snapshot.target.networkId, chosen);
-    }
-  }
-}
-
-/**
- * The first `count` figures of a body (body order, so the first N of them are what a cap of N finds). A path
- * longer than a metric dimension may be is cut to {@link MAX_FIGURE_PATH} characters as a fresh copy: the
- * full path (or a slice of it, which V8 keeps as a view) could hold a hostile key of nearly the whole body.
- */
-function takeFigures(body: unknown, count: number): Array<[string, number]> {
-  return extractFigures(body, count).map(([path, value]) => [
-    path.length > MAX_FIGURE_PATH
-      ? Buffer.from(path.slice(0, MAX_FIGURE_PATH), 'utf16le').toString('utf16le')
-      : path,
-    value,
-  ]);
 }
 
 interface Applied {

@@ -41,6 +41,8 @@ function coldStart(): Monitor {
 export type PollEvent = Partial<ScheduledEvent> & {
   readonly networks?: readonly string[];
   readonly pollFilter?: boolean;
+  /** The shard's index: its rule items are `rules#<shard>...` (README, Traffic rules: where rule state lives). */
+  readonly shard?: number;
 };
 
 async function poll(event: PollEvent, context: Context) {
@@ -56,6 +58,9 @@ async function poll(event: PollEvent, context: Context) {
       ? { networks: event.networks.filter((n) => typeof n === 'string') }
       : {}),
     ...(typeof event.pollFilter === 'boolean' ? { pollFilter: event.pollFilter } : {}),
+    ...(Number.isSafeInteger(event.shard) && (event.shard as number) >= 0
+      ? { ruleShard: event.shard as number }
+      : {}),
   };
   const deadline = Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
   let result: Awaited<ReturnType<typeof runCycle>>;

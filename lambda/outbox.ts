@@ -54,20 +54,29 @@ interface SentAlert {
  * removes it instead of publishing it again, even when the store refused to record the message id as well.
  */
 export class PublishedAlerts {
-  private readonly sent = new Map<string, SentAlert>();
+  constructor(
+    private readonly sent = new Map<string, SentAlert>(),
+    /** The outbox scope these alerts belong to: each rule item numbers its alerts on its own. */
+    private readonly scope = '',
+  ) {}
+
+  /** The same memory, for the alerts of another outbox scope (a rule item's key). */
+  forScope(scope: string): PublishedAlerts {
+    return new PublishedAlerts(this.sent, scope);
+  }
 
   note(alert: Pick<AlertRecord, 'seq' | 'at'>, messageId: string): void {
-    this.sent.set(PublishedAlerts.key(alert), { messageId });
+    this.sent.set(this.key(alert), { messageId });
     if (this.sent.size > MAX_REMEMBERED) this.sent.delete(this.sent.keys().next().value!);
   }
 
   /** The message id this process got for the alert, when it published it and the removal is unconfirmed. */
   messageId(alert: Pick<AlertRecord, 'seq' | 'at'>): string | undefined {
-    return this.sent.get(PublishedAlerts.key(alert))?.messageId;
+    return this.sent.get(this.key(alert))?.messageId;
   }
 
   forget(alert: Pick<AlertRecord, 'seq' | 'at'>): void {
-    this.sent.delete(PublishedAlerts.key(alert));
+    this.sent.delete(this.key(alert));
   }
 
   get size(): number {
@@ -75,14 +84,14 @@ export class PublishedAlerts {
   }
 
   // The sequence number alone restarts when a table is recreated; with the time it names one alert.
-  private static key(alert: Pick<AlertRecord, 'seq' | 'at'>): string {
-    return `${alert.seq}@${alert.at}`;
+  private key(alert: Pick<AlertRecord, 'seq' | 'at'>): string {
+    return `${this.scope}${alert.seq}@${alert.at}`;
   }
 }
 
 /** What sending the outbox needs (a subset of the cycle's dependencies). */
-export interface OutboxDeps {
-  readonly state: StateStore;
+export interface OutboxDeps<S = unknown> {
+  readonly state: StateStore<S>;
   readonly publisher: AlertPublisher;
   readonly log: {
     info(message: string, ...extra: Record<string, unknown>[]): void;
@@ -110,6 +119,11 @@ export interface DrainOptions {
   readonly publishFloorMs: number;
   /** Each network's latest figures, for the alerts' email text (only asked for when an alert is sent). */
   readonly networks: () => readonly NetworkFigures[];
+  /**
+   * Waiting alerts kept in the state item before the oldest move to items of their own (a rule item's
+   * alerts can be large: see `alertsPerCommit`). @default {@link SPILL_ABOVE}
+   */
+  readonly spillAbove?: number;
 }
 
 /** What sending the outbox did. */
@@ -127,9 +141,9 @@ export interface DrainResult {
  * accepted it, so a failed publish is retried by a later cycle. Sending stops at the first alert that cannot
  * be sent now, to keep the order. Claims this cycle took and did not use are handed back at once.
  */
-export async function drainOutbox(
-  deps: OutboxDeps,
-  loaded: VersionedState,
+export async function drainOutbox<S>(
+  deps: OutboxDeps<S>,
+  loaded: VersionedState<S>,
   queued: readonly AlertRecord[],
   options: DrainOptions,
 ): Promise<DrainResult> {
@@ -143,7 +157,7 @@ export async function drainOutbox(
     ...queued.map((alert) => alert.seq),
     ...entries.filter((e) => e.claimedBy === cycleId).map((e) => e.seq),
   ]);
-  entries = await spillIfLarge(deps, entries, held);
+  entries = await spillIfLarge(deps, entries, held, options.spillAbove ?? SPILL_ABOVE);
   let reloaded = false;
   for (let i = 0; i < entries.length; ) {
     const entry = entries[i]!;
@@ -250,8 +264,8 @@ export async function drainOutbox(
  * (see {@link MARK_AFTER_MS}) has the message id recorded with the alert's event item (another partition than
  * the state item), where the next cycle to claim the alert finds it and only removes it.
  */
-async function removeSent(
-  deps: OutboxDeps,
+async function removeSent<S>(
+  deps: OutboxDeps<S>,
   entry: OutboxEntry,
   cycleId: string,
   messageId: string,
@@ -302,16 +316,17 @@ async function removeSent(
  * item, the oldest unclaimed ones move to items of their own, so the state item (and every cycle's state
  * write) stays far from DynamoDB's 400 KB item limit. Their order and delivery are unchanged.
  */
-async function spillIfLarge(
-  deps: OutboxDeps,
+async function spillIfLarge<S>(
+  deps: OutboxDeps<S>,
   entries: OutboxEntry[],
   own: ReadonlySet<number>,
+  spillAbove: number,
 ): Promise<OutboxEntry[]> {
   const inState = entries.filter((entry) => entry.spilled !== true);
-  if (inState.length <= SPILL_ABOVE) return entries;
+  if (inState.length <= spillAbove) return entries;
   const now = deps.now();
   const movable = inState
-    .slice(0, inState.length - SPILL_KEEP)
+    .slice(0, inState.length - Math.min(SPILL_KEEP, Math.floor(spillAbove / 2)))
     .filter((e) => !own.has(e.seq) && (e.claimUntil === undefined || e.claimUntil < now));
   let moved = false;
   try {

@@ -75,6 +75,7 @@ export function buildMonitor(parts: MonitorParts): Monitor {
     now: parts.now ?? Date.now,
     newId: randomUUID,
     published: new PublishedAlerts(),
+    ruleState: store,
   };
   const settings: CycleSettings = {
     networks: config.networks,
@@ -88,6 +89,7 @@ export function buildMonitor(parts: MonitorParts): Monitor {
     monitorName: config.monitorName,
     apiUrl: config.apiUrl,
     figureFields: config.figureFields,
+    rules: config.rules,
   };
   return { deps, settings, store, api, keys, close: () => api.close() };
 }

@@ -45,8 +45,9 @@ export interface ScheduledEventFields {
 
 /**
  * The input of one schedule: the shape of an EventBridge "Scheduled Event" (so the handler sees what a
- * scheduled rule would send), plus, for a sharded deployment, the shard's networks and whether it polls
- * the filter. Without a shard the function polls the networks of its environment and the filter.
+ * scheduled rule would send), plus, for a sharded deployment, the shard's index (which rule items it owns),
+ * its networks and whether it polls the filter. Without a shard the function polls the networks of its
+ * environment and the filter, as shard 0.
  */
 export function scheduledEvent(fields: ScheduledEventFields, shard?: Shard): Record<string, unknown> {
   return {
@@ -59,7 +60,9 @@ export function scheduledEvent(fields: ScheduledEventFields, shard?: Shard): Rec
     region: fields.region,
     resources: [fields.scheduleArn],
     detail: {},
-    ...(shard === undefined ? {} : { networks: shard.networks, pollFilter: shard.pollFilter }),
+    ...(shard === undefined
+      ? {}
+      : { shard: shard.index, networks: shard.networks, pollFilter: shard.pollFilter }),
   };
 }
 

@@ -82,9 +82,18 @@ describe('scheduledEvent', () => {
     });
   });
 
-  it("adds a shard's networks and whether it polls the filter", () => {
-    const [, second] = planShards(ids(4), 2);
-    expect(scheduledEvent(fields, second)).toMatchObject({ networks: ['n3', 'n4'], pollFilter: false });
+  it("adds a shard's index (its rule items), networks and whether it polls the filter", () => {
+    const [first, second] = planShards(ids(4), 2);
+    expect(scheduledEvent(fields, first)).toMatchObject({
+      shard: 0,
+      networks: ['n1', 'n2'],
+      pollFilter: true,
+    });
+    expect(scheduledEvent(fields, second)).toMatchObject({
+      shard: 1,
+      networks: ['n3', 'n4'],
+      pollFilter: false,
+    });
   });
 });
 
