@@ -96,8 +96,9 @@ export class DynamoScopeStore<S> implements StateStore<S> {
     private readonly layout: ScopeLayout<S>,
   ) {}
 
+  /** The same scope, each of its requests aborted once `signal` aborts (a view: what it overrides, it keeps). */
   withSignal(signal: AbortSignal): DynamoScopeStore<S> {
-    return new DynamoScopeStore({ ...this.conn, signal }, this.layout);
+    return Object.assign(Object.create(this) as DynamoScopeStore<S>, { conn: { ...this.conn, signal } });
   }
 
   private get http(): { abortSignal: AbortSignal } | undefined {
