@@ -37,6 +37,14 @@ describe('the demo (npm start)', () => {
     expect(run.stdout).toMatch(/RESOLVED: Filter status changed: mitigating -> active/);
     // The traffic rule the demo watches with (the replay below shows the attack trips it).
     expect(run.stdout).toContain(`traffic rule   ${DEMO_RULES}`);
+    const triggered = run.stdout.match(
+      /^ALERT network\.rule_triggered: \[shieldwatch\] net edge-1: flood triggered \(traffic\.in\.pps \d+ > 500000\)$/gm,
+    );
+    const resolved = run.stdout.match(
+      /^ALERT network\.rule_resolved: \[shieldwatch\] net edge-1: flood resolved \(traffic\.in\.pps \d+ <= 500000\)$/gm,
+    );
+    expect([triggered?.length, resolved?.length], run.stdout).toEqual([1, 1]);
+    expect(run.stdout.indexOf(triggered![0]!)).toBeLessThan(run.stdout.indexOf(resolved![0]!));
     expect(run.stdout).toMatch(/History of the filter status[\s\S]*mitigating/);
     expect(run.stdout).toMatch(
       /Events[\s\S]*filter\.status_changed\s+"active"\s+"mitigating"[\s\S]*filter\.status_changed\s+"mitigating"\s+"active"/,
