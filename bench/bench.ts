@@ -19,6 +19,7 @@ import { dumpTable, runCli } from '../test/cli/helpers.ts';
 import { nearCapBody } from '../test/fixtures/big-bodies.ts';
 import { startDynamo } from '../test/fixtures/dynalite.ts';
 import { startFakeApi } from '../test/fixtures/fake-api.ts';
+import { BENCH_RULES, measureShardedCycle, type ShardedCycleFigures } from './rule-cycles.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const OUT = `${ROOT}bench/results`;
@@ -37,8 +38,11 @@ const BIG_BODY_CAP = 1024 * 1024;
 const FUNCTION_256_MB_HEAP = ['--max-semi-space-size=12', '--max-old-space-size=231'];
 /** `BENCH_BIG_HEAP=default` runs the hostile answers with Node's own heap limits instead. */
 const BIG_HEAP = process.env['BENCH_BIG_HEAP'] === 'default' ? [] : FUNCTION_256_MB_HEAP;
-/** Which parts run: `cycles`, `big` (hostile answers), `bundle`. */
-const PARTS = new Set((process.env['BENCH_PARTS'] ?? 'cycles,big,bundle').split(','));
+/** Which parts run: `cycles`, `rules` (sharded, with and without rules), `big` (hostile answers), `bundle`. */
+const PARTS = new Set((process.env['BENCH_PARTS'] ?? 'cycles,rules,big,bundle').split(','));
+/** Networks and shard size of the sharded runs with and without traffic rules. */
+const RULE_NETWORKS = Number(process.env['BENCH_RULE_NETWORKS'] ?? 1000);
+const RULE_SHARD_SIZE = Number(process.env['BENCH_SHARD_SIZE'] ?? 150);
 /** A sequential baseline is run when it takes at most this long; beyond, it is computed from the run. */
 const SEQUENTIAL_RUN_LIMIT_MS = 12_000;
 const DYNAMO_WRITES = new Set(['BatchWriteItem', 'PutItem', 'UpdateItem', 'DeleteItem']);
@@ -309,6 +313,23 @@ async function main() {
       cycles.push(await measureCycle(networks, latencyMs));
     }
   }
+  const sharded: ShardedCycleFigures[] = [];
+  for (const latencyMs of PARTS.has('rules') ? LATENCIES : []) {
+    for (const rules of ['', BENCH_RULES]) {
+      process.stderr.write(
+        `measuring ${RULE_NETWORKS} networks in shards of ${RULE_SHARD_SIZE} at ${latencyMs} ms, ${rules === '' ? 'no rules' : 'three rules'}...\n`,
+      );
+      sharded.push(
+        await measureShardedCycle({
+          networks: RULE_NETWORKS,
+          latencyMs,
+          shardSize: RULE_SHARD_SIZE,
+          concurrency: CONCURRENCY,
+          rules,
+        }),
+      );
+    }
+  }
   let big: BigBodyFigures | undefined;
   if (PARTS.has('big')) {
     process.stderr.write(`measuring ${BIG_NETWORKS} network(s) answering near-cap bodies...\n`);
@@ -357,6 +378,40 @@ async function main() {
       ]),
     ),
   );
+  if (sharded.length > 0) {
+    console.log(
+      `\nSharded: every shard's cycle at once (in-process, the Lambda's code path), concurrency ${CONCURRENCY} per shard;\n` +
+        `rules: ${BENCH_RULES}\n`,
+    );
+    console.log(
+      renderTable(
+        [
+          'networks',
+          'shards',
+          'rules',
+          'latency',
+          'cycle',
+          'ideal',
+          'cost/ideal',
+          'rule items',
+          'DDB writes (budget)',
+          'DDB reads',
+        ],
+        sharded.map((c) => [
+          String(c.networks),
+          `${c.shards} x ${c.shardSize}`,
+          String(c.rules),
+          `${c.latencyMs} ms`,
+          fmt(c.cycleMs),
+          c.latencyMs > 0 ? fmt(c.idealMs) : '-',
+          c.latencyCost === undefined ? '-' : `${c.latencyCost.toFixed(2)}x`,
+          String(c.ruleItems),
+          `${c.dynamoWrites} (${c.dynamoWriteBudget})`,
+          String(c.dynamoReads),
+        ]),
+      ),
+    );
+  }
   if (big !== undefined) {
     console.log(
       `\nHostile answers: every network answers a ${(big.bodyBytes / 1024).toFixed(0)} KiB body (cap 1 MiB) of empty objects;\n` +
@@ -407,7 +462,8 @@ async function main() {
   }
   console.log(
     '\nDDB writes: BatchWriteItem, PutItem and UpdateItem requests of the measured cycle, beside the budget\n' +
-      'ceil((networks + 1) / 25) + 3. DDB reads: the state read. The CLI also sends one DescribeTable per run\n' +
+      'ceil((networks + 1) / 25) + 3 (sharded: plus one per shard that owns rule state). DDB reads: the state\n' +
+      'reads (and the rule items). The CLI also sends one DescribeTable per run\n' +
       '(the Lambda does not). Peak RSS is the whole CLI process, TypeScript loader included.',
   );
   const results = {
@@ -416,6 +472,7 @@ async function main() {
     cpus: (await import('node:os')).cpus().length,
     concurrency: CONCURRENCY,
     cycles,
+    sharded,
     ...(big === undefined ? {} : { big }),
     ...(bundle === undefined ? {} : { bundle }),
   };

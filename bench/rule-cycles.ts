@@ -1,0 +1,141 @@
+/**
+ * `npm run bench`, traffic rules: a sharded deployment's cycle (every shard's cycle at once, as the schedules
+ * run them) with and without three rules, one of them a baseline (README, Traffic rules: where rule state
+ * lives). In-process cycles (the Lambda's code path: `buildMonitor` + `runCycle` with each shard's settings,
+ * as the handler applies its schedule input) against the API simulator and a dynalite that counts requests.
+ */
+import { startSimulator } from '../cli/simulator/server.ts';
+import { LogAlertPublisher } from '../lambda/adapters/sns-publisher.ts';
+import { loadConfig } from '../lambda/config.ts';
+import { runCycle } from '../lambda/cycle.ts';
+import { buildMonitor } from '../lambda/runtime.ts';
+import { planShards } from '../lib/shards.ts';
+import { startDynamo } from '../test/fixtures/dynalite.ts';
+
+/** Three rules on the simulator's bodies: a threshold, a boolean and a baseline. */
+export const BENCH_RULES =
+  'flood: traffic.in.pps > 500k for 2; attack: attack.active == true for 2; surge: traffic.in.pps > 3x baseline for 3';
+
+const WRITES = new Set(['BatchWriteItem', 'PutItem', 'UpdateItem', 'DeleteItem']);
+const READS = new Set(['GetItem', 'Query', 'BatchGetItem', 'Scan']);
+/** Cycles before the measured one: the first creates the state items, the next fill the baselines' windows. */
+const WARM_UP_CYCLES = 2;
+
+export interface ShardedCycleFigures {
+  readonly networks: number;
+  readonly shardSize: number;
+  readonly shards: number;
+  readonly rules: number;
+  readonly latencyMs: number;
+  readonly concurrency: number;
+  /** The slowest shard's cycle. */
+  readonly cycleMs: number;
+  /** The largest shard's ideal: ceil((its requests) / concurrency) x latency. */
+  readonly idealMs: number;
+  readonly latencyCost?: number;
+  /** Rule items the shards wrote (one per shard whose networks some rule watches, at these sizes). */
+  readonly ruleItems: number;
+  readonly dynamoWrites: number;
+  /** ceil((networks + 1) / 25) + 3, plus one per shard that owns rule state. */
+  readonly dynamoWriteBudget: number;
+  readonly dynamoReads: number;
+}
+
+/** One measured cycle of every shard at once, after {@link WARM_UP_CYCLES}. */
+export async function measureShardedCycle(options: {
+  readonly networks: number;
+  readonly latencyMs: number;
+  readonly shardSize: number;
+  readonly concurrency: number;
+  readonly rules: string;
+}): Promise<ShardedCycleFigures> {
+  const ids = Array.from({ length: options.networks }, (_, i) => `net-${i}`);
+  const shards = planShards(ids, options.shardSize);
+  const [dynamo, simulator] = await Promise.all([
+    startDynamo({ table: 'bench-rules' }),
+    startSimulator({
+      networks: ['*'],
+      scenario: 'steady',
+      faults: { latencyMs: options.latencyMs },
+      seed: 1,
+    }),
+  ]);
+  try {
+    const env = {
+      SHIELDWATCH_API_URL: simulator.url,
+      SHIELDWATCH_API_KEY: simulator.key,
+      SHIELDWATCH_NETWORKS: ids.join(','),
+      SHIELDWATCH_TABLE: dynamo.table,
+      SHIELDWATCH_CONCURRENCY: String(options.concurrency),
+      SHIELDWATCH_TIMEOUT_MS: '10000',
+      SHIELDWATCH_RETRIES: '0',
+      SHIELDWATCH_RULES: options.rules,
+    };
+    // One process per shard, as each schedule has its own function instances.
+    let offset = 0;
+    const monitors = shards.map(() =>
+      buildMonitor({
+        config: loadConfig(env),
+        env,
+        dynamo: dynamo.client,
+        log: { info: () => {}, warn: () => {}, error: () => {} },
+        fallbackPublisher: new LogAlertPublisher(() => {}),
+        now: () => Date.now() + offset,
+      }),
+    );
+    const round = () =>
+      Promise.all(
+        shards.map((shard, i) => {
+          const monitor = monitors[i]!;
+          const settings = {
+            ...monitor.settings,
+            networks: shard.networks,
+            pollFilter: shard.pollFilter,
+            ruleShard: shard.index,
+          };
+          return runCycle(monitor.deps, settings, monitor.deps.now() + 300_000);
+        }),
+      );
+    for (let i = 0; i < WARM_UP_CYCLES; i++) {
+      await round();
+      offset += 60_000;
+    }
+    dynamo.operations.length = 0;
+    const results = await round();
+    await Promise.all(monitors.map((m) => m.close()));
+    const ruleItems = shards.reduce(
+      (sum, shard, i) =>
+        sum +
+        monitors[i]!.store.ruleScopes(shard.index, monitors[i]!.settings.rules ?? [], shard.networks).length,
+      0,
+    );
+    const cycleMs = Math.max(...results.map((r) => r.durationMs));
+    const idealMs =
+      Math.max(
+        ...shards.map((s) => Math.ceil((s.networks.length + (s.pollFilter ? 1 : 0)) / options.concurrency)),
+      ) * options.latencyMs;
+    const count = (kinds: Set<string>) => dynamo.operations.filter((op) => kinds.has(op)).length;
+    const owners = shards.filter(
+      (shard, i) =>
+        monitors[i]!.store.ruleScopes(shard.index, monitors[i]!.settings.rules ?? [], shard.networks).length >
+        0,
+    ).length;
+    return {
+      networks: options.networks,
+      shardSize: options.shardSize,
+      shards: shards.length,
+      rules: monitors[0]?.settings.rules?.length ?? 0,
+      latencyMs: options.latencyMs,
+      concurrency: options.concurrency,
+      cycleMs,
+      idealMs,
+      ...(options.latencyMs > 0 ? { latencyCost: cycleMs / idealMs } : {}),
+      ruleItems,
+      dynamoWrites: count(WRITES),
+      dynamoWriteBudget: Math.ceil((options.networks + 1) / 25) + 3 + owners,
+      dynamoReads: count(READS),
+    };
+  } finally {
+    await Promise.all([dynamo.close(), simulator.close()]);
+  }
+}
