@@ -3,9 +3,10 @@
  * observations, and the figures taken from a body.
  */
 import { extractFigures } from './core/figures.ts';
+import type { Silence } from './core/silence.ts';
 import type { Snapshot } from './core/types.ts';
 import { StoreError } from './errors.ts';
-import type { CycleMetrics } from './ports.ts';
+import type { CycleMetrics, SilenceStore } from './ports.ts';
 
 /** A longer figure path is no metric dimension (at most 1024 characters); it is kept only this long. */
 const MAX_FIGURE_PATH = 1025;
@@ -35,6 +36,18 @@ export function untilDeadline<T extends object>(store: T, deadline: AbortSignal)
       };
     },
   });
+}
+
+/**
+ * The silences of one cycle: read at most once, and only when an outbox has an alert to send (README,
+ * Silences: one Query in a cycle that has an alert to send, none otherwise), ended by the deadline. Without a
+ * silence store nothing is silenced.
+ */
+export function silencesOnce(store: SilenceStore | undefined, deadline: AbortSignal): SilenceStore {
+  if (store === undefined) return { list: async () => [] };
+  const bounded = untilDeadline(store.withSignal?.(deadline) ?? store, deadline);
+  let read: Promise<Silence[]> | undefined;
+  return { list: () => (read ??= bounded.list()) };
 }
 
 export function recordMetrics(

@@ -6,7 +6,7 @@ import type { Rule, RuleNetworkObservation, RuleReading } from './core/rule-type
 import { readRules } from './core/rules.ts';
 import type { AlertRecord, NetworkFigures, Snapshot, Target } from './core/types.ts';
 import { CUT_SHORT_PREFIX } from './core/uptime.ts';
-import { recordMetrics, takeFigures, untilDeadline } from './cycle-support.ts';
+import { recordMetrics, silencesOnce, takeFigures, untilDeadline } from './cycle-support.ts';
 import { type CommittedWork, describeError, KeyError, StoreError } from './errors.ts';
 import { CLAIM_GRACE_MS, type DeliveryOutcome, drainOutbox, type PublishedAlerts } from './outbox.ts';
 import type {
@@ -17,6 +17,7 @@ import type {
   ProtectionApi,
   RuleScope,
   RuleStateStore,
+  SilenceStore,
   SnapshotStore,
   StateStore,
   VersionedState,
@@ -48,6 +49,8 @@ export interface CycleDeps {
   readonly published?: PublishedAlerts;
   /** Where rule state lives; without it (or without rules) no rule is judged. */
   readonly ruleState?: RuleStateStore;
+  /** Silences (README, Silences), read only by a cycle with an alert to send; none: nothing is silenced. */
+  readonly silences?: SilenceStore;
 }
 
 /** What a cycle polls and how it decides. */
@@ -85,6 +88,8 @@ export interface CycleResult {
   readonly queued: readonly AlertRecord[];
   readonly delivered: readonly DeliveryOutcome[];
   readonly failed: readonly DeliveryOutcome[];
+  /** Alerts a silence suppressed: recorded, never sent (README, Silences). */
+  readonly suppressed: readonly DeliveryOutcome[];
   /** Alerts still waiting in the outbox after this cycle. */
   readonly pending: number;
   /** True when a newer cycle had already been applied: this one changed no state (the monitor's, or for a
@@ -171,6 +176,7 @@ export async function runCycle(
       {
         ...deps,
         ruleScopes,
+        silences: silencesOnce(deps.silences, storeAbort.signal),
         state: untilDeadline(deps.state.withSignal?.(storeAbort.signal) ?? deps.state, storeAbort.signal),
         snapshots: untilDeadline(
           deps.snapshots.withSignal?.(storeAbort.signal) ?? deps.snapshots,
@@ -360,13 +366,14 @@ async function cycleWithin(
     networks: figures,
   };
   const monitorDelivery = !settings.pollFilter
-    ? { delivered: [], failed: [], pending: 0 }
+    ? { delivered: [], failed: [], suppressed: [], pending: 0 }
     : await drainOutbox(deps, decided.loaded, decided.queued, drainOptions);
   // The rule items' outboxes after the monitor's: a status change goes out first.
   const ruleDelivery = await drainRuleScopes(deps, ruleRuns, drainOptions);
   const delivery = {
     delivered: [...monitorDelivery.delivered, ...ruleDelivery.delivered],
     failed: [...monitorDelivery.failed, ...ruleDelivery.failed],
+    suppressed: [...monitorDelivery.suppressed, ...ruleDelivery.suppressed],
     pending: monitorDelivery.pending + ruleDelivery.pending,
   };
   // A rule item that could not be read or written, or snapshots that could not be stored: the cycle has not
@@ -392,9 +399,7 @@ async function cycleWithin(
     ...(filter === undefined ? {} : { filter }),
     networks,
     queued,
-    delivered: delivery.delivered,
-    failed: delivery.failed,
-    pending: delivery.pending,
+    ...delivery,
     stale: settings.pollFilter ? decided.stale : ruleRuns.some((run) => run.stale),
     cutShort,
     ...(decided.status === undefined ? {} : { status: decided.status }),

@@ -82,6 +82,7 @@ async function poll(event: PollEvent, context: Context) {
     networksFailed: result.networks.filter((n) => !n.ok).length,
     alertsQueued: result.queued.length,
     alertsPublished: result.delivered.length,
+    alertsSuppressed: result.suppressed.length,
     alertsPending: result.pending,
     durationMs: result.durationMs,
   };

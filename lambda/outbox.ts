@@ -1,13 +1,14 @@
 /**
  * The outbox: alerts committed with the monitor state, sent in order, each once. Claims keep two cycles from
- * sending the same alert; an alert leaves the outbox only after SNS accepted it; a long SNS outage moves the
- * oldest waiting alerts out of the state item.
+ * sending the same alert; an alert leaves the outbox only after SNS accepted it, or a silence suppressed it;
+ * a long SNS outage moves the oldest waiting alerts out of the state item.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { renderAlert } from './core/alert-text.ts';
+import { type Silence, silenceFor } from './core/silence.ts';
 import type { AlertRecord, NetworkFigures } from './core/types.ts';
 import { describeError } from './errors.ts';
-import type { AlertPublisher, OutboxEntry, StateStore, VersionedState } from './ports.ts';
+import type { AlertPublisher, OutboxEntry, SilenceStore, StateStore, VersionedState } from './ports.ts';
 
 /**
  * A cycle holds the alerts it sends until its deadline plus this margin; every publish ends by the
@@ -36,6 +37,8 @@ export interface DeliveryOutcome {
   readonly event: AlertRecord['event'];
   readonly messageId?: string;
   readonly error?: string;
+  /** The silence that suppressed it: recorded, not sent. */
+  readonly suppressedBy?: string;
   /**
    * True when an earlier cycle had published it (its message id was recorded) but could not remove it from
    * the outbox: this cycle only removed it, it did not publish it again.
@@ -93,6 +96,8 @@ export class PublishedAlerts {
 export interface OutboxDeps<S = unknown> {
   readonly state: StateStore<S>;
   readonly publisher: AlertPublisher;
+  /** Read just before an alert would be published (the cycle reads them once); none: nothing is silenced. */
+  readonly silences?: SilenceStore;
   readonly log: {
     info(message: string, ...extra: Record<string, unknown>[]): void;
     warn(message: string, ...extra: Record<string, unknown>[]): void;
@@ -130,6 +135,8 @@ export interface DrainOptions {
 export interface DrainResult {
   readonly delivered: DeliveryOutcome[];
   readonly failed: DeliveryOutcome[];
+  /** Alerts a silence suppressed: recorded with its id and removed, never sent (README, Silences). */
+  readonly suppressed: DeliveryOutcome[];
   /** Alerts still waiting to be sent after this cycle. */
   readonly pending: number;
 }
@@ -150,6 +157,7 @@ export async function drainOutbox<S>(
   const { cycleId, deadlineMs } = options;
   const delivered: DeliveryOutcome[] = [];
   const failed: DeliveryOutcome[] = [];
+  const suppressed: DeliveryOutcome[] = [];
   let entries: OutboxEntry[] = mergeOutbox(loaded.outbox, queued);
   // Alerts this cycle committed are claimed by that same write (also when the write was retried after its
   // answer was lost, so that the alert is not in `queued`).
@@ -199,6 +207,20 @@ export async function drainOutbox<S>(
           messageId,
         });
       } else {
+        const silence = silenceFor(await silencesOf(deps), entry);
+        if (silence !== undefined) {
+          await deps.state.markSuppressed(entry, silence.id);
+          suppressed.push({ seq: entry.seq, event: entry.event, suppressedBy: silence.id });
+          deps.log.info('alert suppressed by a silence: recorded, not sent', {
+            cycleId,
+            seq: entry.seq,
+            event: entry.event,
+            silence: silence.id,
+          });
+          if (!(await removeSent(deps, entry, cycleId, undefined, deadlineMs))) break;
+          i++;
+          continue;
+        }
         const left = deadlineMs - deps.now();
         if (left < options.publishFloorMs) break;
         const rendered = renderAlert(entry, {
@@ -247,7 +269,7 @@ export async function drainOutbox<S>(
     if (!(await removeSent(deps, entry, cycleId, messageId, deadlineMs))) break;
     i++;
   }
-  const done = new Set(delivered.map((d) => d.seq));
+  const done = new Set([...delivered, ...suppressed].map((d) => d.seq));
   // Claims this cycle holds on alerts it did not get to (an earlier one could not be sent, too little time
   // left) are handed back at once, so the next cycle need not wait for them to expire.
   const attempted = new Set([...done, ...failed.map((f) => f.seq)]);
@@ -255,24 +277,35 @@ export async function drainOutbox<S>(
     const entry = entries.find((e) => e.seq === seq) ?? { seq };
     if (!attempted.has(seq)) await deps.state.release(entry, cycleId).catch(() => undefined);
   }
-  return { delivered, failed, pending: entries.filter((e) => !done.has(e.seq)).length };
+  return { delivered, failed, suppressed, pending: entries.filter((e) => !done.has(e.seq)).length };
+}
+
+/** The silences, for an alert about to be sent; an error says what could not be read (the alert waits). */
+async function silencesOf<S>(deps: OutboxDeps<S>): Promise<readonly Silence[]> {
+  try {
+    return (await deps.silences?.list()) ?? [];
+  } catch (error) {
+    throw new Error(`cannot read the silences: ${describeError(error)}`, { cause: error });
+  }
 }
 
 /**
  * Removes a published alert from the outbox, retrying with backoff (full jitter) until the deadline: a
  * throttled removal must not leave the alert for a later cycle to send again. A removal that fails or is slow
  * (see {@link MARK_AFTER_MS}) has the message id recorded with the alert's event item (another partition than
- * the state item), where the next cycle to claim the alert finds it and only removes it.
+ * the state item), where the next cycle to claim the alert finds it and only removes it. A suppressed alert
+ * (no message id) left in the outbox is suppressed again by the next cycle, by the same silence.
  */
 async function removeSent<S>(
   deps: OutboxDeps<S>,
   entry: OutboxEntry,
   cycleId: string,
-  messageId: string,
+  messageId: string | undefined,
   deadlineMs: number,
 ): Promise<boolean> {
   let marking: Promise<void> | undefined;
   const mark = () => {
+    if (messageId === undefined) return;
     marking ??= deps.state.markPublished(entry, messageId).catch((error: unknown) => {
       deps.log.warn('cannot record the message id of a published alert', {
         cycleId,
@@ -292,7 +325,8 @@ async function removeSent<S>(
         mark();
         const wait = Math.random() * Math.min(REMOVE_BACKOFF_CAP_MS, 50 * 2 ** attempt);
         if (deps.now() + wait >= deadlineMs) {
-          deps.log.error('alert published but not removed from the outbox; a later cycle removes it', {
+          const what = messageId === undefined ? 'suppressed' : 'published';
+          deps.log.error(`alert ${what} but not removed from the outbox; a later cycle removes it`, {
             cycleId,
             seq: entry.seq,
             messageId,

@@ -1,5 +1,6 @@
 import type { MonitorState } from './core/decide.ts';
 import type { Rule, RuleAlertFields, RuleState } from './core/rule-types.ts';
+import type { Silence } from './core/silence.ts';
 import type {
   AlertEvent,
   AlertRecord,
@@ -52,6 +53,8 @@ export interface StoredEvent extends Partial<RuleAlertFields> {
   readonly to?: string;
   readonly seq: number;
   readonly detail?: string;
+  /** The silence that suppressed this alert: recorded, never sent (README, Silences). */
+  readonly suppressedBy?: string;
 }
 
 /** Where observations are kept. */
@@ -130,6 +133,8 @@ export interface StateStore<S = MonitorState> {
    * failed: a later cycle that claims it then removes it without publishing it again.
    */
   markPublished(alert: AlertRecord, messageId: string): Promise<void>;
+  /** Records with the alert's event that the silence `silenceId` suppressed it (README, Silences). */
+  markSuppressed(alert: AlertRecord, silenceId: string): Promise<void>;
   /** Removes a published alert from the outbox (only while `claimant` holds it). */
   complete(entry: OutboxRef, claimant: string): Promise<void>;
   /**
@@ -163,6 +168,14 @@ export interface RuleStateStore {
    * watches, in as many items as keep each far below DynamoDB's item limit. None without rules.
    */
   ruleScopes(shard: number, rules: readonly Rule[], networks: readonly string[]): RuleScope[];
+}
+
+/** Silences (README, Silences), as the outbox reads them; the CLI's adapter also creates and ends them. */
+export interface SilenceStore {
+  /** Every stored silence, ended ones included until they expire. */
+  list(): Promise<Silence[]>;
+  /** The same store, its calls aborted (rejected, their requests ended) once `signal` aborts. */
+  withSignal?(signal: AbortSignal): SilenceStore;
 }
 
 /** Sends a rendered alert. */

@@ -144,11 +144,8 @@ export async function drainRuleScopes(
   runs: readonly RuleScopeRun[],
   options: DrainOptions,
 ): Promise<DrainResult> {
-  const total: { delivered: DrainResult['delivered']; failed: DrainResult['failed']; pending: number } = {
-    delivered: [],
-    failed: [],
-    pending: 0,
-  };
+  const total: Omit<DrainResult, 'pending'> = { delivered: [], failed: [], suppressed: [] };
+  let pending = 0;
   for (const run of runs) {
     if (run.loaded.outbox.length === 0 && run.queued.length === 0) continue;
     const published = deps.published?.forScope(`${run.scope.key}:`);
@@ -160,7 +157,8 @@ export async function drainRuleScopes(
     );
     total.delivered.push(...result.delivered);
     total.failed.push(...result.failed);
-    total.pending += result.pending;
+    total.suppressed.push(...result.suppressed);
+    pending += result.pending;
   }
-  return total;
+  return { ...total, pending };
 }

@@ -5,6 +5,7 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import { createApiKeyProvider } from './adapters/api-key.ts';
 import { DynamoStore } from './adapters/dynamo-store.ts';
 import { ProtectionApiClient } from './adapters/protection-api.ts';
+import { DynamoSilenceStore } from './adapters/silence-store.ts';
 import { SnsAlertPublisher } from './adapters/sns-publisher.ts';
 import type { MonitorConfig } from './config.ts';
 import type { CycleDeps, CycleLog, CycleMetrics, CycleSettings } from './cycle.ts';
@@ -76,6 +77,7 @@ export function buildMonitor(parts: MonitorParts): Monitor {
     newId: randomUUID,
     published: new PublishedAlerts(),
     ruleState: store,
+    silences: new DynamoSilenceStore(parts.dynamo, config.table),
   };
   const settings: CycleSettings = {
     networks: config.networks,

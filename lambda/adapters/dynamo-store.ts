@@ -115,6 +115,7 @@ export class DynamoStore implements SnapshotStore, StateStore, RuleStateStore {
         to: str(item['to']),
         seq: num(item['seq']) ?? 0,
         detail: str(item['detail']),
+        suppressedBy: str(item['suppressedBy']),
         // Rule alerts (README, Traffic rules).
         rule: str(item['rule']),
         network: str(item['network']),
@@ -209,6 +210,10 @@ export class DynamoStore implements SnapshotStore, StateStore, RuleStateStore {
 
   markPublished(alert: AlertRecord, messageId: string): Promise<void> {
     return this.monitor.markPublished(alert, messageId);
+  }
+
+  markSuppressed(alert: AlertRecord, silenceId: string): Promise<void> {
+    return this.monitor.markSuppressed(alert, silenceId);
   }
 
   complete(entry: OutboxRef, claimant: string): Promise<void> {

@@ -310,6 +310,18 @@ export class DynamoScopeStore<S> implements StateStore<S> {
     );
   }
 
+  async markSuppressed(alert: AlertRecord, silenceId: string): Promise<void> {
+    await this.tally(true).send(
+      new UpdateCommand({
+        TableName: this.conn.table,
+        Key: { pk: KEY.event, sk: eventSortKey(alert, this.layout.eventScope) },
+        UpdateExpression: 'SET suppressedBy = :id',
+        ExpressionAttributeValues: { ':id': silenceId },
+      }),
+      this.http,
+    );
+  }
+
   async complete(entry: OutboxRef, claimant: string): Promise<void> {
     const at = this.locate(entry);
     if (entry.spilled !== true) {

@@ -1,8 +1,7 @@
 /**
  * Silences in the monitor's table (README, Silences): items of their own, pk `silence`, sk the id, each with a
  * TTL some days after it ends. The CLI writes them with the operator's credentials; the function only reads
- * them (a Query), and only in a cycle that has an alert to send, and notes on an event item which silence
- * suppressed it.
+ * them (a Query), and only in a cycle that has an alert to send.
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -13,8 +12,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { type Silence, toSilence } from '../core/silence.ts';
-import type { AlertRecord } from '../core/types.ts';
-import { eventSortKey } from './dynamo-items.ts';
+import type { SilenceStore } from '../ports.ts';
 import { KEY, TTL_ATTRIBUTE } from './table-schema.ts';
 
 /** How long a silence's item is kept after it ends (its TTL), so `silence list` can show recent ones. */
@@ -39,7 +37,7 @@ function expiresAt(silence: Pick<Silence, 'endsAt'>): number {
 }
 
 /** Silences in one DynamoDB table. */
-export class DynamoSilenceStore {
+export class DynamoSilenceStore implements SilenceStore {
   private readonly doc: DynamoDBDocumentClient;
   private readonly signal: AbortSignal | undefined;
 
@@ -141,19 +139,5 @@ export class DynamoSilenceStore {
     );
     const silence = got.Item === undefined ? undefined : toSilence(got.Item);
     return silence === undefined ? { outcome: 'missing' } : { outcome: 'already-ended', silence };
-  }
-
-  /** Notes on the alert's event item (written before by the outbox) that `silenceId` suppressed it. */
-  async suppressed(alert: Pick<AlertRecord, 'at' | 'seq'>, silenceId: string): Promise<void> {
-    this.stats.writes++;
-    await this.doc.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { pk: KEY.event, sk: eventSortKey(alert) },
-        UpdateExpression: 'SET suppressedBy = :id',
-        ExpressionAttributeValues: { ':id': silenceId },
-      }),
-      this.http,
-    );
   }
 }

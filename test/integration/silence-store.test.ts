@@ -1,4 +1,4 @@
-/** The silence store against dynalite: put, list, end (conditional), and the suppression note on an event. */
+/** The silence store against dynalite: put, list, end (conditional); and the suppression note on an event. */
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
@@ -83,14 +83,17 @@ describe('DynamoSilenceStore', () => {
     expect(await item('silence', 's-zzzzzzzz')).toBeUndefined();
   });
 
-  it("notes the silence on the alert's event item, keeping what the outbox recorded", async () => {
+  it("the state store notes the silence on the alert's event item, kept with it and read back by queryEvents", async () => {
     const events = new DynamoStore(dynamo.client, dynamo.table);
     const alert = { seq: 3, event: 'filter.status_changed' as const, at: iso(T0 + 1000), from: 'a', to: 'b' };
     await events.recordEvent(alert);
-    await store.suppressed(alert, 's-aaaaaaaa');
+    await events.markSuppressed(alert, 's-aaaaaaaa');
     const stored = await item('event', `${alert.at}#000000000003`);
     expect(stored?.['suppressedBy']).toBe('s-aaaaaaaa');
     expect(stored?.['to']).toBe('b');
+    expect(await events.queryEvents({})).toEqual([
+      expect.objectContaining({ seq: 3, to: 'b', suppressedBy: 's-aaaaaaaa' }),
+    ]);
   });
 
   it('honours an abort signal', async () => {

@@ -1,0 +1,425 @@
+/**
+ * Silences honoured by the real cycle (README, Silences): an alert observed inside a silence is recorded as
+ * suppressed with the silence's id, never published, never sent later, once across duplicate, concurrent and
+ * crashing cycles; an alert that waited in the outbox from before the silence is still sent; reminders pause;
+ * a cycle reads the silences only when it has an alert to send. Real parts on loopback: dynalite (behind a
+ * proxy that can throttle chosen requests), a fake protection API; SNS through aws-sdk-client-mock.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoSilenceStore } from '../../lambda/adapters/silence-store.ts';
+import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
+import { loadConfig } from '../../lambda/config.ts';
+import { newSilence, type Silence } from '../../lambda/core/silence.ts';
+import { CLAIM_GRACE_MS, type CycleLog, type CycleResult, runCycle } from '../../lambda/cycle.ts';
+import { buildMonitor, type Monitor } from '../../lambda/runtime.ts';
+import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
+import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
+import { type DynamoProxy, isOutboxRemoval, startDynamoProxy } from '../fixtures/fake-aws.ts';
+
+const TOPIC = 'arn:aws:sns:us-east-1:123456789012:shieldwatch-alerts';
+const quiet: CycleLog = { info: () => {}, warn: () => {}, error: () => {} };
+
+/** An SNS through aws-sdk-client-mock that accepts, or refuses while `down` is set. */
+function mockedSns() {
+  const client = new SNSClient({
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+  });
+  const mock = mockClient(client);
+  const sns = { client, down: false, subjects: [] as string[] };
+  let ids = 0;
+  mock.on(PublishCommand).callsFake(async (input: { Subject?: string }) => {
+    if (sns.down) throw Object.assign(new Error('SNS is down'), { name: 'InternalErrorException' });
+    sns.subjects.push(input.Subject ?? '');
+    return { MessageId: `m-${++ids}` };
+  });
+  return sns;
+}
+
+describe('silences in the cycle', () => {
+  let api: FakeApi;
+  let dynamo: LocalDynamo;
+  let proxy: DynamoProxy;
+  let silences: DynamoSilenceStore;
+  const clients: DynamoDBClient[] = [];
+  /** The monitors' clock runs this far ahead of the real one (later schedule ticks). */
+  let offset = 0;
+  const now = () => Date.now() + offset;
+
+  beforeEach(async () => {
+    api = await startFakeApi({ key: 'silences-key-0123456789' });
+    dynamo = await startDynamo();
+    proxy = await startDynamoProxy(dynamo.endpoint);
+    silences = new DynamoSilenceStore(dynamo.client, dynamo.table);
+    offset = 0;
+  });
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.destroy();
+    await proxy.close();
+    await api.close();
+    await dynamo.close();
+  });
+
+  /** A monitor as one process builds it (a cold start). */
+  const monitor = (sns: SNSClient, extraEnv: Record<string, string> = {}): Monitor => {
+    const env = {
+      SHIELDWATCH_API_URL: api.url,
+      SHIELDWATCH_API_KEY: api.key,
+      SHIELDWATCH_TABLE: dynamo.table,
+      SHIELDWATCH_TOPIC_ARN: TOPIC,
+      SHIELDWATCH_TIMEOUT_MS: '3000',
+      SHIELDWATCH_RETRIES: '0',
+      ...extraEnv,
+    };
+    const client = new DynamoDBClient({
+      endpoint: proxy.url,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    });
+    clients.push(client);
+    return buildMonitor({
+      config: loadConfig(env),
+      env,
+      dynamo: client,
+      sns,
+      log: quiet,
+      fallbackPublisher: new LogAlertPublisher(() => {}),
+      now,
+    });
+  };
+  const cycle = (m: Monitor, budgetMs = 4000) => runCycle(m.deps, m.settings, m.deps.now() + budgetMs);
+  /** The next schedule tick: every claim of the cycles so far has expired. */
+  const nextTick = (ms = 10_000 + CLAIM_GRACE_MS) => {
+    offset += ms;
+  };
+  const status = (value: string) => {
+    api.filter = () => ({ body: { status: value } });
+  };
+  /** A silence from the monitors' now, as `shieldwatch silence --for` makes it. */
+  const silence = async (duration: string, pattern = '*', id = 's-aaaaaaaa'): Promise<Silence> => {
+    const made = newSilence({ duration, pattern, reason: 'maintenance' }, now(), id);
+    if (!made.ok) throw new Error(made.problems.join('; '));
+    expect(await silences.put(made.silence)).toBe(true);
+    return made.silence;
+  };
+  const events = (m: Monitor) => m.store.queryEvents({});
+  const all = (results: readonly CycleResult[], key: 'delivered' | 'suppressed') =>
+    results.flatMap((r) => r[key]);
+
+  it('a status change inside a silence is recorded as suppressed with its id, never published, not sent later, also after the silence ends', async () => {
+    // Prepare
+    const sns = mockedSns();
+    const m = monitor(sns.client);
+    status('A');
+    await cycle(m);
+    const s = await silence('1h');
+    status('B');
+
+    // Act
+    const during = await cycle(m);
+    nextTick();
+    const again = await cycle(m);
+    expect((await silences.end(s.id, now())).outcome).toBe('ended');
+    nextTick();
+    const after = await cycle(m);
+
+    // Assess
+    expect(during.suppressed).toEqual([
+      { seq: expect.any(Number), event: 'filter.status_changed', suppressedBy: s.id },
+    ]);
+    expect(during.delivered).toEqual([]);
+    expect(during.pending).toBe(0);
+    expect([...again.suppressed, ...again.delivered, ...after.suppressed, ...after.delivered]).toEqual([]);
+    expect(sns.subjects).toEqual([]);
+    expect((await m.store.load()).outbox).toEqual([]);
+    expect(await events(m)).toEqual([
+      expect.objectContaining({ event: 'filter.status_changed', from: 'A', to: 'B', suppressedBy: s.id }),
+    ]);
+  });
+
+  it('ending a silence: the next change is published', async () => {
+    // Prepare
+    const sns = mockedSns();
+    const m = monitor(sns.client);
+    status('A');
+    await cycle(m);
+    const s = await silence('1h');
+    status('B');
+    await cycle(m);
+
+    // Act
+    await silences.end(s.id, now());
+    nextTick();
+    status('C');
+    const next = await cycle(m);
+
+    // Assess
+    expect(next.delivered).toEqual([expect.objectContaining({ event: 'filter.status_changed' })]);
+    expect(next.suppressed).toEqual([]);
+    expect(sns.subjects).toHaveLength(1);
+    expect(sns.subjects[0]).toContain('C');
+    expect((await events(m)).map((e) => [e.to, e.suppressedBy])).toEqual([
+      ['B', s.id],
+      ['C', undefined],
+    ]);
+  });
+
+  it('a silence on other events (network.*) does not hold a status change', async () => {
+    const sns = mockedSns();
+    const m = monitor(sns.client);
+    status('A');
+    await cycle(m);
+    await silence('1h', 'network.*');
+    status('B');
+
+    const result = await cycle(m);
+
+    expect(result.delivered).toHaveLength(1);
+    expect(result.suppressed).toEqual([]);
+    expect(sns.subjects).toHaveLength(1);
+  });
+
+  it('concurrent cycles in separate processes, then duplicates: one suppression, nothing published', async () => {
+    // Prepare
+    const sns = mockedSns();
+    status('A');
+    await cycle(monitor(sns.client));
+    const s = await silence('1h');
+    status('B');
+    const processes = [monitor(sns.client), monitor(sns.client), monitor(sns.client)];
+
+    // Act
+    const together = await Promise.all(processes.map((p) => cycle(p)));
+    // The same scheduled event delivered twice at once, and a retry of it, in processes that ran already.
+    const duplicates = await Promise.all([cycle(processes[0]!), cycle(processes[0]!)]);
+    nextTick();
+    const later = await Promise.all(processes.map((p) => cycle(p)));
+
+    // Assess
+    const results = [...together, ...duplicates, ...later];
+    expect(all(results, 'suppressed')).toEqual([expect.objectContaining({ suppressedBy: s.id })]);
+    expect(all(results, 'delivered')).toEqual([]);
+    expect(sns.subjects).toEqual([]);
+    expect(await events(processes[0]!)).toEqual([expect.objectContaining({ to: 'B', suppressedBy: s.id })]);
+    expect((await processes[0]!.store.load()).outbox).toEqual([]);
+  });
+
+  it('a suppressed alert whose removal DynamoDB throttles until the deadline: the next cycle, in a new process, suppresses it again, never sends it', async () => {
+    // Prepare
+    const sns = mockedSns();
+    status('A');
+    await cycle(monitor(sns.client));
+    const s = await silence('1h');
+    status('B');
+    proxy.fault = (op, body) => (isOutboxRemoval(op, body) ? 'throttle' : undefined);
+
+    // Act
+    const first = await cycle(monitor(sns.client), 3000);
+    const stuck = (await monitor(sns.client).store.load()).outbox;
+    proxy.fault = () => undefined;
+    await silences.end(s.id, now());
+    nextTick();
+    const next = await cycle(monitor(sns.client));
+
+    // Assess
+    expect(first.suppressed).toHaveLength(1);
+    expect(stuck.map((e) => e.to)).toEqual(['B']);
+    expect(next.suppressed).toEqual([expect.objectContaining({ suppressedBy: s.id })]);
+    expect(next.delivered).toEqual([]);
+    expect(sns.subjects).toEqual([]);
+    expect((await monitor(sns.client).store.load()).outbox).toEqual([]);
+  });
+
+  it('a silence that starts while an alert waits in the outbox (SNS down): that alert is still sent when SNS is back', async () => {
+    // Prepare
+    const sns = mockedSns();
+    const m = monitor(sns.client);
+    status('A');
+    await cycle(m);
+    sns.down = true;
+    status('B');
+    const failed = await cycle(m);
+    const s = await silence('1h');
+
+    // Act: SNS is back; meanwhile a further change is observed inside the silence.
+    sns.down = false;
+    nextTick();
+    status('C');
+    const back = await cycle(m);
+
+    // Assess: B was observed before the silence began, C inside it.
+    expect(failed.failed).toHaveLength(1);
+    expect(failed.pending).toBe(1);
+    expect(back.delivered.map((d) => d.seq)).toEqual([failed.failed[0]!.seq]);
+    expect(back.suppressed).toEqual([expect.objectContaining({ suppressedBy: s.id })]);
+    expect(sns.subjects).toHaveLength(1);
+    expect(sns.subjects[0]).toMatch(/A.*B/);
+    expect((await events(m)).map((e) => [e.to, e.suppressedBy])).toEqual([
+      ['B', undefined],
+      ['C', s.id],
+    ]);
+  });
+
+  it('an alert observed inside a silence and waiting for SNS is not sent when SNS is back after the silence ended', async () => {
+    const sns = mockedSns();
+    const m = monitor(sns.client);
+    status('A');
+    await cycle(m);
+    const s = await silence('10m');
+    sns.down = true;
+    status('B');
+    const during = await cycle(m);
+
+    sns.down = false;
+    nextTick(20 * 60_000);
+    const after = await cycle(m);
+
+    // Suppressed at its first attempt: nothing waits for SNS.
+    expect(during.suppressed).toEqual([expect.objectContaining({ suppressedBy: s.id })]);
+    expect(during.pending).toBe(0);
+    expect(after.delivered).toEqual([]);
+    expect(sns.subjects).toEqual([]);
+  });
+
+  it('reminders pause while silenced and go on once it ends', async () => {
+    // Prepare
+    const sns = mockedSns();
+    const m = monitor(sns.client, { SHIELDWATCH_EXPECTED_STATUS: 'A', SHIELDWATCH_REMIND_EVERY: '1m' });
+    status('A');
+    await cycle(m);
+    status('B');
+    await cycle(m);
+    const s = await silence('1h', 'filter.status_reminder');
+
+    // Act: three reminder intervals inside the silence, then one after it ended.
+    const inside: CycleResult[] = [];
+    for (let i = 0; i < 3; i++) {
+      nextTick(61_000);
+      inside.push(await cycle(m));
+    }
+    await silences.end(s.id, now());
+    nextTick(61_000);
+    const after = await cycle(m);
+
+    // Assess
+    expect(all(inside, 'suppressed').map((o) => [o.event, o.suppressedBy])).toEqual([
+      ['filter.status_reminder', s.id],
+      ['filter.status_reminder', s.id],
+      ['filter.status_reminder', s.id],
+    ]);
+    expect(all(inside, 'delivered')).toEqual([]);
+    expect(after.delivered).toEqual([expect.objectContaining({ event: 'filter.status_reminder' })]);
+    expect(sns.subjects).toHaveLength(2);
+    expect(sns.subjects[0]).toMatch(/changed/i);
+    expect(sns.subjects[1]).toMatch(/REMINDER/);
+  });
+
+  it("rule alerts (network.*) are suppressed from their rule item's outbox, the status change still sent; one read for both outboxes", async () => {
+    // Prepare: one reading over the threshold triggers the rule (for 1).
+    const sns = mockedSns();
+    let pps = 100;
+    api.network = () => ({ body: { traffic: { in: { pps } } } });
+    const m = monitor(sns.client, {
+      SHIELDWATCH_NETWORKS: 'net-1',
+      SHIELDWATCH_RULES: 'flood: traffic.in.pps > 50k',
+    });
+    status('A');
+    await cycle(m);
+    const s = await silence('1h', 'network.*');
+
+    // Act: the attack and a status change in the same cycle, then its end.
+    pps = 90_000;
+    status('B');
+    const readsBefore = (m.deps.silences as DynamoSilenceStore).stats.reads;
+    const attack = await cycle(m);
+    const readsInAttack = (m.deps.silences as DynamoSilenceStore).stats.reads - readsBefore;
+    nextTick();
+    pps = 100;
+    const calm = await cycle(m);
+
+    // Assess
+    expect([...attack.suppressed, ...calm.suppressed].map((o) => [o.event, o.suppressedBy])).toEqual([
+      ['network.rule_triggered', s.id],
+      ['network.rule_resolved', s.id],
+    ]);
+    expect(attack.delivered.map((d) => d.event)).toEqual(['filter.status_changed']);
+    // Two outboxes with an alert each (the monitor's, the rule item's): the silences read once.
+    expect(readsInAttack).toBe(1);
+    expect(sns.subjects).toHaveLength(1);
+    const stored = await events(m);
+    expect(stored.filter((e) => e.event.startsWith('network.')).map((e) => e.suppressedBy)).toEqual([
+      s.id,
+      s.id,
+    ]);
+    expect(stored.find((e) => e.event === 'filter.status_changed')?.suppressedBy).toBeUndefined();
+  });
+
+  it('a cycle reads the silences only when it has an alert to send, and then once', async () => {
+    // Prepare
+    const sns = mockedSns();
+    const m = monitor(sns.client);
+    const reads = () => (m.deps.silences as DynamoSilenceStore).stats.reads;
+    status('A');
+    await cycle(m);
+    await cycle(m);
+    const quietReads = reads();
+    sns.down = true;
+    status('B');
+    await cycle(m);
+    status('C');
+    await cycle(m);
+    const beforeBoth = reads();
+
+    // Act: one cycle sends the two waiting alerts.
+    sns.down = false;
+    nextTick();
+    const both = await cycle(m);
+    const afterBoth = reads();
+    await cycle(m);
+
+    // Assess
+    expect(quietReads).toBe(0);
+    expect(both.delivered).toHaveLength(2);
+    expect(afterBoth - beforeBoth).toBe(1);
+    expect(reads()).toBe(afterBoth);
+  });
+
+  it('silences that cannot be read hold the alert for a later cycle: not sent, not lost', async () => {
+    // Prepare
+    const sns = mockedSns();
+    const m = monitor(sns.client);
+    status('A');
+    await cycle(m);
+    await silence('1h', 'api.*');
+    const silenceQuery = (op: string, body: Record<string, unknown>) =>
+      op === 'Query' && JSON.stringify(body).includes('"silence"');
+    proxy.fault = (op, body) => (silenceQuery(op, body) ? 'refuse' : undefined);
+    status('B');
+
+    // Act
+    const held = await cycle(m);
+    proxy.fault = () => undefined;
+    nextTick();
+    const next = await cycle(m);
+
+    // Assess
+    expect(held.failed).toEqual([
+      expect.objectContaining({ error: expect.stringMatching(/cannot read the silences/) }),
+    ]);
+    expect(held.pending).toBe(1);
+    expect(next.delivered).toHaveLength(1);
+    expect(sns.subjects).toHaveLength(1);
+  });
+
+  it('the test alert is never silenced', async () => {
+    // silenceFor is the one place that decides (unit tests); here the monitor.test event meets a * silence.
+    const s = await silence('1h');
+    const { silenceFor } = await import('../../lambda/core/silence.ts');
+    expect(
+      silenceFor([s], { event: 'monitor.test', at: new Date(now() + 1000).toISOString() }),
+    ).toBeUndefined();
+  });
+});
