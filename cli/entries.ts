@@ -43,6 +43,8 @@ export interface EventEntry {
   from?: string;
   to?: string;
   detail?: string;
+  /** The silence that suppressed the alert: it was recorded, never sent (README, Silences). */
+  suppressedBy?: string;
 }
 
 export function toEventEntry(event: StoredEvent): EventEntry {
@@ -52,6 +54,7 @@ export function toEventEntry(event: StoredEvent): EventEntry {
     ...(event.from === undefined ? {} : { from: event.from }),
     ...(event.to === undefined ? {} : { to: event.to }),
     ...(event.detail === undefined ? {} : { detail: event.detail }),
+    ...(event.suppressedBy === undefined ? {} : { suppressedBy: event.suppressedBy }),
   };
 }
 
@@ -60,15 +63,24 @@ export function renderEvents(entries: readonly EventEntry[], format: Format): st
   if (format === 'json') return JSON.stringify(entries, null, 2);
   if (format === 'csv') {
     return renderCsv(
-      ['at', 'event', 'from', 'to', 'detail'],
-      entries.map((e) => [e.at, e.event, e.from, e.to, e.detail]),
+      ['at', 'event', 'from', 'to', 'detail', 'suppressedBy'],
+      entries.map((e) => [e.at, e.event, e.from, e.to, e.detail, e.suppressedBy]),
     );
   }
   if (entries.length === 0) return 'no events in that window';
   const show = (s: string | undefined) =>
     s === undefined ? '' : clip(printable(JSON.stringify(displayStatus(s))), 40);
+  // The silence column only when a silence suppressed one of them, so the usual table stays narrow.
+  const silenced = entries.some((e) => e.suppressedBy !== undefined);
   return renderTable(
-    ['at', 'event', 'from', 'to', 'detail'],
-    entries.map((e) => [e.at, e.event, show(e.from), show(e.to), clip(printable(e.detail ?? ''), 60)]),
+    ['at', 'event', 'from', 'to', 'detail', ...(silenced ? ['silenced by'] : [])],
+    entries.map((e) => [
+      e.at,
+      e.event,
+      show(e.from),
+      show(e.to),
+      clip(printable(e.detail ?? ''), 60),
+      ...(silenced ? [printable(e.suppressedBy ?? '')] : []),
+    ]),
   );
 }

@@ -86,6 +86,7 @@ export function cycleLine(result: CycleResult, io: CliIo): string {
   const alerts = [
     result.queued.length > 0 ? colour.bold(`${result.queued.length} new alert(s)`) : '',
     result.delivered.length > 0 ? `${result.delivered.length} sent` : '',
+    result.suppressed.length > 0 ? `${result.suppressed.length} silenced` : '',
     result.failed.length > 0 ? colour.red(`${result.failed.length} failed`) : '',
     result.pending > 0 ? colour.yellow(`${result.pending} waiting`) : '',
     result.cutShort ? colour.yellow('cut short') : '',

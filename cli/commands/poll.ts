@@ -29,6 +29,11 @@ export function summarize(result: CycleResult, io: CliIo, publisherTarget: strin
   const alerts = [
     `${result.queued.length} new`,
     `${result.delivered.length} sent to ${publisherTarget}`,
+    ...(result.suppressed.length > 0
+      ? [
+          `${result.suppressed.length} silenced (${[...new Set(result.suppressed.map((s) => s.suppressedBy))].join(', ')})`,
+        ]
+      : []),
     ...(result.failed.length > 0
       ? [colour.red(`${result.failed.length} failed (${clip(result.failed[0]?.error ?? '', 80)})`)]
       : []),

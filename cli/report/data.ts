@@ -216,7 +216,7 @@ const quoted = (status: string | undefined) =>
 /** Fields of a stored event that its summary already says, or that are bookkeeping. */
 const SHOWN_FIELDS = new Set(['at', 'event', 'seq', 'from', 'to', 'detail', 'rule', 'network', 'value']);
 const SHOWN_FIELDS_RULE = new Set([...SHOWN_FIELDS, 'threshold', 'ruleText', 'values']);
-const SUPPRESSION_FIELDS = new Set(['suppressed', 'silence', 'silenceId']);
+const SUPPRESSION_FIELDS = new Set(['suppressedBy', 'suppressed', 'silence', 'silenceId']);
 
 /** Reads a field that today's {@link StoredEvent} may not have yet (rule alerts, silences): defensively. */
 function field(event: StoredEvent, name: string): unknown {
@@ -283,7 +283,7 @@ function ruleText(event: StoredEvent): string {
 
 /** How an event says it was suppressed, if it does: `suppressed` true, or a silence id. */
 function suppression(event: StoredEvent): string | undefined {
-  const silence = text(field(event, 'silence')) ?? text(field(event, 'silenceId'));
+  const silence = event.suppressedBy ?? text(field(event, 'silence')) ?? text(field(event, 'silenceId'));
   const flag = field(event, 'suppressed');
   if (silence !== undefined) return `silence ${silence}`;
   if (flag === true) return 'suppressed';
