@@ -211,4 +211,50 @@ describe('DynamoStore on dynalite', () => {
     expect([claimSpilled, claimAgain]).toEqual([true, false]);
     expect(seqs(end.outbox)).toEqual([10, 11, 13, 14]);
   });
+
+  it('rule items are outbox scopes of their own: the same sequence numbers never meet the monitor or another item', async () => {
+    // Prepare: a fresh table; the monitor, rules#1 and rules#1#0 each with alert 1 at the same time, all spilled.
+    const own = await startDynamo();
+    const scoped = new DynamoStore(own.client, own.table);
+    const rule = (network: string): AlertRecord => ({
+      seq: 1,
+      event: 'network.rule_triggered',
+      at: '2026-11-22T10:00:01.000Z',
+      rule: 'flood',
+      network,
+      value: 1e200,
+      threshold: 5e4,
+      ruleText: 'flood: pps > 50k',
+      values: [1e200],
+      incident: `flood/${network}/2026-11-22T10:00:01.000Z`,
+    });
+    const scopes = [scoped.ruleScope('rules#1'), scoped.ruleScope('rules#1#0')];
+    await scoped.commit(INITIAL_STATE, 0, [change(1, 'a', 'b')]);
+    await scopes[0]!.commit({ rules: { cells: {} }, nextSeq: 2 }, 0, [rule('net-a')]);
+    await scopes[1]!.commit({ rules: { cells: {} }, nextSeq: 2 }, 0, [rule('net-b')]);
+
+    // Act
+    for (const store of [scoped, ...scopes]) {
+      const { outbox } = await store.load();
+      expect(await store.spill(outbox, Date.now())).toBe(true);
+      await store.recordEvent(outbox[0]!);
+    }
+    const loaded = await Promise.all([scoped.load(), ...scopes.map((s) => s.load())]);
+    await scopes[0]!.claim({ seq: 1, spilled: true }, 'me', Date.now(), Date.now() + 10_000);
+    await scopes[0]!.complete({ seq: 1, spilled: true }, 'me');
+    const afterComplete = await Promise.all([scoped.load(), ...scopes.map((s) => s.load())]);
+    const events = await scoped.queryEvents({});
+    await own.close();
+
+    // Assess: each scope sees its own alert only, numbers beyond DynamoDB's range intact.
+    expect(loaded.map((l) => l.outbox.map((e) => e.network ?? e.to))).toEqual([['b'], ['net-a'], ['net-b']]);
+    expect(loaded[1]!.outbox[0]).toMatchObject({ value: 1e200, values: [1e200], spilled: true });
+    expect(afterComplete.map((l) => l.outbox.length)).toEqual([1, 0, 1]);
+    expect(events.map((e) => e.network ?? e.to).sort()).toEqual(['b', 'net-a', 'net-b']);
+    expect(events.find((e) => e.network === 'net-a')).toMatchObject({
+      rule: 'flood',
+      value: 1e200,
+      threshold: 5e4,
+    });
+  });
 });
