@@ -1,0 +1,190 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  decodeRuleScope,
+  decodeValues,
+  encodeRuleScope,
+  encodeValues,
+  planRuleScopes,
+  ruleStateBytes,
+  STATE_BUDGET_BYTES,
+} from '../../lambda/adapters/rule-items.ts';
+import { evaluateRules } from '../../lambda/core/rule-eval.ts';
+import { limitRuleAlerts } from '../../lambda/core/rule-limit.ts';
+import type { RuleState } from '../../lambda/core/rule-types.ts';
+import { parseRules } from '../../lambda/core/rules.ts';
+
+const rules = (text: string) => parseRules(text).rules;
+
+describe('rule item value lists', () => {
+  it.each([
+    ['nothing', []],
+    ['whole numbers', [0, 1, -1, 90_000, 2 ** 53]],
+    ['the extremes of a double', [Number.MAX_VALUE, Number.MIN_VALUE, -1.2345678901234567e-308, 1e200]],
+    ['booleans among numbers', [true, 3.5, false, -0.25]],
+  ])('round-trip: %s', (_name, values: (number | boolean)[]) => {
+    const text = encodeValues(values);
+    expect(decodeValues(text)).toEqual(values);
+    expect(text.length).toBe(values.reduce((n: number, v) => n + (typeof v === 'boolean' ? 1 : 11), 0));
+  });
+
+  it.each([
+    ['not a string', 42, []],
+    ['cut short', `${encodeValues([1, 2])}abc`, [1, 2]],
+    ['not base64', '!~???????????', [true, false]],
+  ])('a damaged list keeps what was read before the damage: %s', (_name, text: unknown, expected) => {
+    expect(decodeValues(text)).toEqual(expected);
+  });
+
+  it('any finite double or boolean round-trips (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean())),
+        (values) => {
+          expect(decodeValues(encodeValues(values))).toEqual(values.map((v) => (Object.is(v, -0) ? -0 : v)));
+        },
+      ),
+    );
+  });
+});
+
+describe('rule item state text', () => {
+  const three = rules('flood: a.pps > 50k for 3; attack: a.on == true; surge: a.pps > 3x baseline for 2');
+
+  it('round-trips the evaluator state of a run, open incidents and baselines', () => {
+    // Prepare: cycles that fill baselines and open incidents.
+    const networks = ['net-1', 'net "3"'];
+    let state: RuleState | undefined;
+    for (let i = 0; i < 14; i++) {
+      const at = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
+      const pps = i < 11 ? 1000 + i : 90_000;
+      state = evaluateRules({
+        rules: three,
+        networks,
+        state,
+        at,
+        observations: networks.map((networkId) => ({
+          networkId,
+          at,
+          readings: {
+            flood: { kind: 'value', value: pps },
+            attack: { kind: 'value', value: i >= 12 },
+            surge: { kind: 'value', value: pps },
+          },
+        })),
+      }).state;
+    }
+
+    // Act
+    const text = encodeRuleScope({ rules: state!, nextSeq: 7 });
+    const back = decodeRuleScope(text);
+
+    // Assess
+    expect(back).toEqual({ rules: state, nextSeq: 7 });
+    expect(back.rules.cells['attack']!['net-1']).toMatchObject({ open: true });
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(ruleStateBytes(three, networks));
+  });
+
+  it('keeps a network named __proto__ as a cell of its own', () => {
+    const cell = { open: true, run: 1, values: [5], since: '2026-01-01T00:00:00.000Z', incident: 'x/y/z' };
+    const state = { rules: { cells: { flood: Object.fromEntries([['__proto__', cell]]) } }, nextSeq: 2 };
+    const back = decodeRuleScope(encodeRuleScope(state));
+    expect(Object.keys(back.rules.cells['flood']!)).toEqual(['__proto__']);
+    expect(back).toEqual(state);
+  });
+
+  it.each([
+    ['not a string', 7],
+    ['not JSON', '{"s":'],
+    ['JSON of another shape', '[1,2,3]'],
+  ])('a damaged text is an empty state: %s', (_name, text) => {
+    expect(decodeRuleScope(text)).toEqual({ rules: { cells: {} }, nextSeq: 1 });
+  });
+});
+
+describe('rule items of a shard', () => {
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => `network-${String(i).padStart(4, '0')}`);
+
+  it.each([
+    ['no rules', '', 100, []],
+    ['threshold rules, 500 networks: one item', 'a: x > 1; b: y > 2; c: z == true', 500, [500]],
+    [
+      'with a baseline, 150 networks: one item',
+      'a: x > 1 for 3; b: y == true for 3; c: x > 3x baseline for 3',
+      150,
+      [150],
+    ],
+    [
+      'with a baseline, 500 networks: three',
+      'a: x > 1 for 3; b: y == true for 3; c: x > 3x baseline for 3',
+      500,
+      [177, 177, 146],
+    ],
+  ])('%s', (_name, text, count, sizes: number[]) => {
+    const rs = rules(text);
+    const plans = planRuleScopes(2, rs, ids(count));
+    expect(plans.map((p) => p.networks.length)).toEqual(sizes);
+    expect(plans.map((p) => p.key)).toEqual(
+      sizes.length === 1 ? ['rules#2'] : sizes.map((_, i) => `rules#2#${i}`),
+    );
+    expect(plans.flatMap((p) => p.networks)).toEqual(sizes.length === 0 ? [] : ids(count));
+    for (const plan of plans)
+      expect(ruleStateBytes(rs, plan.networks)).toBeLessThanOrEqual(STATE_BUDGET_BYTES);
+  });
+
+  it('networks no rule watches get no item', () => {
+    const plans = planRuleScopes(0, rules('a: x > 1 on net-2'), ['net-1', 'net-2', 'net-3']);
+    expect(plans).toEqual([{ key: 'rules#0', networks: ['net-2'] }]);
+  });
+});
+
+describe('limitRuleAlerts', () => {
+  const [flood] = rules('flood: pps > 10');
+  const networks = ['n1', 'n2', 'n3'];
+  const at = '2026-01-01T00:01:00.000Z';
+  const before: RuleState = {
+    lastAt: '2026-01-01T00:00:00.000Z',
+    cells: { flood: { n1: { open: false, run: 0, values: [] }, n2: { open: false, run: 0, values: [] } } },
+  };
+  const result = evaluateRules({
+    rules: [flood!],
+    networks,
+    state: before,
+    at,
+    observations: networks.map((networkId) => ({
+      networkId,
+      at,
+      readings: { flood: { kind: 'value' as const, value: 99 } },
+    })),
+  });
+
+  it.each([
+    [3, ['n1', 'n2', 'n3'], { n1: true, n2: true, n3: true }],
+    [2, ['n1', 'n2'], { n1: true, n2: true }],
+    [1, ['n1'], { n1: true, n2: false }],
+  ])('at most %i: the alerts kept, the other cells as before the cycle', (max, kept, open) => {
+    const limited = limitRuleAlerts(before, result, max);
+    expect(limited.alerts.map((a) => a.network)).toEqual(kept);
+    expect(
+      Object.fromEntries(Object.entries(limited.state.cells['flood']!).map(([n, c]) => [n, c.open])),
+    ).toEqual(open);
+    expect(limited.state.lastAt).toBe(at);
+  });
+
+  it('a deferred cell alerts in the next cycle that still reads it so, once', () => {
+    const first = limitRuleAlerts(before, result, 1);
+    const later = '2026-01-01T00:02:00.000Z';
+    const next = evaluateRules({
+      rules: [flood!],
+      networks,
+      state: first.state,
+      at: later,
+      observations: networks.map((networkId) => ({
+        networkId,
+        at: later,
+        readings: { flood: { kind: 'value' as const, value: 99 } },
+      })),
+    });
+    expect(next.alerts.map((a) => a.network)).toEqual(['n2', 'n3']);
+  });
+});
