@@ -73,19 +73,27 @@ export function evaluateRules(input: RuleEvalInput): RuleEvalResult {
   }
   const observed = new Map(input.observations.map((observation) => [observation.networkId, observation]));
   const alerts: RuleAlert[] = [];
-  const cells: Record<string, Record<string, RuleCell>> = {};
+  // Rule names and network ids come from configuration: `__proto__`, `constructor` or `toString` must be
+  // cells like any other, so records are read by own property only and built with Object.fromEntries.
+  const cells: Array<[string, Record<string, RuleCell>]> = [];
   for (const rule of rules) {
-    const ruleCells: Record<string, RuleCell> = {};
+    const ruleCells: Array<[string, RuleCell]> = [];
+    const stored = own(state?.cells, rule.name);
     for (const network of ruleNetworks(rule, networks)) {
-      const before = fitCell(rule, state?.cells[rule.name]?.[network]);
-      const reading = observed.get(network)?.readings[rule.name];
+      const before = fitCell(rule, own(stored, network));
+      const reading = own(observed.get(network)?.readings, rule.name);
       const step = applyReading(rule, network, before, reading, at);
-      ruleCells[network] = step.cell;
+      ruleCells.push([network, step.cell]);
       if (step.alert !== undefined) alerts.push(step.alert);
     }
-    cells[rule.name] = ruleCells;
+    cells.push([rule.name, Object.fromEntries(ruleCells)]);
   }
-  return { state: { lastAt: at, cells }, alerts, stale: false };
+  return { state: { lastAt: at, cells: Object.fromEntries(cells) }, alerts, stale: false };
+}
+
+/** `record[key]` when it is the record's own property (never something inherited from Object.prototype). */
+function own<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
 /** The stored cell, or a new one; a baseline rule's cell has a window, any other's none (a rule may be edited). */

@@ -303,7 +303,7 @@ const NONE: RuleReading = { kind: 'none' };
  * otherwise. Never throws.
  */
 export function readRules(rules: readonly Rule[], body: unknown): Record<string, RuleReading> {
-  const readings: Record<string, RuleReading> = {};
+  const readings: Array<[string, RuleReading]> = [];
   for (const rule of rules) {
     let reading = NONE;
     try {
@@ -318,7 +318,8 @@ export function readRules(rules: readonly Rule[], body: unknown): Record<string,
     } catch {
       // Only an exotic object (a Proxy with throwing traps) gets here: no evidence this time.
     }
-    readings[rule.name] = reading;
+    readings.push([rule.name, reading]);
   }
-  return readings;
+  // Own properties even for a rule named `__proto__` (an assignment would set the prototype instead).
+  return Object.fromEntries(readings);
 }

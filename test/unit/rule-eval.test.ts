@@ -12,7 +12,7 @@ import type {
   RuleReading,
   RuleState,
 } from '../../lambda/core/rule-types.ts';
-import { parseRules } from '../../lambda/core/rules.ts';
+import { parseRules, readRules } from '../../lambda/core/rules.ts';
 
 /** Observation time of cycle `i`: one cycle a minute. */
 function at(i: number): string {
@@ -379,4 +379,46 @@ describe('ruleNetworks and median', () => {
   ])('median of %j is %d', (values, expected) => {
     expect(median(values)).toBe(expected);
   });
+});
+
+describe('evaluateRules: names that Object.prototype also has', () => {
+  // Network ids and rule names come from configuration; the state goes through JSON in the store.
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'a network and a rule named %s are cells like any other, through a stored state',
+    (name) => {
+      // Prepare: a stored state from before the network was configured, then every cycle stored as JSON.
+      const rules = rulesOf(`${name}: pps > 100 for 2`);
+      const values = [150, 150, 150, 50, 50];
+      let state: RuleState | undefined = JSON.parse(
+        JSON.stringify(
+          evaluateRules({ rules, networks: ['n1'], state: undefined, at: at(0), observations: [] }).state,
+        ),
+      );
+      const alerts: string[] = [];
+
+      // Act
+      for (const [i, value] of values.entries()) {
+        const result = evaluateRules({
+          rules,
+          networks: ['n1', name],
+          state,
+          at: at(i + 1),
+          observations: observations([name], { n1: value, [name]: value }, i + 1).map((o) => ({
+            ...o,
+            readings: readRules(rules, { pps: value }),
+          })),
+        });
+        state = JSON.parse(JSON.stringify(result.state));
+        alerts.push(...brief(result.alerts).map((a) => `${i + 1} ${a}`));
+      }
+
+      // Assess: each cell triggers once after two cycles and resolves once after two.
+      expect(alerts).toEqual([
+        `2 ${name}/n1 triggered`,
+        `2 ${name}/${name} triggered`,
+        `5 ${name}/n1 resolved`,
+        `5 ${name}/${name} resolved`,
+      ]);
+    },
+  );
 });
