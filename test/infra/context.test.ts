@@ -273,7 +273,7 @@ describe('parseMonitorContext with shardSize', () => {
 
   it('accepts the largest slice that fits a schedule input, and refuses one more', () => {
     // Prepare: ids of 10 characters take 13 each in the input ("id-0000001",), less the last comma;
-    // the shards after the first are the longest (pollFilter false)
+    // the shards after the first are the longest (pollFilter false, and a shard index of one digit here)
     const networks = fleet(2000, 'id-').map((id) => id.replace(/\d+$/, (n) => n.padStart(7, '0')));
     const empty = { index: 1, networks: [], pollFilter: false };
     const largest = Math.floor((MAX_SCHEDULE_INPUT_CHARS - scheduleInputChars(empty) + 1) / 13);
@@ -282,11 +282,11 @@ describe('parseMonitorContext with shardSize', () => {
     const act = () => parseMonitorContext({ ...base, networks, shardSize: largest });
 
     // Assess
-    expect(largest).toBe(600);
+    expect(largest).toBe(599);
     expect(act).not.toThrow();
     expect(problemsOf({ ...base, networks, shardSize: largest + 1 })).toEqual([
       expect.stringMatching(
-        /^shardSize: shard 2 of 4 \(networks 602 to 1,202\) needs a schedule input of 8,2\d\d characters, more than the 8,192 a schedule carries: lower shardSize to 600 or less$/,
+        /^shardSize: shard 2 of 4 \(networks 601 to 1,200\) needs a schedule input of 8,2\d\d characters, more than the 8,192 a schedule carries: lower shardSize to 599 or less$/,
       ),
     ]);
   });
