@@ -45,6 +45,10 @@ export interface EventEntry {
   detail?: string;
   /** The silence that suppressed the alert: it was recorded, never sent (README, Silences). */
   suppressedBy?: string;
+  /** Rule alerts (README, Traffic rules): the rule, the network and the value observed. */
+  rule?: string;
+  network?: string;
+  value?: number | boolean;
 }
 
 export function toEventEntry(event: StoredEvent): EventEntry {
@@ -55,7 +59,17 @@ export function toEventEntry(event: StoredEvent): EventEntry {
     ...(event.to === undefined ? {} : { to: event.to }),
     ...(event.detail === undefined ? {} : { detail: event.detail }),
     ...(event.suppressedBy === undefined ? {} : { suppressedBy: event.suppressedBy }),
+    ...(event.rule === undefined ? {} : { rule: event.rule }),
+    ...(event.network === undefined ? {} : { network: event.network }),
+    ...(event.value === undefined ? {} : { value: event.value }),
   };
+}
+
+/** What the table's detail column says: the incident's detail, or a rule alert's rule, network and value. */
+function detailOf(e: EventEntry): string {
+  if (e.detail !== undefined) return e.detail;
+  if (e.rule === undefined) return '';
+  return `${e.rule} on ${e.network ?? '?'}${e.value === undefined ? '' : `: ${String(e.value)}`}`;
 }
 
 /** Events as `events` prints them: an aligned table, JSON or CSV. */
@@ -63,8 +77,18 @@ export function renderEvents(entries: readonly EventEntry[], format: Format): st
   if (format === 'json') return JSON.stringify(entries, null, 2);
   if (format === 'csv') {
     return renderCsv(
-      ['at', 'event', 'from', 'to', 'detail', 'suppressedBy'],
-      entries.map((e) => [e.at, e.event, e.from, e.to, e.detail, e.suppressedBy]),
+      ['at', 'event', 'from', 'to', 'detail', 'suppressedBy', 'rule', 'network', 'value'],
+      entries.map((e) => [
+        e.at,
+        e.event,
+        e.from,
+        e.to,
+        e.detail,
+        e.suppressedBy,
+        e.rule,
+        e.network,
+        e.value === undefined ? undefined : String(e.value),
+      ]),
     );
   }
   if (entries.length === 0) return 'no events in that window';
@@ -79,7 +103,7 @@ export function renderEvents(entries: readonly EventEntry[], format: Format): st
       e.event,
       show(e.from),
       show(e.to),
-      clip(printable(e.detail ?? ''), 60),
+      clip(printable(detailOf(e)), 60),
       ...(silenced ? [printable(e.suppressedBy ?? '')] : []),
     ]),
   );

@@ -49,6 +49,9 @@ describe('the demo (npm start)', () => {
     expect(run.stdout).toMatch(
       /Events[\s\S]*filter\.status_changed\s+"active"\s+"mitigating"[\s\S]*filter\.status_changed\s+"mitigating"\s+"active"/,
     );
+    // The events list names a rule alert's rule, network and value.
+    expect(run.stdout).toMatch(/network\.rule_triggered\s+flood on edge-1: \d+/);
+    expect(run.stdout).toMatch(/network\.rule_resolved\s+flood on edge-1: \d+/);
     expect(run.stdout).toMatch(/[╭╮╯╰]/);
     expect(run.stdout).not.toMatch(/\u001b\[/);
     expect(run.stdout.match(/^\d\d:\d\d:\d\d {2}filter/gm)).toHaveLength(10);
