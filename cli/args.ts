@@ -140,3 +140,25 @@ export function timeWindow(values: Readonly<Record<string, unknown>>, nowMs: num
     ...(limit === undefined ? {} : { limit }),
   };
 }
+
+/**
+ * `--since` (default `defaultSince`, e.g. `7d`) and `--until` (default now) as ISO times, for commands that
+ * need both ends of their window (`report`, `uptime`); a UsageError when --since is after --until.
+ */
+export function boundedWindow(
+  values: Readonly<Record<string, unknown>>,
+  defaultSince: string,
+  nowMs: number,
+): { since: string; until: string } {
+  const since = parseTimeArg(
+    '--since',
+    typeof values['since'] === 'string' ? values['since'] : defaultSince,
+    nowMs,
+  );
+  const until =
+    typeof values['until'] === 'string'
+      ? parseTimeArg('--until', values['until'], nowMs)
+      : new Date(nowMs).toISOString();
+  if (since > until) throw new UsageError(`--since (${since}) is after --until (${until})`);
+  return { since, until };
+}

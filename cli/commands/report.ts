@@ -3,7 +3,8 @@ import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { ConfigError, loadStoreConfig } from '../../lambda/config.ts';
 import { parseFigureFields } from '../../lambda/core/figures.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
-import { parseTimeArg, UsageError } from '../format.ts';
+import { boundedWindow } from '../args.ts';
+import { UsageError } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import { collectReport, DEFAULT_REPORT_FILE, readReportAssets, writeReport } from '../report/build.ts';
 import { openStore, storeCall } from '../store/open.ts';
@@ -67,16 +68,7 @@ export const reportCommand: Command = {
   },
   async run(values, io: CliIo) {
     const nowMs = io.now();
-    const since = parseTimeArg(
-      '--since',
-      typeof values['since'] === 'string' ? values['since'] : '7d',
-      nowMs,
-    );
-    const until =
-      typeof values['until'] === 'string'
-        ? parseTimeArg('--until', values['until'], nowMs)
-        : new Date(nowMs).toISOString();
-    if (since > until) throw new UsageError(`--since (${since}) is after --until (${until})`);
+    const { since, until } = boundedWindow(values, '7d', nowMs);
     const out = typeof values['out'] === 'string' ? values['out'] : DEFAULT_REPORT_FILE;
     if (out.trim() === '') throw new UsageError('--out needs a file name');
     const path = resolve(process.cwd(), out);

@@ -3,7 +3,8 @@ import { loadStoreConfig } from '../../lambda/config.ts';
 import { formatDuration } from '../../lambda/core/alert-text.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
 import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../../lambda/core/uptime.ts';
-import { clip, parseFormat, parseTimeArg, printable, renderTable, UsageError } from '../format.ts';
+import { boundedWindow } from '../args.ts';
+import { clip, parseFormat, printable, renderTable, UsageError } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
@@ -72,16 +73,7 @@ export const uptimeCommand: Command = {
     const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);
     if (format === 'csv') throw new UsageError('--format must be table or json');
     const nowMs = io.now();
-    const since = parseTimeArg(
-      '--since',
-      typeof values['since'] === 'string' ? values['since'] : '30d',
-      nowMs,
-    );
-    const until =
-      typeof values['until'] === 'string'
-        ? parseTimeArg('--until', values['until'], nowMs)
-        : new Date(nowMs).toISOString();
-    if (since > until) throw new UsageError(`--since (${since}) is after --until (${until})`);
+    const { since, until } = boundedWindow(values, '30d', nowMs);
     const config = loadStoreConfig(io.env);
     const store = await openStore(io.env, config.table, { readOnly: true });
     try {
