@@ -15,7 +15,11 @@ import { nearCapBody } from '../fixtures/big-bodies.ts';
 import { startDynamo } from '../fixtures/dynalite.ts';
 import { startFakeApi } from '../fixtures/fake-api.ts';
 
-const NETWORKS = Array.from({ length: 100 }, (_, i) => `net-${i}`);
+/**
+ * 50 networks: their near-cap bodies parse to about 50 x 25 MB, far past the child's heap, had the cycle kept
+ * them; and, at about 290 KB each, 14.5 MB of storable bodies, past the per-cycle budget of 8 MiB.
+ */
+const NETWORKS = Array.from({ length: 50 }, (_, i) => `net-${i}`);
 const CAP = 1024 * 1024;
 /** The old-space heap of the child, in MB: well under the 256 MB function, loader and SDK included. */
 const HEAP_MB = 128;
@@ -32,7 +36,7 @@ afterEach(async () => {
 const quiet: CycleLog = { info: () => {}, warn: () => {}, error: () => {} };
 
 describe('memory per cycle', () => {
-  it(`stores every snapshot and publishes the change with 100 near-cap bodies under a ${HEAP_MB} MB heap`, {
+  it(`stores every snapshot and publishes the change with ${NETWORKS.length} near-cap bodies under a ${HEAP_MB} MB heap`, {
     timeout: 180_000,
   }, async () => {
     // Prepare: a baseline status from small bodies, then every network answers near the cap
@@ -80,7 +84,7 @@ describe('memory per cycle', () => {
   });
 
   it('keeps network bodies for storage up to the per-cycle budget, then stores their size only', async () => {
-    // Prepare: 100 networks, each body storable on its own, together far over the budget
+    // Prepare: every network's body storable on its own, together far over the budget
     const body = nearCapBody(MAX_STORED_BODY_BYTES - 10_000);
     const api = await startFakeApi({ key: 'budget-test-key-0123', network: () => ({ body }) });
     const dynamo = await startDynamo();
