@@ -1,6 +1,6 @@
 /**
  * A cycle's memory is bounded (issue 15.1): a real `shieldwatch poll` in a child Node process with a heap
- * smaller than the 256 MB function's, against a loopback API that answers every one of 100 networks with a
+ * smaller than the 256 MB function's, against a loopback API that answers every one of 50 networks with a
  * body just under the 1 MiB cap, shaped to cost as much heap as possible once parsed. The cycle must finish,
  * store every snapshot and publish the status change that happened meanwhile.
  */
