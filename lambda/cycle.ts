@@ -427,7 +427,22 @@ async function applyObservation(
 ): Promise<Applied> {
   let loaded = first;
   for (let attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
-    const decision = decide(loaded.version === 0 ? undefined : loaded.state, observation, settings);
+    // The claim ends after the cycle's deadline, by which it decides: a later stored time is a clock's ahead.
+    const decision = decide(
+      loaded.version === 0 ? undefined : loaded.state,
+      observation,
+      settings,
+      claim.untilMs,
+    );
+    if (decision.skewedLastAt !== undefined) {
+      deps.log.warn(
+        'the last applied cycle was timed by a clock ahead: its time is disregarded (README, Clocks)',
+        {
+          at: observation.at,
+          lastObservationAt: decision.skewedLastAt,
+        },
+      );
+    }
     if (decision.stale) return { queued: [], stale: true, status: loaded.state.status, loaded } as Applied;
     let committed: boolean;
     try {

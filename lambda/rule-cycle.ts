@@ -105,6 +105,8 @@ async function commitScope(
         networks: scope.networks,
         state: before,
         at: input.at,
+        // The claim ends after the cycle's deadline, by which it decides (README, Clocks).
+        decideByMs: input.claim.untilMs,
         observations: input.observations,
       }),
       scope.maxAlerts,

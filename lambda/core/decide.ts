@@ -1,4 +1,5 @@
 import { RECOVERY_EVENTS } from './alert-events.ts';
+import { cycleOrder } from './clock.ts';
 import type { AlertEvent, AlertRecord, FailureKind } from './types.ts';
 
 /** The problems with the monitor's own view of the API that raise an incident alert. */
@@ -91,6 +92,11 @@ export interface Decision {
   readonly alerts: readonly AlertRecord[];
   /** True when the cycle was older than one already applied: the state is unchanged. */
   readonly stale: boolean;
+  /**
+   * The last applied cycle's time, when it lay further ahead than any tolerated clock could have written it
+   * (README, Clocks): it was disregarded and this cycle applied.
+   */
+  readonly skewedLastAt?: string;
 }
 
 const CLOSED: IncidentState = { count: 0, open: false };
@@ -257,11 +263,15 @@ function stepReminder(
   settings: DecideSettings,
 ): { lastReminderAt?: string; alert?: NewAlert } {
   const { expectedStatus, remindEveryMs } = settings;
-  const kept = state.lastReminderAt === undefined ? {} : { lastReminderAt: state.lastReminderAt };
+  // A reminder time ahead of this cycle (a clock ahead wrote it, README, Clocks) counts as now, so that the
+  // next reminder is one interval on, not one interval after a time that has not come yet.
+  const ahead = state.lastReminderAt !== undefined && Date.parse(state.lastReminderAt) > Date.parse(at);
+  const lastReminderAt = ahead ? at : state.lastReminderAt;
+  const kept = lastReminderAt === undefined ? {} : { lastReminderAt };
   if (expectedStatus === undefined || remindEveryMs === undefined || filter?.ok !== true) return kept;
   if (state.status === undefined || state.status === expectedStatus || state.statusSince === undefined)
     return kept;
-  const last = Date.parse(state.lastReminderAt ?? state.statusSince);
+  const last = Math.min(Date.parse(lastReminderAt ?? state.statusSince), Date.parse(at));
   if (Date.parse(at) - last < remindEveryMs) return kept;
   return {
     lastReminderAt: at,
@@ -286,7 +296,9 @@ function stepReminder(
  * - A rejected key (401/403) alerts at once and never counts as unreachable.
  * - Unreachable (every request failed by transport, 5xx or 429) and unreadable (a 2xx answer without a
  *   readable status) alert after `alertAfter` cycles in a row; each alerts once and once on recovery.
- * - A cycle not newer than the last applied one is stale and changes nothing.
+ * - A cycle not newer than the last applied one is stale and changes nothing, unless the last one's time came
+ *   from a clock ahead (`decideByMs`, the latest moment this cycle decides; see `cycleOrder`): then it is
+ *   disregarded, so that one cycle from a clock ahead cannot blind the monitor (README, Clocks).
  * - Each incident has an id shared by every alert about it (README, Alert channels): an API incident's raise
  *   and recovery `EVENT/FIRST-FAILING-CYCLE`; with an expected status, the change away, its reminders, further
  *   changes while away and the change back `filter.status_changed/WHEN-IT-WENT-AWAY`.
@@ -295,13 +307,12 @@ export function decide(
   previous: MonitorState | undefined,
   observation: CycleObservation,
   settings: DecideSettings,
+  decideByMs?: number,
 ): Decision {
   const prev = previous ?? INITIAL_STATE;
   const at = observation.at;
-  // Compared as instants, not text: ISO strings with and without milliseconds do not sort alike.
-  if (prev.lastObservationAt !== undefined && Date.parse(at) <= Date.parse(prev.lastObservationAt)) {
-    return { state: prev, alerts: [], stale: true };
-  }
+  const order = cycleOrder(prev.lastObservationAt, at, decideByMs);
+  if (order === 'stale') return { state: prev, alerts: [], stale: true };
   const outcomes = observation.outcomes;
   const authFailure = outcomes.find((o) => o.errorKind === 'auth');
   const answeredWithoutAuthFailure = outcomes.some(
@@ -372,5 +383,12 @@ export function decide(
     ...(reminder.lastReminderAt === undefined ? {} : { lastReminderAt: reminder.lastReminderAt }),
     ...(status.fields.awayIncident === undefined ? {} : { awayIncident: status.fields.awayIncident }),
   };
-  return { state, alerts, stale: false };
+  return {
+    state,
+    alerts,
+    stale: false,
+    ...(order === 'after-clock-ahead' && prev.lastObservationAt !== undefined
+      ? { skewedLastAt: prev.lastObservationAt }
+      : {}),
+  };
 }

@@ -3,6 +3,8 @@
  * follow. The parser is `rules.ts`; the state is stored by the rule state store and the alerts published
  * through the outbox. Pure: no clock, no environment.
  */
+
+import { cycleOrder } from './clock.ts';
 import type {
   Rule,
   RuleAlert,
@@ -28,6 +30,12 @@ export interface RuleEvalInput {
   readonly state: RuleState | undefined;
   /** The cycle's observation time, ISO-8601. */
   readonly at: string;
+  /**
+   * Epoch ms by which this cycle decides (its deadline or later): a stored `lastAt` further ahead than a
+   * tolerated clock could have written by then came from a clock ahead (README, Clocks). @default `at` plus
+   * the longest cycle
+   */
+  readonly decideByMs?: number;
   readonly observations: readonly RuleNetworkObservation[];
 }
 
@@ -39,6 +47,8 @@ export interface RuleEvalResult {
   readonly alerts: RuleAlert[];
   /** True when the cycle is not newer than the last one applied: nothing changed, nothing to send. */
   readonly stale: boolean;
+  /** The stored `lastAt` when it came from a clock ahead: disregarded, the cycle applied (README, Clocks). */
+  readonly skewedLastAt?: string;
 }
 
 const CLOSED: RuleCell = { open: false, run: 0, values: [] };
@@ -50,11 +60,20 @@ export function ruleNetworks(rule: Rule, networks: readonly string[]): readonly 
   return rule.networks.filter((id) => configured.has(id));
 }
 
-/** The median of a non-empty list. */
+/** The median of a non-empty list of finite numbers; finite too, even for values near the largest double. */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return sorted.length % 2 === 1 ? sorted[middle]! : midpoint(sorted[middle - 1]!, sorted[middle]!);
+}
+
+/**
+ * Halfway from `low` to `high` (low <= high) without overflow: `(low + high) / 2` is Infinity for two values
+ * near Number.MAX_VALUE, and a baseline of Infinity would make every `<` rule trigger. With opposite signs
+ * the sum cannot overflow; with the same sign the difference cannot.
+ */
+function midpoint(low: number, high: number): number {
+  return Math.sign(low) === Math.sign(high) ? low + (high - low) / 2 : (low + high) / 2;
 }
 
 /**
@@ -64,13 +83,15 @@ export function median(values: readonly number[]): number {
  * a network not observed is no evidence: its cell is left as it is. A baseline rule compares with factor x
  * the median of its window before the reading, learns (no evidence either way) until the window holds
  * {@link BASELINE_MIN_VALUES} values, and freezes the window while open. Cells of rules or networks no longer
- * configured are dropped. A cycle not newer than `state.lastAt` is stale and changes nothing.
+ * configured are dropped. A cycle not newer than `state.lastAt` is stale and changes nothing, unless that
+ * time came from a clock ahead (`decideByMs`; README, Clocks): then it is disregarded and the cycle applies.
  */
 export function evaluateRules(input: RuleEvalInput): RuleEvalResult {
   const { rules, networks, state, at } = input;
-  if (state?.lastAt !== undefined && state.lastAt >= at) {
-    return { state, alerts: [], stale: true };
-  }
+  const order = cycleOrder(state?.lastAt, at, input.decideByMs);
+  if (state !== undefined && order === 'stale') return { state, alerts: [], stale: true };
+  const skewed =
+    order === 'after-clock-ahead' && state?.lastAt !== undefined ? { skewedLastAt: state.lastAt } : {};
   const observed = new Map(input.observations.map((observation) => [observation.networkId, observation]));
   const alerts: RuleAlert[] = [];
   // Rule names and network ids come from configuration: `__proto__`, `constructor` or `toString` must be
@@ -88,11 +109,11 @@ export function evaluateRules(input: RuleEvalInput): RuleEvalResult {
     }
     cells.push([rule.name, Object.fromEntries(ruleCells)]);
   }
-  return { state: { lastAt: at, cells: Object.fromEntries(cells) }, alerts, stale: false };
+  return { state: { lastAt: at, cells: Object.fromEntries(cells) }, alerts, stale: false, ...skewed };
 }
 
 /** `record[key]` when it is the record's own property (never something inherited from Object.prototype). */
-function own<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+export function own<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
   return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 

@@ -570,6 +570,102 @@ describe('decide: stale observations', () => {
   });
 });
 
+describe('decide: a cycle from a clock ahead (issue 19.3, README, Clocks)', () => {
+  /** A cycle's observation `minutes` after 10:00, by a clock `aheadMs` ahead. */
+  function skewed(i: number, aheadMs: number, status: string): CycleObservation {
+    return { ...seen(i, status), at: new Date(Date.parse(at(i)) + aheadMs).toISOString() };
+  }
+  /** A cycle's decision deadline: 30 s after it observed (the CLI's default budget). */
+  const deadline = (i: number) => Date.parse(at(i)) + 30_000;
+  const HOUR = 3_600_000;
+
+  it.each([
+    { name: 'told its deadline', by: deadline },
+    { name: 'not told its deadline', by: () => undefined },
+  ])('one cycle 1 h ahead does not blind the cycles after it ($name)', ({ by }) => {
+    // Prepare: a baseline, then one cycle from a machine whose clock is an hour ahead.
+    const settings = { ...DEFAULTS, confirmations: 2 };
+    const base = decide(undefined, seen(0, 'active'), settings, by(0));
+    const ahead = decide(base.state, skewed(1, HOUR, 'active'), settings, by(1));
+
+    // Act: correct clocks again; the status changes and is confirmed.
+    const second = decide(ahead.state, seen(2, 'paused'), settings, by(2));
+    const third = decide(second.state, seen(3, 'paused'), settings, by(3));
+
+    // Assess
+    expect(ahead.stale).toBe(false);
+    expect(second.stale).toBe(false);
+    expect(second.skewedLastAt).toBe(skewed(1, HOUR, 'active').at);
+    expect(second.state.lastObservationAt).toBe(at(2));
+    expect(third.stale).toBe(false);
+    expect(third).not.toHaveProperty('skewedLastAt');
+    expect(third.alerts).toStrictEqual([changed(1, 'active', 'paused', 2, 0, 2)]);
+  });
+
+  it('an API incident after a cycle 1 h ahead still alerts', () => {
+    // Prepare
+    const settings = { alertAfter: 2, confirmations: 1 };
+    const base = decide(undefined, seen(0, 'active'), settings, deadline(0));
+    const ahead = decide(base.state, skewed(1, HOUR, 'active'), settings, deadline(1));
+
+    // Act
+    const first = decide(ahead.state, failed(2, TIMEOUT), settings, deadline(2));
+    const second = decide(first.state, failed(3, TIMEOUT), settings, deadline(3));
+
+    // Assess
+    expect(second.alerts.map((a) => a.event)).toStrictEqual(['api.unreachable']);
+  });
+
+  it.each([
+    // The stored time was written within the tolerated skew of this cycle's deadline: a concurrent cycle
+    // that applied first, not a clock ahead.
+    { name: 'equal', storedAheadMs: 0, stale: true },
+    { name: '1 min older', storedAheadMs: 60_000, stale: true },
+    { name: 'older by its budget and twice the tolerance', storedAheadMs: 30_000 + 120_000, stale: true },
+    { name: 'older than that by 1 s', storedAheadMs: 30_000 + 121_000, stale: false },
+  ])('a cycle $name than the one applied is stale: $stale', ({ storedAheadMs, stale }) => {
+    // Prepare
+    const applied = decide(undefined, skewed(5, storedAheadMs, 'active'), DEFAULTS);
+
+    // Act
+    const decision = decide(applied.state, seen(5, 'paused'), DEFAULTS, deadline(5));
+
+    // Assess
+    expect(decision.stale).toBe(stale);
+    expect(decision.alerts.length).toBe(stale ? 0 : 1);
+  });
+
+  it('the same cycle applied twice still alerts once after a clock ahead was disregarded', () => {
+    // Prepare
+    const base = decide(undefined, seen(0, 'active'), DEFAULTS, deadline(0));
+    const ahead = decide(base.state, skewed(1, HOUR, 'active'), DEFAULTS, deadline(1));
+    const first = decide(ahead.state, seen(2, 'paused'), DEFAULTS, deadline(2));
+
+    // Act
+    const again = decide(first.state, seen(2, 'paused'), DEFAULTS, deadline(2));
+
+    // Assess
+    expect(first.alerts).toStrictEqual([changed(1, 'active', 'paused', 2, 0)]);
+    expect(again).toStrictEqual({ state: first.state, alerts: [], stale: true });
+  });
+
+  it('a reminder time left by a clock ahead does not hold reminders back by the skew', () => {
+    // Prepare: away since 10:00; the clock-ahead cycle reminded "at 11:20".
+    const settings = { ...DEFAULTS, expectedStatus: 'active', remindEveryMs: 10 * 60_000 };
+    const base = decide(undefined, seen(0, 'paused'), settings, deadline(0));
+    const ahead = decide(base.state, skewed(20, HOUR, 'paused'), settings, deadline(20));
+
+    // Act: correct clocks again, one reminder interval on.
+    const soon = decide(ahead.state, seen(21, 'paused'), settings, deadline(21));
+    const later = decide(soon.state, seen(31, 'paused'), settings, deadline(31));
+
+    // Assess
+    expect(ahead.alerts.map((a) => a.event)).toStrictEqual(['filter.status_reminder']);
+    expect(soon.alerts).toStrictEqual([]);
+    expect(later.alerts.map((a) => a.event)).toStrictEqual(['filter.status_reminder']);
+  });
+});
+
 describe('decide: alert sequence numbers', () => {
   it('continue from the state across calls, and only alerts use them', () => {
     // Prepare
