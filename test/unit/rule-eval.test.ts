@@ -379,6 +379,28 @@ describe('ruleNetworks and median', () => {
   ])('median of %j is %d', (values, expected) => {
     expect(median(values)).toBe(expected);
   });
+
+  it.each([
+    [[Number.MAX_VALUE, Number.MAX_VALUE], Number.MAX_VALUE],
+    [[-Number.MAX_VALUE, -Number.MAX_VALUE], -Number.MAX_VALUE],
+    [[-Number.MAX_VALUE, Number.MAX_VALUE], 0],
+    [[Number.MAX_VALUE * 0.75, Number.MAX_VALUE], Number.MAX_VALUE * 0.875],
+    [[Number.MIN_VALUE, Number.MIN_VALUE], Number.MIN_VALUE],
+  ])('median of %j is %d, without overflow (issue 19.10)', (values, expected) => {
+    expect(median(values)).toBe(expected);
+  });
+
+  it('a baseline of values near the largest double is finite: a lower reading of a < rule does not trigger', () => {
+    // Prepare: twelve readings of the largest doubles; an even count, so the median is the middle two's mean.
+    const text = 'low: pps < 0.5x baseline';
+    const highs = Array.from({ length: 12 }, (_, i) => ({ n1: Number.MAX_VALUE * (1 - i * 1e-16) }));
+
+    // Act: a reading at 0.6 of the baseline (not below half of it).
+    const { perCycle } = replay(text, ['n1'], [...highs, { n1: Number.MAX_VALUE * 0.6 }]);
+
+    // Assess: before, the median was Infinity and 0.5 x Infinity > any reading triggered.
+    expect(perCycle.flat()).toEqual([]);
+  });
 });
 
 describe('evaluateRules: names that Object.prototype also has', () => {
