@@ -162,7 +162,7 @@ export const demoCommand: Command = {
       const reportPath = resolve(process.cwd(), DEFAULT_REPORT_FILE);
       const networks = (simulator.env['SHIELDWATCH_NETWORKS'] ?? '').split(',');
       await buildReportFile(
-        storeView,
+        { client: fresh.client, table: DEMO_TABLE },
         {
           since: new Date(started - 60_000).toISOString(),
           until: new Date(io.now()).toISOString(),

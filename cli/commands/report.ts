@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { ConfigError, loadStoreConfig } from '../../lambda/config.ts';
 import { parseFigureFields } from '../../lambda/core/figures.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
@@ -51,9 +50,10 @@ export const reportCommand: Command = {
     'Options:',
     '  --since WHEN     from WHEN: a duration back from now (24h, 7d, 30d) or an ISO date (default 7d)',
     '  --until WHEN     up to WHEN (default now)',
-    `  --out FILE       the file to write (default ${DEFAULT_REPORT_FILE}; replaced when it exists)`,
-    `  --networks A,B   the networks to chart (default ${SETTINGS.networks.env}); networks named by rule`,
-    '                   alerts in the window are added',
+    `  --out FILE       the file to write (default ${DEFAULT_REPORT_FILE}; replaced when it exists, a`,
+    '                   symbolic link there replaced by the file, never written through)',
+    `  --networks A,B   only these networks are read and charted (default ${SETTINGS.networks.env} and the`,
+    '                   networks rule alerts in the window name)',
     '  -h, --help       show this help',
     '',
     `Needs only the store settings (SHIELDWATCH_TABLE, AWS settings or the embedded store); reads`,
@@ -72,9 +72,8 @@ export const reportCommand: Command = {
     const out = typeof values['out'] === 'string' ? values['out'] : DEFAULT_REPORT_FILE;
     if (out.trim() === '') throw new UsageError('--out needs a file name');
     const path = resolve(process.cwd(), out);
-    const networks = idList(
-      typeof values['networks'] === 'string' ? values['networks'] : (io.env[SETTINGS.networks.env] ?? ''),
-    );
+    const named = typeof values['networks'] === 'string';
+    const networks = idList(named ? (values['networks'] as string) : (io.env[SETTINGS.networks.env] ?? ''));
     const fields = figureFields(io.env);
     const rawExpected = io.env[SETTINGS.expectedStatus.env];
     const expected = rawExpected !== undefined && rawExpected.trim() !== '' ? rawExpected : undefined;
@@ -83,16 +82,20 @@ export const reportCommand: Command = {
     const store = await openStore(io.env, config.table, { readOnly: true });
     try {
       const data = await storeCall(store, () =>
-        collectReport(new DynamoStore(store.client, config.table), {
-          since,
-          until,
-          networks,
-          table: config.table,
-          store: store.description,
-          nowMs,
-          ...(fields === undefined ? {} : { figureFields: fields }),
-          ...(expected === undefined ? {} : { expected }),
-        }),
+        collectReport(
+          { client: store.client, table: config.table },
+          {
+            since,
+            until,
+            networks,
+            onlyNetworks: named,
+            table: config.table,
+            store: store.description,
+            nowMs,
+            ...(fields === undefined ? {} : { figureFields: fields }),
+            ...(expected === undefined ? {} : { expected }),
+          },
+        ),
       );
       const bytes = await writeReport(path, data, assets);
       println(

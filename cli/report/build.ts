@@ -2,11 +2,16 @@
  * Writes the report (README, The report): reads the store, prepares the data, renders the page, writes the
  * file. Shared by `shieldwatch report` and the demo's last step.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rename, unlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import type { SnapshotStore } from '../../lambda/ports.ts';
-import { prepareReport, type ReportData } from './data.ts';
+import { basename, dirname, join } from 'node:path';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
+import { snapshotPages } from '../../lambda/adapters/snapshot-pages.ts';
+import type { Snapshot, Target } from '../../lambda/core/types.ts';
+import { NetworkChartReducer, prepareReport, type ReportData } from './data.ts';
 import { type ReportAssets, renderReportHtml } from './html.ts';
 
 const require = createRequire(import.meta.url);
@@ -35,8 +40,10 @@ export interface ReportRequest {
   /** The window, ISO-8601 (inclusive). */
   readonly since: string;
   readonly until: string;
-  /** Networks to chart; networks named by rule alerts in the window are added. */
+  /** Networks to chart; networks named by rule alerts in the window are added unless `onlyNetworks`. */
   readonly networks: readonly string[];
+  /** True when the networks were named (`--networks`): only they are read, none is added. */
+  readonly onlyNetworks?: boolean;
   readonly table: string;
   /** How to name the store to people (`embedded (.shieldwatch/)`, `DynamoDB in eu-west-1`). */
   readonly store: string;
@@ -46,24 +53,59 @@ export interface ReportRequest {
   readonly nowMs: number;
 }
 
-/** Reads what the report shows from the store (reads only) and prepares it. */
-export async function collectReport(store: SnapshotStore, request: ReportRequest): Promise<ReportData> {
+/** Where the report reads from: the store's client and table. */
+export interface ReportSource {
+  readonly client: DynamoDBClient;
+  readonly table: string;
+}
+
+/** What the status band and the uptime read of a filter snapshot: not its body. */
+const FILTER_ATTRIBUTES = ['at', 'cycleId', 'ok', 'status', 'httpStatus', 'error', 'errorKind'] as const;
+/** What a chart reads of a network snapshot: its time, whether it was read, its body. */
+const NETWORK_ATTRIBUTES = ['at', 'cycleId', 'ok', 'body'] as const;
+/** Networks read at the same time: each holds one page (at most 1 MB) while it is reduced. */
+const NETWORKS_AT_ONCE = 4;
+
+/**
+ * Reads what the report shows from the store (reads only) and prepares it. Network snapshots are read a page
+ * at a time and reduced into their charts as they come (README, The report: large histories), so memory is
+ * bounded by the page size and the chart resolution, not by the history; filter snapshots are read without
+ * their bodies; events whole (they are few, and the table shows them).
+ */
+export async function collectReport(source: ReportSource, request: ReportRequest): Promise<ReportData> {
+  const { client, table } = source;
   const window = { since: request.since, until: request.until };
+  const pages = (target: Target, attributes: readonly string[]) =>
+    snapshotPages(client, table, target, { ...window, attributes });
+  const readFilter = async (): Promise<Snapshot[]> => {
+    const filter: Snapshot[] = [];
+    for await (const page of pages({ kind: 'filter' }, FILTER_ATTRIBUTES)) filter.push(...page);
+    return filter;
+  };
   const [filter, events] = await Promise.all([
-    store.querySnapshots({ kind: 'filter' }, window),
-    store.queryEvents(window),
+    readFilter(),
+    new DynamoStore(client, table).queryEvents(window),
   ]);
-  const named = events.flatMap((event) => {
-    const network = (event as unknown as Record<string, unknown>)['network'];
-    return typeof network === 'string' && network !== '' ? [network] : [];
-  });
+  const named =
+    request.onlyNetworks === true
+      ? []
+      : events.flatMap((event) => {
+          const network = (event as unknown as Record<string, unknown>)['network'];
+          return typeof network === 'string' && network !== '' ? [network] : [];
+        });
   const ids = [...new Set([...request.networks, ...named])];
-  const networks = await Promise.all(
-    ids.map(async (id) => ({
-      id,
-      snapshots: await store.querySnapshots({ kind: 'network', networkId: id }, window),
-    })),
-  );
+  const endMs = Date.parse(request.until);
+  const reducers = ids.map((id) => new NetworkChartReducer(id, request.figureFields, { endMs }));
+  let next = 0;
+  const worker = async () => {
+    while (next < reducers.length) {
+      const reducer = reducers[next++]!;
+      for await (const page of pages({ kind: 'network', networkId: reducer.id }, NETWORK_ATTRIBUTES)) {
+        for (const snapshot of page) reducer.add(snapshot);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(NETWORKS_AT_ONCE, reducers.length) }, worker));
   return prepareReport({
     generatedAt: new Date(request.nowMs).toISOString(),
     table: request.table,
@@ -72,18 +114,26 @@ export async function collectReport(store: SnapshotStore, request: ReportRequest
     until: request.until,
     filter,
     events,
-    networks,
+    networks: reducers,
     ...(request.figureFields === undefined ? {} : { figureFields: request.figureFields }),
     ...(request.expected === undefined ? {} : { expected: request.expected }),
   });
 }
 
-/** Renders the report and writes it to `path`; resolves with its size in bytes. */
+/**
+ * Renders the report and writes it to `path`; resolves with its size in bytes. The page goes to a new
+ * temporary file in the same directory (created exclusively: never an existing file or link) that is then
+ * renamed onto `path`, so a symbolic link at `path` is replaced, never written through, and a reader never
+ * sees half a file.
+ */
 export async function writeReport(path: string, data: ReportData, assets: ReportAssets): Promise<number> {
   const html = renderReportHtml(data, assets);
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await writeFile(path, html, 'utf8');
+    await writeFile(temp, html, { encoding: 'utf8', flag: 'wx' });
+    await rename(temp, path);
   } catch (error) {
+    await unlink(temp).catch(() => undefined);
     const code = (error as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT'
@@ -100,7 +150,7 @@ export async function writeReport(path: string, data: ReportData, assets: Report
 
 /** Reads the store, writes the report to `path`; what it showed and the file's size. */
 export async function buildReportFile(
-  store: SnapshotStore,
+  store: ReportSource,
   request: ReportRequest,
   path: string,
 ): Promise<{ data: ReportData; bytes: number }> {

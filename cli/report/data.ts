@@ -8,13 +8,13 @@ import { displayStatus } from '../../lambda/core/status.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
 import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../../lambda/core/uptime.ts';
 import type { StoredEvent } from '../../lambda/ports.ts';
-import { axesOf, type ChartRows, DISPLAY_BUCKETS, displayRows } from './series.ts';
+import { axesOf, type ChartRows, SeriesReducer, type SeriesReducerOptions } from './series.ts';
 
 /** Most figures drawn per network when none are configured (the first numeric fields, ids and times left out). */
 export const MAX_CHART_FIGURES = 6;
 /** Most event rows in the table: the newest are kept, and the page says how many were left out. */
 export const MAX_EVENT_ROWS = 2000;
-/** Bodies looked at to choose the figures of a network when none are configured. */
+/** Bodies looked at to choose the figures of a network: twice this at first, then this many per doubling. */
 const FIGURE_SAMPLE = 40;
 
 /** One stretch of the status band. */
@@ -102,8 +102,13 @@ export interface ReportInput {
   /** Filter snapshots of the window, oldest first. */
   readonly filter: readonly Snapshot[];
   readonly events: readonly StoredEvent[];
-  /** Each network's snapshots of the window, oldest first. */
-  readonly networks: ReadonlyArray<{ readonly id: string; readonly snapshots: readonly Snapshot[] }>;
+  /**
+   * Each network's snapshots of the window, oldest first; or its chart already reduced from them as they
+   * were read ({@link NetworkChartReducer}, made with the window's end as `endMs`), as `shieldwatch report` does.
+   */
+  readonly networks: ReadonlyArray<
+    { readonly id: string; readonly snapshots: readonly Snapshot[] } | NetworkChartReducer
+  >;
   /** SHIELDWATCH_FIGURE_FIELDS when set: drawn first, before the other numeric fields of the bodies. */
   readonly figureFields?: readonly string[];
   readonly expected?: string;
@@ -115,15 +120,18 @@ export function prepareReport(input: ReportInput): ReportData {
   const untilMs = Date.parse(input.until);
   const uptime =
     input.filter.length === 0 ? null : computeUptime(input.filter, { sinceMs, untilMs: untilMs });
+  const reducers = input.networks.map((network) => {
+    if (network instanceof NetworkChartReducer) return network;
+    const reducer = new NetworkChartReducer(network.id, input.figureFields, { endMs: untilMs });
+    for (const snapshot of network.snapshots) reducer.add(snapshot);
+    return reducer;
+  });
   let firstData = Number.POSITIVE_INFINITY;
-  for (const { at } of [
-    input.filter[0],
-    ...input.networks.map((n) => n.snapshots[0]),
-    input.events[0],
-  ].filter((item) => item !== undefined)) {
+  for (const { at } of [input.filter[0], input.events[0]].filter((item) => item !== undefined)) {
     const ms = Date.parse(at);
     if (ms < firstData) firstData = ms;
   }
+  for (const reducer of reducers) firstData = Math.min(firstData, reducer.firstMs);
   const fromMs = Number.isFinite(firstData) ? Math.min(untilMs, Math.max(sinceMs, firstData)) : sinceMs;
   const marks = ruleMarks(input.events);
   const rows = eventRows(input.events);
@@ -144,9 +152,7 @@ export function prepareReport(input: ReportInput): ReportData {
       .map((e) => ({ at: Date.parse(e.at), label: `${quoted(e.from)} -> ${quoted(e.to)}` })),
     events: rows.slice(-MAX_EVENT_ROWS),
     eventCount: rows.length,
-    networks: input.networks.map(({ id, snapshots }) =>
-      networkChart(id, snapshots, input.figureFields, marks.get(id) ?? []),
-    ),
+    networks: reducers.map((reducer) => reducer.chart(marks.get(reducer.id) ?? [])),
   };
 }
 
@@ -317,70 +323,116 @@ export function ruleMarks(events: readonly StoredEvent[]): Map<string, ChartMark
 }
 
 /**
- * One network's chart: the configured figure fields, then the other numeric fields of its bodies (ids and
- * times left out), at most {@link MAX_CHART_FIGURES} unless more are configured; one row per snapshot that was read, bounded for display by
- * {@link displayRows}. A failed snapshot or one without a stored JSON body adds no row.
+ * One network's chart from its snapshots (all at hand): see {@link NetworkChartReducer}, which the report
+ * feeds page by page instead.
  */
 export function networkChart(
   id: string,
   snapshots: readonly Snapshot[],
   configured: readonly string[] | undefined,
   marks: ChartMark[],
+  options: SeriesReducerOptions = {},
 ): NetworkChart {
-  const bodies: Array<{ at: number; body: unknown }> = [];
-  let failed = 0;
-  for (const snapshot of snapshots) {
-    if (!snapshot.ok) failed++;
-    const at = Date.parse(snapshot.at);
-    if (!snapshot.ok || snapshot.bodyText === undefined || !Number.isFinite(at)) continue;
-    try {
-      bodies.push({ at, body: JSON.parse(snapshot.bodyText) });
-    } catch {
-      // Not JSON: no figures this time.
-    }
-  }
-  bodies.sort((a, b) => a.at - b.at);
-  const chosen = configured ?? [];
-  const fields = [
-    ...new Set([...chosen, ...commonFigures(sample(bodies, FIGURE_SAMPLE).map((b) => b.body))]),
-  ].slice(0, Math.max(MAX_CHART_FIGURES, chosen.length));
-  const raw: ChartRows = { x: [], ys: fields.map(() => []) };
-  for (const { at, body } of bodies) {
-    const picked = new Map(pickFigures(body, fields));
-    raw.x.push(at);
-    fields.forEach((f, i) => {
-      raw.ys[i]!.push(picked.get(f) ?? null);
-    });
-  }
-  const rows = displayRows(raw);
-  return {
-    id,
-    fields,
-    rows,
-    axes: axesOf(rows.ys),
-    snapshots: snapshots.length,
-    failed,
-    downsampled: raw.x.length > 2 * DISPLAY_BUCKETS,
-    marks,
-  };
+  const reducer = new NetworkChartReducer(id, configured, options);
+  for (const snapshot of snapshots) reducer.add(snapshot);
+  return reducer.chart(marks);
 }
+
+/** Most candidate figure fields followed per network while reading (each costs one column of buckets). */
+export const MAX_TRACKED_FIGURES = 64;
 
 /**
- * The figure fields suggested for at least half of `bodies`, each body judged alone, in the order first seen:
- * a field that looks like a time in every body stays out, while one that does only now and then (bits per
- * second in an attack reach epoch-like values) stays in.
+ * One network's chart, reduced as its snapshots are read (README, The report: large histories): each body is
+ * parsed, its figures taken and dropped at once, so what is held is bounded by {@link MAX_TRACKED_FIGURES}
+ * columns of display buckets ({@link SeriesReducer}), not by the history.
+ *
+ * The figures drawn are the configured figure fields, then the numeric fields the bodies have in common (ids
+ * and times left out), at most {@link MAX_CHART_FIGURES} unless more are configured. "In common": suggested
+ * (figureCandidates) in at least half of a sample of the bodies: the first 2 × {@link FIGURE_SAMPLE}, then
+ * every 2nd, 4th, 8th... body, the step doubling after each {@link FIGURE_SAMPLE} more, so the choice costs
+ * little on a long history. Every field ever
+ * suggested is followed from the body it first appears in (up to {@link MAX_TRACKED_FIGURES}). A failed
+ * snapshot, or one without a stored JSON body, adds no row.
  */
-function commonFigures(bodies: readonly unknown[]): string[] {
-  const counts = new Map<string, number>();
-  for (const body of bodies) {
-    for (const path of figureCandidates([body]).suggested) counts.set(path, (counts.get(path) ?? 0) + 1);
-  }
-  return [...counts].filter(([, n]) => n * 2 >= bodies.length).map(([path]) => path);
-}
+export class NetworkChartReducer {
+  private readonly configured: readonly string[];
+  /** Followed fields in the order first seen, configured first; each has a column in the series. */
+  private readonly tracked: string[];
+  private readonly suggestedCounts = new Map<string, number>();
+  private sampled = 0;
+  private stride = 1;
+  private bodies = 0;
+  private snapshots = 0;
+  private failed = 0;
+  /** The followed fields' values, one column per field in {@link tracked}'s order. */
+  private readonly series: SeriesReducer;
+  /** The earliest time of a snapshot read, epoch ms (Infinity before any). */
+  firstMs = Number.POSITIVE_INFINITY;
 
-/** About `n` items spread evenly over `items`, the first and the last included. */
-function sample<T>(items: readonly T[], n: number): T[] {
-  if (items.length <= n) return [...items];
-  const step = (items.length - 1) / (n - 1);
-  return Array.from({ length: n }, (_, i) => items[Math.round(i * step)]!);
+  constructor(
+    readonly id: string,
+    configured: readonly string[] | undefined,
+    options: SeriesReducerOptions = {},
+  ) {
+    this.configured = configured ?? [];
+    this.tracked = [...new Set(this.configured)];
+    this.series = new SeriesReducer(this.tracked.length, options);
+  }
+
+  /** Adds one snapshot of the network (oldest first); its body is not kept. */
+  add(snapshot: Snapshot): void {
+    this.snapshots++;
+    const at = Date.parse(snapshot.at);
+    if (Number.isFinite(at) && at < this.firstMs) this.firstMs = at;
+    if (!snapshot.ok) this.failed++;
+    if (!snapshot.ok || snapshot.bodyText === undefined || !Number.isFinite(at)) return;
+    let body: unknown;
+    try {
+      body = JSON.parse(snapshot.bodyText);
+    } catch {
+      // Not JSON: no figures this time.
+      return;
+    }
+    if (this.bodies % this.stride === 0) {
+      this.sampled++;
+      for (const path of figureCandidates([body]).suggested) {
+        this.suggestedCounts.set(path, (this.suggestedCounts.get(path) ?? 0) + 1);
+        if (
+          !this.tracked.includes(path) &&
+          this.tracked.length < this.configured.length + MAX_TRACKED_FIGURES
+        ) {
+          this.tracked.push(path);
+          this.series.addFigure();
+        }
+      }
+      if (this.sampled >= 2 * FIGURE_SAMPLE && this.sampled % FIGURE_SAMPLE === 0) this.stride *= 2;
+    }
+    this.bodies++;
+    const picked = new Map(pickFigures(body, this.tracked));
+    this.series.push(
+      at,
+      this.tracked.map((field) => picked.get(field) ?? null),
+    );
+  }
+
+  /** The chart of what was added, its rule alerts marked. */
+  chart(marks: ChartMark[]): NetworkChart {
+    const common = [...this.suggestedCounts].filter(([, n]) => n * 2 >= this.sampled).map(([path]) => path);
+    const fields = [...new Set([...this.configured, ...common])].slice(
+      0,
+      Math.max(MAX_CHART_FIGURES, this.configured.length),
+    );
+    const all = this.series.rows();
+    const rows: ChartRows = { x: all.x, ys: fields.map((field) => all.ys[this.tracked.indexOf(field)]!) };
+    return {
+      id: this.id,
+      fields,
+      rows,
+      axes: axesOf(rows.ys),
+      snapshots: this.snapshots,
+      failed: this.failed,
+      downsampled: this.series.downsampled,
+      marks,
+    };
+  }
 }

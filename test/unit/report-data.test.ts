@@ -10,7 +10,13 @@ import {
   statusIntervals,
   uptimeRows,
 } from '../../cli/report/data.ts';
-import { axesOf, type ChartRows, DISPLAY_BUCKETS, displayRows } from '../../cli/report/series.ts';
+import {
+  axesOf,
+  type ChartRows,
+  DISPLAY_BUCKETS,
+  displayRows,
+  SeriesReducer,
+} from '../../cli/report/series.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
 import { computeUptime, UNREADABLE_STATUS } from '../../lambda/core/uptime.ts';
 import type { StoredEvent } from '../../lambda/ports.ts';
@@ -169,6 +175,131 @@ describe('displayRows: the rows drawn', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('SeriesReducer: the rows drawn, reduced as the points are read', () => {
+  const series = fc
+    .array(
+      fc.record({
+        step: fc.integer({ min: 0, max: 5000 }),
+        a: fc.option(fc.integer({ min: -1e6, max: 1e6 }), { nil: null }),
+        b: fc.option(fc.double({ min: -1e3, max: 1e3, noNaN: true }), { nil: null }),
+      }),
+      { minLength: 1, maxLength: 400 },
+    )
+    .map((points) => {
+      let t = 1_700_000_000_000;
+      const x = points.map((p) => (t += p.step));
+      return { x, ys: [points.map((p) => p.a), points.map((p) => p.b)] };
+    });
+
+  it('property: over a window fixed up front, every bucket keeps its exact min and max, and the rows stay bounded', () => {
+    fc.assert(
+      fc.property(
+        series,
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 0, max: 1_000_000 }),
+        (rows, buckets, tail) => {
+          // Prepare: the window ends after the last point (the report's --until).
+          const n = rows.x.length;
+          const endMs = rows.x[n - 1]! + tail;
+          const reducer = new SeriesReducer(2, { buckets, gapMs: Number.POSITIVE_INFINITY, endMs });
+
+          // Act: points pushed one by one, as pages are read; the rows asked for at the end.
+          rows.x.forEach((x, i) => {
+            reducer.push(x, [rows.ys[0]![i]!, rows.ys[1]![i]!]);
+          });
+          const out = reducer.rows();
+
+          // Assess
+          expect(reducer.points).toBe(n);
+          expect(reducer.downsampled).toBe(n > 2 * buckets);
+          expect(out.x.length).toBeLessThanOrEqual(n <= 2 * buckets ? n : 2 * buckets);
+          for (let i = 1; i < out.x.length; i++) expect(out.x[i]!).toBeGreaterThanOrEqual(out.x[i - 1]!);
+          for (const x of out.x) expect(rows.x).toContain(x);
+          const first = rows.x[0]!;
+          const span = Math.max(1, endMs - first);
+          const bucketOf = (x: number) =>
+            n <= 2 * buckets ? x : Math.min(buckets - 1, Math.floor(((x - first) / span) * buckets));
+          rows.ys.forEach((y, s) => {
+            const byBucket = new Map<number, number[]>();
+            rows.x.forEach((x, i) => {
+              if (y[i] !== null) byBucket.set(bucketOf(x), [...(byBucket.get(bucketOf(x)) ?? []), y[i]!]);
+            });
+            const drawn = new Map<number, number[]>();
+            out.x.forEach((x, i) => {
+              const v = out.ys[s]![i];
+              if (v !== null && v !== undefined)
+                drawn.set(bucketOf(x), [...(drawn.get(bucketOf(x)) ?? []), v]);
+            });
+            for (const [bucket, values] of byBucket) {
+              const shown = drawn.get(bucket) ?? [];
+              expect(shown).toContain(Math.min(...values));
+              expect(shown).toContain(Math.max(...values));
+              for (const v of shown) expect(values).toContain(v);
+            }
+          });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('property: ending at the last point, it draws exactly what displayRows draws of all the points', () => {
+    fc.assert(
+      fc.property(series, fc.integer({ min: 1, max: 60 }), (rows, buckets) => {
+        const reducer = new SeriesReducer(2, { buckets, endMs: rows.x[rows.x.length - 1]! });
+        rows.x.forEach((x, i) => {
+          reducer.push(x, [rows.ys[0]![i]!, rows.ys[1]![i]!]);
+        });
+        expect(reducer.rows()).toEqual(displayRows(rows, { buckets }));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('gives a figure added part way through no value before it, in raw rows and in buckets alike', () => {
+    // Prepare
+    const raw = new SeriesReducer(1, { buckets: 4, gapMs: Number.POSITIVE_INFINITY });
+    const bucketed = new SeriesReducer(1, { buckets: 2, gapMs: Number.POSITIVE_INFINITY, endMs: 7 });
+
+    // Act
+    for (const reducer of [raw, bucketed]) {
+      for (let x = 0; x < 5; x++) reducer.push(x, [x]);
+      reducer.addFigure();
+      for (let x = 5; x < 8; x++) reducer.push(x, [x, 10 * x]);
+    }
+
+    // Assess
+    expect(raw.rows()).toEqual({
+      x: [0, 1, 2, 3, 4, 5, 6, 7],
+      ys: [
+        [0, 1, 2, 3, 4, 5, 6, 7],
+        [null, null, null, null, null, 50, 60, 70],
+      ],
+    });
+    // Two buckets over 0..7: [0, 3.5) and [3.5, 7].
+    expect(bucketed.rows()).toEqual({
+      x: [0, 3, 4, 7],
+      ys: [
+        [0, 3, 4, 7],
+        [null, null, 50, 70],
+      ],
+    });
+  });
+
+  it('holds no more than the display rows however many points it is given', () => {
+    // Prepare: a year of one-minute points in 600 buckets.
+    const reducer = new SeriesReducer(1, { endMs: 365 * 1440 * MINUTE });
+
+    // Act
+    for (let m = 0; m < 365 * 1440; m++) reducer.push(m * MINUTE, [m === 123_456 ? 1e9 : m % 10]);
+    const out = reducer.rows();
+
+    // Assess
+    expect(out.x.length).toBeLessThanOrEqual(2 * DISPLAY_BUCKETS);
+    expect(Math.max(...(out.ys[0]!.filter((v) => v !== null) as number[]))).toBe(1e9);
   });
 });
 
