@@ -6,7 +6,6 @@ import { type CliIo, type Command, println } from '../io.ts';
 import {
   defaultStoreDir,
   EMBEDDED_REGION,
-  EMBEDDED_SECRET_KEY,
   embeddedStoreExists,
   ensureEmbeddedStore,
 } from '../store/embedded.ts';
@@ -20,7 +19,10 @@ export interface StoreInfo {
   /** The endpoint, when not AWS's own. */
   readonly endpoint?: string;
   readonly region?: string;
-  /** Embedded store: its directory, server pid, idle time and the access key id it accepts (its token). */
+  /**
+   * Embedded store: its directory, server pid, idle time and the credentials of its current server (made from
+   * its token, never the token itself; they change when the server restarts).
+   */
   readonly dir?: string;
   readonly pid?: number;
   readonly idleMs?: number;
@@ -84,7 +86,7 @@ function render(info: StoreInfo): string {
     `store:     embedded DynamoDB (dynalite) in ${dir}`,
     `endpoint:  ${info.endpoint} (server pid ${info.pid}; it stops after ${Math.round((info.idleMs ?? 0) / 1000)} s without requests and comes back on the same port when it is free)`,
     `table:     ${info.table}`,
-    `access:    region ${info.region}, access key id = the store's token (${path.join(dir, 'token')}), any secret key`,
+    `access:    region ${info.region}, the access key id and secret key of this server (made from ${path.join(dir, 'token')}; they change when it restarts: run this again)`,
     `log:       ${path.join(dir, 'store.log')}`,
     '',
     'The newest 20 filter snapshots of the last 24 h with the AWS CLI (`shieldwatch store --aws` prints only this):',
@@ -100,7 +102,8 @@ export const storeCommand: Command = {
     '',
     'Prints where this directory keeps its history and how to reach it: for the embedded store',
     '(.shieldwatch/ here, used when no AWS setting is present) its directory, endpoint, table and',
-    'credentials (its token is the access key id); otherwise the configured DynamoDB. Starts the embedded',
+    'credentials (those of its current server, made from its token; they change when it restarts);',
+    'otherwise the configured DynamoDB. Starts the embedded',
     "store's server when it is not running, so the endpoint answers; never creates a store.",
     '',
     'Options:',
@@ -148,14 +151,14 @@ export const storeCommand: Command = {
         dir: store.dir,
         pid: store.pid,
         idleMs: store.idleMs,
-        accessKeyId: store.token,
-        secretAccessKey: EMBEDDED_SECRET_KEY,
+        accessKeyId: store.accessKeyId,
+        secretAccessKey: store.secretAccessKey,
         awsCommand: awsQueryCommand({
           table,
           since,
           endpoint: store.endpoint,
           region: EMBEDDED_REGION,
-          credentials: { accessKeyId: store.token, secretAccessKey: EMBEDDED_SECRET_KEY },
+          credentials: { accessKeyId: store.accessKeyId, secretAccessKey: store.secretAccessKey },
         }),
       };
     }

@@ -5,12 +5,18 @@
 // HTTP on 127.0.0.1. The server exits by itself after an idle period; the next CLI command starts
 // a new one on the same data (on the same port when it is free).
 //
-// Only the owner may use it: the directory is 0700, and the server answers only requests signed with the
-// store's token (<dir>/token, 0600) as their access key id, so the AWS SDK and CLI work with it as they are.
+// Only the owner may use it: the directory is 0700 and holds the store's token (<dir>/token, 0600), which never
+// leaves this process. store.json only says where a server was: after a server dies without withdrawing it
+// (OOM, SIGKILL, reboot), another local process may hold that port and answer with the old pid. So before
+// anything signed goes to a port, the server there must prove it holds the token: we send a fresh random
+// nonce (nothing else) and it answers HMAC-SHA256(token, nonce, its pid, its port, its instance id). Only then
+// do we sign requests (SigV4, checked by the server), and with a key made from the token and that server's
+// random instance id, not the token: a signature that still reaches a stranger (the server died after the
+// proof) can be replayed to no other server. An unproven listener is treated as no server at all.
 // The server gets an allow-listed environment: none of the CLI's secrets (the API key, AWS credentials).
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, link, mkdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import path from 'node:path';
@@ -25,8 +31,16 @@ export interface EmbeddedStore {
   readonly dir: string;
   /** True if this call started the server, false if it found one running (or a concurrent starter won). */
   readonly started: boolean;
-  /** The access key id every request must be signed with (any secret key will do). */
-  readonly token: string;
+  /**
+   * The access key id of this server instance (public): requests are signed with it and {@link secretAccessKey}.
+   * Both change when the server restarts.
+   */
+  readonly accessKeyId: string;
+  /**
+   * The secret access key of this server instance: made from the store's token and the instance id, given only
+   * once the server has proven it holds the token. Not the token, and worth nothing to any other server.
+   */
+  readonly secretAccessKey: string;
   /** The server's pid. */
   readonly pid: number;
   /** After how long without requests the server stops by itself, ms. */
@@ -60,8 +74,12 @@ const PROBE_TIMEOUT_MS = 1000;
 const POLL_INTERVAL_MS = 50;
 /** Exit code of server.mjs when another live process owns the store (see there). */
 const EXIT_LOCKED = 3;
-/** Header in which the server names its pid (see server.mjs). */
-const PID_HEADER = 'x-shieldwatch-store-pid';
+/** Where the server proves it holds the token, and the header that carries our nonce (see server.mjs). */
+const PROOF_PATH = '/.shieldwatch-store/proof';
+const NONCE_HEADER = 'x-shieldwatch-store-nonce';
+/** The same labels as server.mjs: they keep a proof (answered for any nonce) from ever being a session key. */
+const PROOF_LABEL = 'shieldwatch-store-proof-v1';
+const SESSION_LABEL = 'shieldwatch-store-session-v1';
 const STOP_TIMEOUT_MS = 10_000;
 const RESPAWN_INTERVAL_MS = 250;
 
@@ -72,8 +90,6 @@ const DEFAULT_IDLE_MS = 600_000;
 const SERVER_ENV_ALLOWED = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'SYSTEMROOT'];
 /** The region the embedded store's clients sign for; dynalite accepts any, the AWS CLI needs one. */
 export const EMBEDDED_REGION = 'us-east-1';
-/** The secret access key the embedded store's clients sign with: not checked, the token is the secret. */
-export const EMBEDDED_SECRET_KEY = 'local';
 
 /** The default store directory, `.shieldwatch` in the current directory. */
 export function defaultStoreDir(): string {
@@ -112,14 +128,7 @@ export async function ensureEmbeddedStore(options: EnsureEmbeddedStoreOptions = 
   }
   await prepareDir(dir);
   const token = await ensureToken(dir);
-  const found = (info: StoreFile, started: boolean): EmbeddedStore => ({
-    endpoint: endpointOf(info),
-    dir,
-    started,
-    token,
-    pid: info.pid,
-    idleMs: info.idleMs,
-  });
+  const found = (info: ProvenServer, started: boolean): EmbeddedStore => storeOf(dir, info, started, token);
 
   const running = await findLiveServer(dir, token);
   if (running) return found(running, false);
@@ -163,11 +172,18 @@ export async function ensureEmbeddedStore(options: EnsureEmbeddedStoreOptions = 
   child?.kill('SIGTERM');
 
   const logFile = path.join(dir, 'store.log');
+  const recorded = await readStoreFile(dir);
   const reason =
     failure !== undefined
       ? `the store server ${failure}`
       : lockedExits > 0
-        ? `its data (${path.join(dir, 'data')}) is locked by another process that does not answer`
+        ? recorded !== undefined && isAlive(recorded.pid)
+          ? // Never signalled: an unproven pid may be anything. Sending it the token would be worse.
+            `its data (${path.join(dir, 'data')}) is locked by another process, and the server that store.json ` +
+            `names (pid ${recorded.pid}, port ${recorded.port}) did not prove it holds the store's token ` +
+            '(an older shieldwatch, or not a store server at all): stop that process if it is a store server, ' +
+            'or wait for it to stop idle, and run again'
+          : `its data (${path.join(dir, 'data')}) is locked by another process that does not answer`
         : `no server answered within ${startTimeoutMs} ms`;
   throw new Error(`Could not start the embedded DynamoDB store in ${dir}: ${reason}. See ${logFile}`);
 }
@@ -220,22 +236,14 @@ export async function findEmbeddedStore(dir: string = DEFAULT_DIR): Promise<Embe
   const resolved = path.resolve(dir);
   const token = await readToken(resolved);
   const live = token === undefined ? undefined : await findLiveServer(resolved, token);
-  return live === undefined
-    ? undefined
-    : {
-        endpoint: endpointOf(live),
-        dir: resolved,
-        started: false,
-        token: token!,
-        pid: live.pid,
-        idleMs: live.idleMs,
-      };
+  return live === undefined || token === undefined ? undefined : storeOf(resolved, live, false, token);
 }
 
 /**
- * Keeps the server of `store` from stopping idle while a long-running command uses it: a request well
- * within each idle period. A server that has gone meanwhile is left alone (the command restarts it when it
- * needs it, see {@link ensureEmbeddedStore}).
+ * Keeps the server of `store` from stopping idle while a long-running command uses it: a signed request well
+ * within each idle period, sent only after the server at the store's port has proven itself again (a proof
+ * alone does not count as activity). A server that has gone meanwhile is left alone (the command restarts it
+ * when it needs it, see {@link ensureEmbeddedStore}).
  *
  * @returns a function that stops the heartbeat.
  */
@@ -246,7 +254,10 @@ export function keepEmbeddedStoreAlive(store: () => EmbeddedStore): () => void {
     const current = store();
     timer = setTimeout(
       async () => {
-        await findLiveServer(current.dir, current.token);
+        const token = await readToken(current.dir);
+        const live = token === undefined ? undefined : await findLiveServer(current.dir, token);
+        if (live !== undefined && token !== undefined)
+          await listTables(storeOf(current.dir, live, false, token));
         if (!stopped) beat();
       },
       Math.max(POLL_INTERVAL_MS, Math.floor(current.idleMs / 3)),
@@ -336,11 +347,34 @@ function spawnServer(dir: string, idleMs: number | undefined): ChildProcess {
   return child;
 }
 
-/** The server advertised in store.json, if it answers as that server; undefined otherwise. */
-async function findLiveServer(dir: string, token: string): Promise<StoreFile | undefined> {
+/** A server that proved it holds the token, with the instance id it proved it for. */
+interface ProvenServer extends StoreFile {
+  instance: string;
+}
+
+/** The server advertised in store.json, if it proves it holds `token`; undefined otherwise. */
+async function findLiveServer(dir: string, token: string): Promise<ProvenServer | undefined> {
   const info = await readStoreFile(dir);
   if (!info) return undefined;
-  return (await probe(info, token)) ? info : undefined;
+  const instance = await prove(info, token);
+  return instance === undefined ? undefined : { ...info, instance };
+}
+
+/** The store as callers see it: its endpoint and the session credentials of the proven instance. */
+function storeOf(dir: string, info: ProvenServer, started: boolean, token: string): EmbeddedStore {
+  return {
+    endpoint: endpointOf(info),
+    dir,
+    started,
+    accessKeyId: `store-${info.instance}`,
+    secretAccessKey: hmacHex(token, `${SESSION_LABEL}\n${info.instance}`),
+    pid: info.pid,
+    idleMs: info.idleMs,
+  };
+}
+
+function hmacHex(key: string, text: string): string {
+  return createHmac('sha256', key).update(text, 'utf8').digest('hex');
 }
 
 async function readStoreFile(dir: string): Promise<StoreFile | undefined> {
@@ -367,52 +401,87 @@ function endpointOf(info: StoreFile): string {
 }
 
 /**
- * True when the port answers a real DynamoDB call (ListTables, which also proves the LevelDB is
- * open) and says it is served by the pid in store.json: a pid alone may be reused, and a port
- * may since have been taken by another program or by another directory's store.
+ * Asks the port in store.json to prove it is that store's server: sends a fresh random nonce and nothing else
+ * (no token, nothing signed), and accepts only HMAC-SHA256(token, nonce, pid, port, instance) for the pid in
+ * store.json and the port asked. A pid alone may be reused and echoed by anything on the port, and a port may
+ * since have been taken by another program or another directory's store. Binding the port keeps a listener
+ * from relaying a real server's answer from elsewhere.
+ *
+ * @returns the proven server's instance id, or undefined.
  */
-function probe(info: StoreFile, token: string): Promise<boolean> {
+function prove(info: StoreFile, token: string): Promise<string | undefined> {
+  const nonce = randomBytes(32).toString('hex');
   return new Promise((resolve) => {
-    const body = '{"Limit":1}';
     const req = request(
       {
         host: '127.0.0.1',
         port: info.port,
-        method: 'POST',
-        path: '/',
+        method: 'GET',
+        path: PROOF_PATH,
         // No keep-alive: a probe must not leave a socket holding this process open.
         agent: false,
         timeout: PROBE_TIMEOUT_MS,
-        headers: {
-          'content-type': 'application/x-amz-json-1.0',
-          'content-length': Buffer.byteLength(body),
-          'x-amz-target': 'DynamoDB_20120810.ListTables',
-          // The server checks the access key id (the token); neither it nor dynalite checks the signature.
-          authorization:
-            `AWS4-HMAC-SHA256 Credential=${token}/20200101/${EMBEDDED_REGION}/dynamodb/aws4_request, ` +
-            'SignedHeaders=host, Signature=0',
-          'x-amz-date': '20200101T000000Z',
-          connection: 'close',
-        },
+        headers: { [NONCE_HEADER]: nonce, connection: 'close' },
       },
       (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', () => resolve(false));
-        res.on('end', () => {
-          if (res.statusCode !== 200 || res.headers[PID_HEADER] !== String(info.pid)) return resolve(false);
-          try {
-            resolve(Array.isArray(JSON.parse(Buffer.concat(chunks).toString('utf8')).TableNames));
-          } catch {
-            resolve(false);
-          }
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          // A proof is ~200 bytes: a listener streaming more is not one.
+          if (size > 4096) req.destroy(new Error('proof too large'));
+          else chunks.push(chunk);
         });
+        res.on('error', () => resolve(undefined));
+        res.on('end', () =>
+          resolve(res.statusCode === 200 ? checkProof(chunks, info, nonce, token) : undefined),
+        );
       },
     );
-    req.on('timeout', () => req.destroy(new Error('probe timed out')));
-    req.on('error', () => resolve(false));
-    req.end(body);
+    req.on('timeout', () => req.destroy(new Error('proof timed out')));
+    req.on('error', () => resolve(undefined));
+    req.end();
   });
+}
+
+/** The instance id of a valid proof for `nonce` from the server in `info`, or undefined. */
+function checkProof(chunks: Buffer[], info: StoreFile, nonce: string, token: string): string | undefined {
+  let answer: Record<string, unknown>;
+  try {
+    answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const { pid, port, instance, proof } = answer ?? {};
+  if (pid !== info.pid || port !== info.port) return undefined;
+  if (typeof instance !== 'string' || !/^[0-9a-f]{32}$/.test(instance)) return undefined;
+  if (typeof proof !== 'string' || !/^[0-9a-f]{64}$/.test(proof)) return undefined;
+  const expected = Buffer.from(
+    hmacHex(token, `${PROOF_LABEL}\n${nonce}\n${pid}\n${port}\n${instance}`),
+    'hex',
+  );
+  return timingSafeEqual(expected, Buffer.from(proof, 'hex')) ? instance : undefined;
+}
+
+/**
+ * One signed ListTables to a proven server (the heartbeat: it counts as activity). Signed with the DynamoDB
+ * client the CLI itself uses, so the server checks a real signature.
+ */
+async function listTables(store: EmbeddedStore): Promise<void> {
+  const { DynamoDBClient, ListTablesCommand } = await import('@aws-sdk/client-dynamodb');
+  const client = new DynamoDBClient({
+    endpoint: store.endpoint,
+    region: EMBEDDED_REGION,
+    credentials: { accessKeyId: store.accessKeyId, secretAccessKey: store.secretAccessKey },
+    maxAttempts: 1,
+  });
+  try {
+    await client.send(new ListTablesCommand({ Limit: 1 }));
+  } catch {
+    // gone meanwhile: the command restarts it when it needs it
+  } finally {
+    client.destroy();
+  }
 }
 
 function isAlive(pid: number): boolean {

@@ -9,7 +9,6 @@ import { ConfigError } from '../../lambda/config.ts';
 import {
   defaultStoreDir,
   EMBEDDED_REGION,
-  EMBEDDED_SECRET_KEY,
   type EmbeddedStore,
   embeddedStoreExists,
   ensureEmbeddedStore,
@@ -68,14 +67,19 @@ export function noStoreMessage(dir: string): string {
 }
 
 /**
- * A DynamoDB client for the embedded store: signed with its token, and asking for the endpoint on every
- * request, so it follows the store's server when that restarts on another port.
+ * A DynamoDB client for the embedded store: asking for the endpoint and the credentials on every request, so it
+ * follows the store's server when that restarts (on another port, with another instance key). Both come from
+ * the last server that proved it holds the token (see embedded.ts); the token itself is never sent.
  */
 function embeddedClient(current: () => EmbeddedStore): DynamoDBClient {
-  const first = current();
   return new DynamoDBClient({
     region: EMBEDDED_REGION,
-    credentials: { accessKeyId: first.token, secretAccessKey: EMBEDDED_SECRET_KEY },
+    // An expiration inside the SDK's 5-minute refresh window makes it ask again before each request instead
+    // of keeping the first server's key for good; the call is cheap (no I/O).
+    credentials: async () => {
+      const { accessKeyId, secretAccessKey } = current();
+      return { accessKeyId, secretAccessKey, expiration: new Date(Date.now() + 60_000) };
+    },
     endpoint: async () => ({ url: new URL(current().endpoint) }),
     requestHandler: AWS_HTTP_OPTIONS,
   });

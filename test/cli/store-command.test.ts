@@ -4,7 +4,7 @@
  * runs as printed against the embedded store.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -88,8 +88,13 @@ describe('shieldwatch store, on the embedded store', () => {
       dir: path.join(dir, '.shieldwatch'),
       region: 'us-east-1',
       endpoint: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
-      accessKeyId: expect.stringMatching(/^[0-9a-f]{40}$/),
+      // The current server's credentials, made from the token (issue 19.4), never the token itself.
+      accessKeyId: expect.stringMatching(/^store-[0-9a-f]{32}$/),
+      secretAccessKey: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
+    const token = readFileSync(path.join(dir, '.shieldwatch', 'token'), 'utf8').trim();
+    expect(text.stdout).not.toContain(token);
+    expect(json.stdout).not.toContain(token);
     expect(text.stdout).toContain(`embedded DynamoDB (dynalite) in ${path.join(dir, '.shieldwatch')}`);
     expect(text.stdout).toContain(`endpoint:  ${info['endpoint']}`);
     expect(text.stdout).toContain(path.join(dir, '.shieldwatch', 'token'));
@@ -131,7 +136,7 @@ describe('shieldwatch store, on the embedded store', () => {
     expect(aws, 'the AWS CLI (`aws`) is not on PATH: install it (apt-get install -y awscli)').toBeDefined();
     const printed = await runCli(['store', '--aws'], {}, { cwd: dir });
     const forged = printed.stdout.replace(
-      /AWS_ACCESS_KEY_ID=[0-9a-f]+/,
+      /AWS_ACCESS_KEY_ID=store-[0-9a-f]+/,
       'AWS_ACCESS_KEY_ID=AKIDEXAMPLEEXAMPLE12',
     );
 

@@ -59,15 +59,18 @@ describe("the embedded store is its owner's alone", () => {
     // Act
     const store = await ensureEmbeddedStore({ dir });
     const otherStore = await ensureEmbeddedStore({ dir: other }).finally(() => stopEmbeddedStore(other));
-    await rm(other, { recursive: true, force: true });
 
     // Assess
     const tokenFile = path.join(dir, 'token');
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
-    expect(readFileSync(tokenFile, 'utf8').trim()).toBe(store.token);
-    expect(store.token).toMatch(/^[0-9a-f]{40}$/);
-    expect(otherStore.token).not.toBe(store.token);
+    const token = readFileSync(tokenFile, 'utf8').trim();
+    expect(token).toMatch(/^[0-9a-f]{40}$/);
+    expect(readFileSync(path.join(other, 'token'), 'utf8').trim()).not.toBe(token);
+    // What callers get is the server's session key, never the token.
+    expect(JSON.stringify(store)).not.toContain(token);
+    expect(otherStore.secretAccessKey).not.toBe(store.secretAccessKey);
+    await rm(other, { recursive: true, force: true });
   });
 
   it.each([
@@ -95,20 +98,22 @@ describe("the embedded store is its owner's alone", () => {
     expect(answer.body).not.toContain('TableNames');
   });
 
-  it('refuses an SDK client with another access key id, and serves one with the token', async () => {
+  it('refuses an SDK client with another access key id or another secret key, and serves one with its credentials', async () => {
     // Prepare
     const store = await ensureEmbeddedStore({ dir });
-    const stranger = dynamo(store, 'AKIDEXAMPLEEXAMPLE12');
+    const stranger = dynamo({ ...store, accessKeyId: 'AKIDEXAMPLEEXAMPLE12' });
+    const guesser = dynamo({ ...store, secretAccessKey: 'local' });
     const owner = dynamo(store);
 
     // Act
     const refused = await stranger.send(new ListTablesCommand({})).catch((error: Error) => error);
+    const guessed = await guesser.send(new ListTablesCommand({})).catch((error: Error) => error);
     const served = await owner.send(new ListTablesCommand({}));
-    stranger.destroy();
-    owner.destroy();
+    for (const client of [stranger, guesser, owner]) client.destroy();
 
     // Assess
     expect((refused as Error).name).toBe('UnrecognizedClientException');
+    expect((guessed as Error).name).toBe('UnrecognizedClientException');
     expect(served.TableNames).toEqual([]);
   });
 
