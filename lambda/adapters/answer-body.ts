@@ -1,12 +1,12 @@
 /**
  * Reading one answer of the protection API: its body within the size cap (an error body only for its
- * excerpt, a redirect's never), decoded as strict UTF-8, the key scrubbed (see `key-redaction.ts`), then
- * classified by the pure `core/answer.ts`. Bodies are read as they stream, so a large one never sits in
- * memory whole.
+ * excerpt, a redirect's never), decoded as strict UTF-8, then classified by the pure `core/answer.ts`, which
+ * parses a 2xx body before it has the key scrubbed from it (see `key-redaction.ts`). Bodies are read as they
+ * stream, so a large one never sits in memory whole.
  */
 import type { Dispatcher } from 'undici';
 import { type AnswerResponse, type ClassifiedAnswer, classifyAnswer } from '../core/answer.ts';
-import { MIN_FRAGMENT_LENGTH, REDACTED } from './key-redaction.ts';
+import type { KeyRedactor } from './key-redaction.ts';
 
 /** What reading an answer needs to know. */
 export interface AnswerReading {
@@ -14,10 +14,8 @@ export interface AnswerReading {
   readonly origin: string;
   /** A larger 2xx body is refused without being read whole. */
   readonly maxBodyBytes: number;
-  /** The key, looked for whole in a parsed body when it is too short for fragment scrubbing. */
-  readonly key: string;
-  /** Removes the key (any fragment, any echo form) from a text. */
-  readonly scrub: (text: string) => string;
+  /** Removes the key (any fragment, any echo form) from a text, and from a JSON text as JSON. */
+  readonly redactor: KeyRedactor;
 }
 
 /** How much of a non-2xx body is kept for the error excerpt. */
@@ -28,9 +26,9 @@ const EXCERPT_READ_BYTES = 4 * 1024;
  */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
 /**
- * Keys shorter than {@link MIN_FRAGMENT_LENGTH} (whose fragments are not scrubbed: they would match ordinary
- * data) but at least this long are looked for whole in the parsed body's strings and names (where escapes
- * are decoded); shorter ones would match ordinary data. The config loader refuses keys shorter than this.
+ * Shortest key accepted: keys shorter than `MIN_FRAGMENT_LENGTH` (whose fragments are not scrubbed: they
+ * would match ordinary data) are scrubbed where they stand whole, in texts and in the strings of a JSON body
+ * (once decoded); a key shorter than this would match ordinary data. The config loader refuses it.
  */
 export const MIN_STRUCTURAL_SCRUB_KEY_LENGTH = 4;
 /** Invalid UTF-8 in a 2xx body is a contract failure: replacement characters would make different texts equal. */
@@ -41,7 +39,7 @@ export async function readAnswer(
   data: Dispatcher.ResponseData,
   reading: AnswerReading,
 ): Promise<ClassifiedAnswer> {
-  const { origin, maxBodyBytes, key, scrub } = reading;
+  const { origin, maxBodyBytes, redactor } = reading;
   const { statusCode: status, headers, body } = data;
   const announced = contentLength(headers['content-length']);
   const answer = {
@@ -69,19 +67,8 @@ export async function readAnswer(
     } catch {
       return contractFailure(status, 'body is not valid UTF-8', bodyBytes);
     }
-    // Escaped, percent-encoded and other-case copies and fragments included: they are found in the text.
-    if (key.length >= MIN_FRAGMENT_LENGTH) text = scrub(text);
-    const { response } = classifyAnswer({ ...answer, text, nowMs: Date.now() }, scrub);
-    // A short key's fragments are not scrubbed, but the key itself may come back JSON-escaped (\u0073...,
-    // \/): look for it whole in the parsed strings.
-    if (response.ok && key.length >= MIN_STRUCTURAL_SCRUB_KEY_LENGTH && key.length < MIN_FRAGMENT_LENGTH) {
-      const scrubbed = scrubParsed(response.json, key);
-      if (scrubbed.changed) {
-        return {
-          response: { ...response, json: scrubbed.value, text: JSON.stringify(scrubbed.value), bodyBytes },
-        };
-      }
-    }
+    // Raw: the classifier parses it first and scrubs its strings, so the key never cuts through a number.
+    const { response } = classifyAnswer({ ...answer, text, nowMs: Date.now() }, redactor);
     return { response: { ...response, bodyBytes } };
   }
 
@@ -94,7 +81,7 @@ export async function readAnswer(
   const raw = await readExcerpt(body, announced);
   // Raw: the classifier scrubs the key before it cuts the excerpt.
   return withBytes(
-    classifyAnswer({ ...answer, text: raw.excerpt, nowMs: Date.now() }, scrub),
+    classifyAnswer({ ...answer, text: raw.excerpt, nowMs: Date.now() }, redactor),
     announced ?? raw.bytesRead,
   );
 }
@@ -175,35 +162,6 @@ async function drain(body: Dispatcher.ResponseData['body'], announced: number | 
   } catch {
     // Nothing to report: the answer is already decided by its status.
   }
-}
-
-/** Replaces the key in every string and property name of a parsed body (depth already bounded). */
-function scrubParsed(value: unknown, key: string): { value: unknown; changed: boolean } {
-  let changed = false;
-  const clean = (text: string) => {
-    if (!text.includes(key)) return text;
-    changed = true;
-    return text.replaceAll(key, REDACTED);
-  };
-  const walk = (item: unknown): unknown => {
-    if (typeof item === 'string') return clean(item);
-    if (Array.isArray(item)) return item.map(walk);
-    if (typeof item === 'object' && item !== null) {
-      const out: Record<string, unknown> = {};
-      for (const [name, child] of Object.entries(item)) {
-        Object.defineProperty(out, clean(name), {
-          value: walk(child),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
-      return out;
-    }
-    return item;
-  };
-  const result = walk(value);
-  return { value: changed ? result : value, changed };
 }
 
 function contentLength(value: string | string[] | undefined): number | undefined {

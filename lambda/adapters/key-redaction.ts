@@ -8,6 +8,11 @@
  * in another letter case (ASCII), percent-encoded (`%73`, `%2D`, any mix) and JSON-escaped (`\u0073`,
  * `\/`). A shorter key is replaced only where it stands whole and as written: a short run of characters
  * cannot be told apart from ordinary data.
+ *
+ * A JSON body is scrubbed as JSON ({@link KeyRedactor.json}): in its strings (values and property names),
+ * so that it stays JSON and its numbers stay the numbers the API sent. A number is scrubbed only for a key
+ * that a number could spell (made only of digits and `+-.eE`): a key with any other character cannot be
+ * echoed as a number, and a counter whose digits happen to repeat the key's digits is data, not an echo.
  */
 
 /** The marker that stands where the key (or a fragment of it) was. */
@@ -22,17 +27,32 @@ const W = MIN_FRAGMENT_LENGTH;
 export interface KeyRedactor {
   /** The text with every copy and every fragment of the key replaced by {@link REDACTED}; the same string when none. */
   text(text: string): string;
+  /**
+   * A JSON text scrubbed as JSON, still JSON: each string (value or property name) in which {@link text}
+   * finds the key, as written or once decoded, is written again with the key replaced (a string whose
+   * scrubbed form would still hold it becomes `"[REDACTED]"` whole). Numbers are left as written, unless the
+   * key could be spelled by a number (digits and `+-.eE` only): then a number in which {@link text} finds the
+   * key becomes the string `"[REDACTED]"`. Whitespace, punctuation and every other token stay as written, so
+   * numbers keep their exact text. The same string when nothing was found. Meant for a text that parsed; any
+   * other text comes back with its string-like and number-like runs treated the same way.
+   */
+  json(text: string): string;
 }
 
-const NONE: KeyRedactor = { text: (text) => text };
+const NONE: KeyRedactor = { text: (text) => text, json: (text) => text };
+
+/** Characters a JSON number is written with: a key made only of these could come back as a number. */
+const NUMBER_SPELLED = /^[0-9+\-.eE]+$/;
 
 /** The redactor for `key`. An empty key scrubs nothing. */
 export function redactorFor(key: string): KeyRedactor {
   if (key.length === 0) return NONE;
+  const numbers = NUMBER_SPELLED.test(key);
   if (key.length < W) {
-    return { text: (text) => (text.includes(key) ? text.replaceAll(key, REDACTED) : text) };
+    const text = (text: string): string => (text.includes(key) ? text.replaceAll(key, REDACTED) : text);
+    return { text, json: (body) => scrubJson(body, text, numbers) };
   }
-  return new FragmentRedactor(key);
+  return new FragmentRedactor(key, numbers);
 }
 
 /** Shorthand for one text: `redactorFor(key).text(text)`. */
@@ -72,8 +92,11 @@ class FragmentRedactor implements KeyRedactor {
   readonly #key: Uint16Array;
   /** For each folded code unit, where a window of the key may start with it. */
   readonly #starts = new Map<number, number[]>();
+  /** Whether a number could spell the key (see {@link NUMBER_SPELLED}). */
+  readonly #numbers: boolean;
 
-  constructor(key: string) {
+  constructor(key: string, numbers: boolean) {
+    this.#numbers = numbers;
     this.#key = Uint16Array.from({ length: key.length }, (_, i) => fold(key.charCodeAt(i)));
     for (let j = 0; j + W <= key.length; j++) {
       const unit = this.#key[j]!;
@@ -97,6 +120,10 @@ class FragmentRedactor implements KeyRedactor {
       at = ranges[i + 1]!;
     }
     return out + text.slice(at);
+  }
+
+  json(text: string): string {
+    return scrubJson(text, (piece) => this.text(piece), this.#numbers);
   }
 
   /**
@@ -135,6 +162,105 @@ class FragmentRedactor implements KeyRedactor {
     }
     return ranges;
   }
+}
+
+/** What stands where a whole string or number of a JSON text is replaced. */
+const QUOTED_REDACTED = JSON.stringify(REDACTED);
+
+/**
+ * See {@link KeyRedactor.json}. Walks the tokens of a JSON text without parsing it into values: only a
+ * string or number in which the key is found is written again; everything else is copied as it stands.
+ */
+function scrubJson(text: string, scrub: (text: string) => string, numbers: boolean): string {
+  const pieces: string[] = [];
+  let copied = 0;
+  let pos = 0;
+  while (pos < text.length) {
+    const unit = text.charCodeAt(pos);
+    if (unit === 0x22 /* " */) {
+      const end = stringEnd(text, pos);
+      const token = text.slice(pos, end);
+      const clean = scrubStringToken(token, scrub);
+      if (clean !== token) {
+        pieces.push(text.slice(copied, pos), clean);
+        copied = end;
+      }
+      pos = end;
+    } else if (numbers && isNumberUnit(unit)) {
+      let end = pos + 1;
+      while (end < text.length && isNumberUnit(text.charCodeAt(end))) end++;
+      const token = text.slice(pos, end);
+      if (scrub(token) !== token) {
+        pieces.push(text.slice(copied, pos), QUOTED_REDACTED);
+        copied = end;
+      }
+      pos = end;
+    } else if (numbers) {
+      pos++;
+    } else {
+      // Only strings can hold the key: jump to the next one.
+      const next = text.indexOf('"', pos + 1);
+      pos = next < 0 ? text.length : next;
+    }
+  }
+  if (pieces.length === 0) return text;
+  pieces.push(text.slice(copied));
+  return pieces.join('');
+}
+
+/** Just past the closing quote of the string token that opens at `start` (or the text's end when unclosed). */
+function stringEnd(text: string, start: number): number {
+  let pos = start + 1;
+  while (pos < text.length) {
+    const unit = text.charCodeAt(pos);
+    if (unit === 0x22) return pos + 1;
+    pos += unit === 0x5c /* \ */ ? 2 : 1;
+  }
+  return text.length;
+}
+
+function isNumberUnit(unit: number): boolean {
+  return (
+    (unit >= 0x30 && unit <= 0x39) ||
+    unit === 0x2d /* - */ ||
+    unit === 0x2b /* + */ ||
+    unit === 0x2e /* . */ ||
+    unit === 0x65 /* e */ ||
+    unit === 0x45 /* E */
+  );
+}
+
+/**
+ * One string token (quotes included), scrubbed: the key is looked for in the token as written (escapes
+ * decoded once, by {@link KeyRedactor.text}) and in its value (where an escape of an escape, such as
+ * `\u0025\u0037\u0033`, has become `%73`). A token with neither is returned as it is; otherwise its
+ * scrubbed value, written again as JSON. Should the written form still hold the key (a key with `\` or `"`
+ * that the escapes of the new form would spell), the whole string is replaced.
+ */
+function scrubStringToken(token: string, scrub: (text: string) => string): string {
+  const escaped = token.includes('\\');
+  if (!escaped) {
+    // No escape: the value is the text between the quotes, and scanning it is scanning the token.
+    const value = token.slice(1, token.endsWith('"') && token.length > 1 ? -1 : undefined);
+    const clean = scrub(value);
+    return clean === value ? token : written(clean, scrub);
+  }
+  let value: string;
+  try {
+    value = JSON.parse(token) as string;
+  } catch {
+    // Not a string token (only in a text that is not JSON): it is kept only if nothing is found in it.
+    return scrub(token) === token ? token : QUOTED_REDACTED;
+  }
+  const clean = scrub(value);
+  if (clean === value && scrub(token) === token) return token;
+  return written(clean, scrub);
+}
+
+/** `value` as a JSON string, or `"[REDACTED]"` when the value or its written form still holds the key. */
+function written(value: string, scrub: (text: string) => string): string {
+  const out = JSON.stringify(value);
+  return scrub(value) === value && scrub(out) === out ? out : QUOTED_REDACTED;
 }
 
 /** Width in code units of the last escape {@link decodeAt} read (a scratch slot: no array per character). */

@@ -202,7 +202,7 @@ export class ProtectionApiClient implements ProtectionApi {
     let last: AttemptResult | undefined;
 
     for (;;) {
-      const result = await this.#attempt(path, key, scrub, signal, deadlineMs, () => {
+      const result = await this.#attempt(path, key, redactor, signal, deadlineMs, () => {
         startedAt ??= Date.now();
       });
       if (result.notSent) {
@@ -259,11 +259,12 @@ export class ProtectionApiClient implements ProtectionApi {
   async #attempt(
     path: string,
     key: string,
-    scrub: (text: string) => string,
+    redactor: KeyRedactor,
     outer: AbortSignal | undefined,
     deadlineMs: number | undefined,
     onStart: () => void,
   ): Promise<AttemptResult> {
+    const scrub = (text: string): string => redactor.text(text);
     if (outer?.aborted) return notSent('aborted before the request was sent');
     if (deadlineMs !== undefined && Date.now() >= deadlineMs) {
       return notSent('deadline reached before the request was sent');
@@ -361,7 +362,7 @@ export class ProtectionApiClient implements ProtectionApi {
           ),
         };
       }
-      return await this.#read(first.data, scrub, key, abortMessage, () => {
+      return await this.#read(first.data, redactor, abortMessage, () => {
         if (outer?.aborted && cause === undefined) cause = 'signal';
         return cause !== undefined;
       });
@@ -375,15 +376,14 @@ export class ProtectionApiClient implements ProtectionApi {
 
   async #read(
     data: Dispatcher.ResponseData,
-    scrub: (text: string) => string,
-    key: string,
+    redactor: KeyRedactor,
     abortMessage: () => string,
     stopped: () => boolean,
   ): Promise<AttemptResult> {
     try {
-      return await readAnswer(data, { origin: this.#origin, maxBodyBytes: this.#maxBodyBytes, key, scrub });
+      return await readAnswer(data, { origin: this.#origin, maxBodyBytes: this.#maxBodyBytes, redactor });
     } catch (err) {
-      const what = stopped() ? abortMessage() : scrub(describeError(err));
+      const what = stopped() ? abortMessage() : redactor.text(describeError(err));
       return {
         response: { ...transportFailure(`${what} while reading the body`), httpStatus: data.statusCode },
       };

@@ -1,8 +1,9 @@
 /**
  * What an answer of the protection API means, from what arrived: the HTTP status, the few headers that
- * matter and the decoded body text. The client (`adapters/protection-api.ts`) reads the bytes, decodes and
- * scrubs them; this decides ok or which failure, and words the error. Pure: no I/O, no clock (the caller
- * passes `nowMs`), never throws.
+ * matter and the decoded body text. The client (`adapters/protection-api.ts`) reads and decodes the bytes;
+ * this decides ok or which failure, words the error, and has the key scrubbed (by the {@link AnswerScrubber}
+ * the client passes) from every text it hands back. Pure: no I/O, no clock (the caller passes `nowMs`),
+ * never throws.
  */
 import type { ApiResponse } from './types.ts';
 
@@ -22,6 +23,19 @@ export interface ClassifiedAnswer {
   readonly retryAfterMs?: number;
 }
 
+/** Removes the API key from what an answer hands back (`adapters/key-redaction.ts` is the real one). */
+export interface AnswerScrubber {
+  /** A text (an error excerpt, a body that is not JSON) with the key removed. */
+  text(text: string): string;
+  /**
+   * A JSON text with the key removed from its strings (and from its numbers, for a key a number could
+   * spell), still JSON, every other token as written.
+   */
+  json(text: string): string;
+}
+
+const NO_SCRUB: AnswerScrubber = { text: (text) => text, json: (text) => text };
+
 /** What arrived, as the client read it. */
 export interface Answer {
   /** HTTP status code. */
@@ -32,8 +46,9 @@ export interface Answer {
   readonly retryAfter?: string | string[];
   readonly location?: string | string[];
   /**
-   * A 2xx: the whole body, decoded (BOM removed) and already scrubbed of the key. A 3xx: ignored (a redirect
-   * body is never quoted). Otherwise: the start of the body, raw (it is scrubbed here before it is cut).
+   * A 2xx: the whole body, decoded (BOM removed), raw: it is parsed first and then scrubbed as JSON (a
+   * scrub of the text could cut through a number). A 3xx: ignored (a redirect body is never quoted).
+   * Otherwise: the start of the body, raw (it is scrubbed here before it is cut).
    */
   readonly text: string;
   /** Now, epoch ms: a `Retry-After` HTTP-date counts from it. */
@@ -41,22 +56,22 @@ export interface Answer {
 }
 
 /**
- * Classifies an answer. A 2xx whose text is JSON (at most {@link MAX_BODY_DEPTH} deep) is ok, with `json`
- * and `text`; an empty or non-JSON 2xx is a `contract` failure that keeps the text. A 3xx is a `client`
+ * Classifies an answer. A 2xx whose text is JSON (at most {@link MAX_BODY_DEPTH} deep) is ok, with `text`
+ * the body scrubbed as JSON ({@link AnswerScrubber.json}: its strings, so that its numbers survive) and
+ * `json` parsed from that text; an empty or non-JSON 2xx is a `contract` failure that keeps the text
+ * scrubbed as text. A 3xx is a `client`
  * failure that says only whether it pointed to the same origin; 401/403 `auth`; 429 `rate_limited`; 5xx
  * `server` (both with the `Retry-After` wait when given); any other status `client`. Non-2xx errors quote one
  * line of the body, at most {@link EXCERPT_CHARS} characters.
  *
- * @param scrub removes the key from a text; applied to every quoted text, and to the excerpt both before and
- *   after it is made one line (which may join what stood apart) and before it is cut (a cut can shorten a
- *   fragment of the key, never make one).
+ * @param scrubber removes the key: from a JSON body as JSON, from every other text kept or quoted as text;
+ *   an excerpt is scrubbed both before and after it is made one line (which may join what stood apart) and
+ *   before it is cut (a cut can shorten a fragment of the key, never make one).
  */
-export function classifyAnswer(
-  answer: Answer,
-  scrub: (text: string) => string = (text) => text,
-): ClassifiedAnswer {
+export function classifyAnswer(answer: Answer, scrubber: AnswerScrubber = NO_SCRUB): ClassifiedAnswer {
+  const scrub = (text: string): string => scrubber.text(text);
   const { status } = answer;
-  if (status >= 200 && status < 300) return classifySuccess(answer, scrub);
+  if (status >= 200 && status < 300) return classifySuccess(answer, scrubber);
   if (status >= 300 && status < 400) {
     const to = redirectTarget(answer.location, answer.origin);
     return { response: httpFailure('client', status, `redirect (${status}) not followed (${to})`) };
@@ -85,7 +100,7 @@ export function classifyAnswer(
   return { response: httpFailure('client', status, `unexpected answer (HTTP ${status})${quoted}`) };
 }
 
-function classifySuccess(answer: Answer, scrub: (text: string) => string): ClassifiedAnswer {
+function classifySuccess(answer: Answer, scrubber: AnswerScrubber): ClassifiedAnswer {
   const { status, text } = answer;
   let json: unknown;
   try {
@@ -93,13 +108,25 @@ function classifySuccess(answer: Answer, scrub: (text: string) => string): Class
   } catch {
     const type = sanitise(String(answer.contentType ?? 'none'));
     const what = text.trim().length === 0 ? 'body is empty' : 'body is not JSON';
-    return { response: { ...contract(status, `${what} (content-type: ${type})`), text: scrub(text) } };
+    return {
+      response: { ...contract(status, `${what} (content-type: ${type})`), text: scrubber.text(text) },
+    };
   }
   const depth = nestingDepth(text);
   if (depth > MAX_BODY_DEPTH) {
     return { response: contract(status, `body nested ${depth} levels deep (at most ${MAX_BODY_DEPTH})`) };
   }
-  return { response: { ok: true, httpStatus: status, json, text } };
+  // Parsed first, scrubbed after: the key is taken out of strings, never out of the middle of a number.
+  const shown = scrubber.json(text);
+  if (shown !== text) {
+    try {
+      json = JSON.parse(shown);
+    } catch {
+      // Not expected (the scrubber writes whole JSON strings); refused rather than handed on unscrubbed.
+      return { response: contract(status, 'body could not be scrubbed of the key as JSON') };
+    }
+  }
+  return { response: { ok: true, httpStatus: status, json, text: shown } };
 }
 
 function httpFailure(errorKind: ApiResponse['errorKind'], httpStatus: number, error: string): AnswerResponse {

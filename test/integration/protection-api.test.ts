@@ -665,6 +665,54 @@ describe('the key never leaks', () => {
     expect(failed.error).toBe('server error (HTTP 500): trace: key=[REDACTED]; more');
   });
 
+  it('keeps the numbers of a body whose digits repeat the key, and scrubs the key from its strings (issue 19.5)', async () => {
+    // Prepare: the issue's key, whose digits stand whole in a counter; the key also echoed in a string and a name
+    const key = 'sk-live-8402917365ab';
+    const api = await fakeApi({ key });
+    const body = `{"traffic":{"in":{"pps":184029173650}},"ids":[8402917365],"echo":"Bearer ${key}","${key}":true}`;
+    api.network = () => ({ body });
+    const sut = client(api.url, { apiKey: async () => key });
+
+    // Act
+    const result = await sut.getNetworkRealtime('net-1');
+
+    // Assess: the body is JSON, its numbers intact (as text too), the key gone from its strings
+    expect(result.ok).toBe(true);
+    expect(result.json).toEqual({
+      traffic: { in: { pps: 184029173650 } },
+      ids: [8402917365],
+      echo: 'Bearer [REDACTED]',
+      '[REDACTED]': true,
+    });
+    expect(result.text).toBe(
+      '{"traffic":{"in":{"pps":184029173650}},"ids":[8402917365],"echo":"Bearer [REDACTED]","[REDACTED]":true}',
+    );
+    expect(result.bodyBytes).toBe(Buffer.byteLength(body));
+    expect(JSON.stringify(result)).not.toMatch(/sk-live-|7365ab/i);
+  });
+
+  it.each([
+    { name: 'a 2xx that is not JSON', status: 200, field: 'text' as const },
+    { name: 'an error', status: 502, field: 'error' as const },
+  ])('still scrubs the key, beside its digits in a number, from $name', async ({ status, field }) => {
+    // Prepare: an unparseable body (a number cut short) with the key and a counter holding its digits
+    const key = 'sk-live-8402917365ab';
+    const api = await fakeApi({ key });
+    api.network = () => ({
+      status,
+      body: `{"pps":184029173650,"echo":"${key}",`,
+      headers: { 'content-type': 'application/json' },
+    });
+
+    // Act
+    const result = await client(api.url, { apiKey: async () => key }).getNetworkRealtime('net-1');
+
+    // Assess: as text, the key's fragments go wherever they stand, numbers included (the text is no JSON)
+    expect(result.ok).toBe(false);
+    expect(result[field]).toContain('[REDACTED]');
+    expect(JSON.stringify(result)).not.toMatch(/sk-live-|84029173|40291736|02917365/i);
+  });
+
   it('names no host of a redirect, which may be the key itself', async () => {
     // Prepare: the redirect's host is the key, in another case
     const api = await fakeApi();

@@ -107,7 +107,7 @@ describe('classifyAnswer', () => {
     const scrub = (text: string) => text.replaceAll('SECRETKEY', '[redacted]');
 
     // Act
-    const { response } = classifyAnswer(answer(401, text), scrub);
+    const { response } = classifyAnswer(answer(401, text), { text: scrub, json: scrub });
 
     // Assess
     expect(response.error).not.toMatch(/SECRE|ECRETKEY/);
@@ -116,7 +116,7 @@ describe('classifyAnswer', () => {
 
   it('scrubs the text it keeps of a non-JSON 2xx', () => {
     const scrub = (text: string) => text.replaceAll('SECRETKEY', '[redacted]');
-    const { response } = classifyAnswer(answer(200, 'echo SECRETKEY'), scrub);
+    const { response } = classifyAnswer(answer(200, 'echo SECRETKEY'), { text: scrub, json: scrub });
     expect(response.text).toBe('echo [redacted]');
   });
 });

@@ -148,3 +148,158 @@ describe('redactKey, for any key placed at any offset of a body cut at any lengt
     );
   });
 });
+
+describe('redactorFor(key).json: a JSON body scrubbed as JSON (issue 19.5)', () => {
+  /** The issue's key: its digits (8402917365) stand whole inside the counter 184029173650. */
+  const DIGITS_KEY = 'sk-live-8402917365ab';
+
+  /** Every string and property name of a parsed value, in order. */
+  function stringsOf(value: unknown): string[] {
+    const strings: string[] = [];
+    JSON.stringify(value, (name, item: unknown) => {
+      strings.push(name);
+      if (typeof item === 'string') strings.push(item);
+      return item;
+    });
+    return strings;
+  }
+
+  /** Every number of a JSON text, in document order. */
+  function numbersOf(text: string): number[] {
+    const numbers: number[] = [];
+    JSON.parse(text, (_name, item: unknown) => {
+      if (typeof item === 'number') numbers.push(item);
+      return item;
+    });
+    return numbers;
+  }
+
+  it('keeps a number whose digits repeat the key, byte for byte, and the body stays JSON', () => {
+    // Prepare: the counter holds all ten digits of the key; another number holds them alone
+    const body =
+      '{"queries":{"total":184029173650,"exact":8402917365,"neg":-184029173650e-3},"big":18402917365012345678}';
+
+    // Act
+    const out = redactorFor(DIGITS_KEY).json(body);
+
+    // Assess: nothing to scrub, so the very same text (the integer past 2^53 keeps its digits too)
+    expect(out).toBe(body);
+    expect((JSON.parse(out) as { queries: unknown }).queries).toEqual({
+      total: 184029173650,
+      exact: 8402917365,
+      neg: -184029173.65,
+    });
+  });
+
+  it.each([
+    {
+      name: 'a string value',
+      body: `{"n":184029173650,"echo":"Bearer ${DIGITS_KEY}"}`,
+      scrubbed: { n: 184029173650, echo: `Bearer ${REDACTED}` },
+    },
+    {
+      name: 'a property name',
+      body: `{"${DIGITS_KEY}":184029173650}`,
+      scrubbed: { [REDACTED]: 184029173650 },
+    },
+    {
+      name: 'a number-looking string',
+      body: '{"id":"8402917365","n":8402917365}',
+      scrubbed: { id: REDACTED, n: 8402917365 },
+    },
+    {
+      name: 'two strings, a half each',
+      body: `["${DIGITS_KEY.slice(0, 10)}",184029173650,"${DIGITS_KEY.slice(10)}"]`,
+      scrubbed: [REDACTED, 184029173650, REDACTED],
+    },
+    {
+      name: 'a JSON-escaped string value and name',
+      body: `{"${jsonEscapeAll(DIGITS_KEY)}":"${jsonEscapeAll(DIGITS_KEY)}","n":1.84029173650e11}`,
+      scrubbed: { [REDACTED]: REDACTED, n: 184029173650 },
+    },
+    {
+      name: 'a string escaped twice (\\u0025 for % of a percent-encoded key)',
+      body: `{"e":"${percentAll(DIGITS_KEY).replaceAll('%', '\\u0025')}","n":184029173650}`,
+      scrubbed: { e: REDACTED, n: 184029173650 },
+    },
+  ])('scrubs the key in $name and keeps the numbers', ({ body, scrubbed }) => {
+    // Act
+    const out = redactorFor(DIGITS_KEY).json(body);
+
+    // Assess
+    const parsed = JSON.parse(out) as unknown;
+    expect(parsed).toEqual(scrubbed);
+    for (const text of stringsOf(parsed)) expect(leakedFragment(text, DIGITS_KEY)).toBeUndefined();
+    expect(leakedFragment(out.replace(/\d+/g, ''), DIGITS_KEY)).toBeUndefined();
+    expect(numbersOf(out)).toEqual(numbersOf(body));
+  });
+
+  it('replaces a number that could be the key itself, for a key a number can spell', () => {
+    // Prepare: a key of digits only; the API echoes it as a number, and a counter holds 8 of its digits
+    const key = '840291736512';
+    const body = '{"echo":840291736512,"counter":1840291736,"other":1234567890,"s":"x840291736512"}';
+
+    // Act
+    const out = redactorFor(key).json(body);
+
+    // Assess
+    expect(JSON.parse(out)).toEqual({
+      echo: REDACTED,
+      counter: REDACTED,
+      other: 1234567890,
+      s: `x${REDACTED}`,
+    });
+    expect(out.replace(/[^0-9]+/g, ' ')).not.toMatch(/84029173|40291736|02917365|29173651|91736512/);
+  });
+
+  it('leaves a body without the key as the same string', () => {
+    const body = '{"a":[1,2.5e3,-0,"text",true,null],"b":{"c":"d\\n\\u00e9"}}';
+    expect(redactorFor(DIGITS_KEY).json(body)).toBe(body);
+    expect(redactorFor('abcd').json(body)).toBe(body);
+    expect(redactorFor('').json(body)).toBe(body);
+  });
+
+  it('scrubs a short key where it stands whole in the decoded strings, numbers kept', () => {
+    const out = redactorFor('k3y!').json('{"a":"x\\u006b3y!","k3y!":1,"n":13}');
+    expect(JSON.parse(out)).toEqual({ a: `x${REDACTED}`, [REDACTED]: 1, n: 13 });
+  });
+
+  it('for any key and body: still JSON, no run of the key in any string or name, every number kept', () => {
+    const keyChar = fc.constantFrom(
+      ...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=',
+    );
+    const forms: Record<string, (key: string) => string> = {
+      plain: (key) => key,
+      upper: (key) => key.toUpperCase(),
+      percent: percentAll,
+      'json-escaped': jsonEscapeAll,
+    };
+    fc.assert(
+      fc.property(
+        fc
+          .string({ unit: keyChar, minLength: 8, maxLength: 40 })
+          .filter((k) => !/redacted/i.test(k) && !/^[0-9+\-.eE]+$/.test(k)),
+        fc.jsonValue({ maxDepth: 3 }),
+        fc.constantFrom(...Object.keys(forms)),
+        fc.nat(),
+        (key, value, formName, where) => {
+          // Prepare: the key's digits as a number beside the echo, in a value and in a name
+          const echo = forms[formName]!(key);
+          const cut = echo.slice(where % echo.length);
+          const digits = key.replace(/[^0-9]/g, '').slice(0, 15);
+          const number = digits === '' ? '7' : `1${digits}`;
+          const body = `{"value":${JSON.stringify(value)},"echo":"x${cut}","${cut}y":${number},"n":[${number},-${number}.5e2]}`;
+
+          // Act
+          const out = redactorFor(key).json(body);
+
+          // Assess
+          const parsed = JSON.parse(out) as unknown;
+          for (const text of stringsOf(parsed)) expect(leakedFragment(text, key)).toBeUndefined();
+          expect(numbersOf(out)).toEqual(numbersOf(body));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
