@@ -17,29 +17,31 @@ export const FORWARD_MAX_RECEIVES = 10;
 /** How long a received alert stays invisible before the pipe may try it again. */
 export const FORWARD_RETRY_AFTER = Duration.minutes(2);
 
+/** The connection's body parameter that carries PagerDuty's routing key (Events API v2 wants it in the body). */
+export const PAGERDUTY_ROUTING_KEY_PARAMETER = 'routing_key';
+
 /**
  * The PagerDuty Events API v2 request made of an `sqs` document (README, Alert channels): `event_action` from
  * `action`, `dedup_key` from `incident` (so a duplicate collapses and the end resolves the page),
  * `payload.summary` the subject, `severity` the level, `source` the monitor. `<$.body.x>` is EventBridge Pipes'
- * substitution from the SQS message body; `routingKey` is the dynamic reference to the routing key's secret.
+ * substitution from the SQS message body. The routing key is not here: the pipe's configuration is returned in
+ * clear by `pipes:DescribePipe`, so the key rides on the connection as a secret body parameter
+ * ({@link PAGERDUTY_ROUTING_KEY_PARAMETER}), which EventBridge adds to this JSON object when it calls PagerDuty.
  */
-export function pagerDutyInputTemplate(routingKey: string): string {
-  return [
-    '{',
-    `"routing_key": "${routingKey}",`,
-    '"event_action": "<$.body.action>",',
-    '"dedup_key": "<$.body.incident>",',
-    '"payload": {',
-    '"summary": "<$.body.summary>",',
-    '"severity": "<$.body.level>",',
-    '"source": "<$.body.monitor>",',
-    '"timestamp": "<$.body.at>",',
-    '"component": "<$.body.event>",',
-    '"custom_details": <$.body>',
-    '}',
-    '}',
-  ].join('\n');
-}
+export const PAGERDUTY_INPUT_TEMPLATE = [
+  '{',
+  '"event_action": "<$.body.action>",',
+  '"dedup_key": "<$.body.incident>",',
+  '"payload": {',
+  '"summary": "<$.body.summary>",',
+  '"severity": "<$.body.level>",',
+  '"source": "<$.body.monitor>",',
+  '"timestamp": "<$.body.at>",',
+  '"component": "<$.body.event>",',
+  '"custom_details": <$.body>',
+  '}',
+  '}',
+].join('\n');
 
 /** The webhook request: the `sqs` document itself. */
 export const WEBHOOK_INPUT_TEMPLATE = '<$.body>';
@@ -121,15 +123,25 @@ export class AlertForwarding extends Construct {
       this.subscription.node.addDependency(sendFromTopic.policyDependable);
 
     // A connection needs an authorization. PagerDuty gets its routing key again as a header it ignores; the
-    // webhook a header naming the sender (its URL is its credential).
+    // webhook a header naming the sender (its URL is its credential). PagerDuty's routing key goes into the
+    // request body from the connection, whose secret parameters EventBridge keeps in Secrets Manager and never
+    // returns from DescribeConnection; in the pipe's input template it would be returned by DescribePipe.
     this.connection = new CfnConnection(this, 'Connection', {
       description: `shieldwatch alerts to ${pagerDuty ? 'PagerDuty' : 'the webhook'}`,
       authorizationType: 'API_KEY',
-      authParameters: {
-        apiKeyAuthParameters: pagerDuty
-          ? { apiKeyName: 'X-Routing-Key', apiKeyValue: secret }
-          : { apiKeyName: 'X-Shieldwatch-Monitor', apiKeyValue: Stack.of(this).stackName },
-      },
+      authParameters: pagerDuty
+        ? {
+            apiKeyAuthParameters: { apiKeyName: 'X-Routing-Key', apiKeyValue: secret },
+            invocationHttpParameters: {
+              bodyParameters: [{ key: PAGERDUTY_ROUTING_KEY_PARAMETER, value: secret, isValueSecret: true }],
+            },
+          }
+        : {
+            apiKeyAuthParameters: {
+              apiKeyName: 'X-Shieldwatch-Monitor',
+              apiKeyValue: Stack.of(this).stackName,
+            },
+          },
     });
     this.apiDestination = new CfnApiDestination(this, 'Destination', {
       description: `shieldwatch alerts to ${pagerDuty ? 'PagerDuty' : 'the webhook'}`,
@@ -159,7 +171,7 @@ export class AlertForwarding extends Construct {
       sourceParameters: { sqsQueueParameters: { batchSize: 1 } },
       target: this.apiDestination.attrArn,
       targetParameters: {
-        inputTemplate: pagerDuty ? pagerDutyInputTemplate(secret) : WEBHOOK_INPUT_TEMPLATE,
+        inputTemplate: pagerDuty ? PAGERDUTY_INPUT_TEMPLATE : WEBHOOK_INPUT_TEMPLATE,
         httpParameters: { headerParameters: { 'Content-Type': 'application/json' } },
       },
       desiredState: 'RUNNING',

@@ -47,6 +47,24 @@ function sqsRecord(body: string) {
   };
 }
 
+/** A connection's invocation body parameter, as the template declares it. */
+interface BodyParameter {
+  Key: string;
+  Value: string;
+  IsValueSecret?: boolean;
+}
+
+/**
+ * The request an API destination sends: the pipe's transformed JSON payload with the connection's body
+ * parameters added at its top level, the connection's values taking precedence (EventBridge API reference,
+ * HttpParameters and ConnectionBodyParameter).
+ */
+function apiDestinationRequest(payload: string, bodyParameters: readonly BodyParameter[]): string {
+  const body = JSON.parse(payload) as Record<string, unknown>;
+  for (const parameter of bodyParameters) body[parameter.Key] = parameter.Value;
+  return JSON.stringify(body);
+}
+
 /** The PagerDuty Events API v2 event shape (https://developer.pagerduty.com: Events API v2, /v2/enqueue). */
 interface PagerDutyEvent {
   routing_key: string;
@@ -149,18 +167,38 @@ const INCIDENTS: AlertRecord[] = [
 ];
 
 describe('the PagerDuty input template of the pipe', () => {
-  let template: string;
+  let pipeTemplate: string;
   let webhookTemplate: string;
+  let bodyParameters: BodyParameter[];
+  /** The pipe's transformation, then the connection's body parameters: what PagerDuty receives. */
+  const request = (event: unknown) => apiDestinationRequest(transform(pipeTemplate, event), bodyParameters);
 
   beforeAll(() => {
     const stack = synthMonitor(channelsContext);
     const pipes = stack.findResources('AWS::Pipes::Pipe');
-    template =
+    pipeTemplate =
       pipes[resourceIdStartingWith(stack, 'AWS::Pipes::Pipe', 'PagerDuty')]!['Properties'].TargetParameters
         .InputTemplate;
     webhookTemplate =
       pipes[resourceIdStartingWith(stack, 'AWS::Pipes::Pipe', 'Webhook')]!['Properties'].TargetParameters
         .InputTemplate;
+    bodyParameters =
+      stack.findResources('AWS::Events::Connection')[
+        resourceIdStartingWith(stack, 'AWS::Events::Connection', 'PagerDuty')
+      ]!['Properties'].AuthParameters.InvocationHttpParameters?.BodyParameters ?? [];
+  });
+
+  it('the routing key comes from the connection, as a secret, never from the pipe (DescribePipe shows it)', () => {
+    // Prepare
+    const sqs = renderAlert(INCIDENTS[0]!, { networks: [] }).sqs;
+
+    // Act
+    const payload = JSON.parse(transform(pipeTemplate, sqsRecord(sqs))) as Record<string, unknown>;
+
+    // Assess
+    expect(payload).not.toHaveProperty('routing_key');
+    expect(pipeTemplate).not.toContain('secretsmanager');
+    expect(bodyParameters).toEqual([{ Key: 'routing_key', Value: ROUTING_KEY_REF, IsValueSecret: true }]);
   });
 
   it.each(INCIDENTS.map((alert) => [`${alert.event} ${alert.severity ?? ''}`, alert] as const))(
@@ -170,20 +208,17 @@ describe('the PagerDuty input template of the pipe', () => {
       const document = JSON.parse(renderAlert(alert, { networks: [] }).sqs) as AlertDocument;
 
       // Act
-      const request = transform(template, sqsRecord(renderAlert(alert, { networks: [] }).sqs));
+      const sent = request(sqsRecord(renderAlert(alert, { networks: [] }).sqs));
 
       // Assess
-      expectPagerDutyEvent(request, document);
+      expectPagerDutyEvent(sent, document);
     },
   );
 
   it('a start and its end share the dedup_key, so the end resolves the page', () => {
     // Act
     const [start, end] = [INCIDENTS[2]!, INCIDENTS[3]!].map(
-      (alert) =>
-        JSON.parse(
-          transform(template, sqsRecord(renderAlert(alert, { networks: [] }).sqs)),
-        ) as PagerDutyEvent,
+      (alert) => JSON.parse(request(sqsRecord(renderAlert(alert, { networks: [] }).sqs))) as PagerDutyEvent,
     );
 
     // Assess
@@ -203,10 +238,10 @@ describe('the PagerDuty input template of the pipe', () => {
           const sqs = renderAlert(alert, { networks: [], monitorName: 'edge "eu" \\ 1' }).sqs;
 
           // Act
-          const request = transform(template, sqsRecord(sqs));
+          const sent = request(sqsRecord(sqs));
 
           // Assess
-          expectPagerDutyEvent(request, JSON.parse(sqs) as AlertDocument);
+          expectPagerDutyEvent(sent, JSON.parse(sqs) as AlertDocument);
         },
       ),
       { numRuns: 200 },
@@ -222,9 +257,9 @@ describe('the PagerDuty input template of the pipe', () => {
     const sqs = renderAlert(INCIDENTS[6]!, { networks: [] }).sqs;
 
     // Act
-    const request = transform(webhookTemplate, sqsRecord(sqs));
+    const sent = transform(webhookTemplate, sqsRecord(sqs));
 
     // Assess
-    expect(JSON.parse(request)).toEqual(JSON.parse(sqs));
+    expect(JSON.parse(sent)).toEqual(JSON.parse(sqs));
   });
 });

@@ -113,7 +113,12 @@ describe.each([
         ApiKeyName: 'X-Routing-Key',
         ApiKeyValue: PAGERDUTY_REF,
       });
+      // Events API v2 reads the key from the body: the connection adds it there as a secret parameter.
+      expect(connection.AuthParameters.InvocationHttpParameters).toEqual({
+        BodyParameters: [{ Key: 'routing_key', Value: PAGERDUTY_REF, IsValueSecret: true }],
+      });
     } else {
+      expect(connection.AuthParameters.InvocationHttpParameters).toBeUndefined();
       expect(connection.AuthParameters.ApiKeyAuthParameters).toEqual({
         ApiKeyName: 'X-Shieldwatch-Monitor',
         ApiKeyValue: 'Shieldwatch',
@@ -139,11 +144,24 @@ describe.each([
     });
     const input: string = pipe.TargetParameters.InputTemplate;
     if (destination === 'pagerduty') {
-      expect(input).toContain(`"routing_key": "${PAGERDUTY_REF}"`);
+      expect(input).not.toContain('routing_key');
       expect(input).toContain('"dedup_key": "<$.body.incident>"');
     } else {
       expect(input).toBe('<$.body>');
     }
+  });
+
+  it('keeps every secret out of the pipe, whose whole configuration DescribePipe returns in clear', () => {
+    // Prepare
+    const pipe = template.findResources('AWS::Pipes::Pipe')[ids.pipe]!;
+
+    // Act
+    const text = JSON.stringify(pipe);
+
+    // Assess
+    expect(text).not.toContain('resolve:secretsmanager');
+    expect(text).not.toContain('shieldwatch/pagerduty');
+    expect(text).not.toContain('shieldwatch/webhook-url');
   });
 
   it("gives the pipe's role the queue, the key to decrypt it and the destination, nothing else", () => {
