@@ -1,10 +1,12 @@
 /** Building the monitor for the CLI (store, SNS or the terminal for alerts) and how it shows a cycle. */
 import { createSecretsClient, createSnsClient } from '../lambda/adapters/aws-clients.ts';
 import { LogAlertPublisher } from '../lambda/adapters/sns-publisher.ts';
+import { ClockSkewError, StoreClock } from '../lambda/adapters/store-clock.ts';
 import type { MonitorConfig } from '../lambda/config.ts';
 import { displayStatus } from '../lambda/core/status.ts';
 import type { RenderedAlert } from '../lambda/core/types.ts';
-import type { CycleLog, CycleResult } from '../lambda/cycle.ts';
+import { type CycleLog, type CycleResult, StoreError } from '../lambda/cycle.ts';
+import { describeError } from '../lambda/errors.ts';
 import { buildMonitor } from '../lambda/runtime.ts';
 import { clip, palette, printable, useColour } from './format.ts';
 import { type CliIo, println } from './io.ts';
@@ -37,7 +39,7 @@ export function printAlert(io: CliIo, alert: RenderedAlert): void {
 
 /**
  * Builds the monitor for the CLI: the store (embedded or configured), SNS or the terminal for alerts.
- * `signal` aborts opening the store.
+ * `signal` aborts opening the store. `checkClock` is to be called before each cycle (README, Clocks).
  */
 export async function openMonitor(io: CliIo, config: MonitorConfig, verbose: boolean, signal?: AbortSignal) {
   const store = await openStore(io.env, config.table, signal === undefined ? {} : { signal });
@@ -53,9 +55,25 @@ export async function openMonitor(io: CliIo, config: MonitorConfig, verbose: boo
     fallbackPublisher: new LogAlertPublisher((alert) => printAlert(io, alert)),
     now: io.now,
   });
+  const clock = new StoreClock(store.client, config.table, io.now);
   return {
     monitor,
     store,
+    /**
+     * Compares this machine's clock with the store's, with one small read: throws {@link ClockSkewError}
+     * when it is off by more than tolerated (a cycle timed by a clock ahead would make the cycles after it
+     * look stale), {@link StoreError} when the store cannot be read. Nothing is written either way.
+     */
+    checkClock: async (signal?: AbortSignal): Promise<void> => {
+      try {
+        await clock.check(signal);
+      } catch (error) {
+        if (error instanceof ClockSkewError) throw error;
+        throw new StoreError(`cannot read the store (${store.description}): ${describeError(error)}`, {
+          cause: error,
+        });
+      }
+    },
     // Destroying the clients closes their sockets, so a call SNS never answered cannot keep the process alive.
     close: async () => {
       await monitor.close();

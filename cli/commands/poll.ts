@@ -85,7 +85,8 @@ export const pollCommand: Command = {
     '  -h, --help  show this help',
     '',
     'Exit codes: 0 the cycle ran (API failures are recorded, not fatal); 1 the store could not be',
-    'written or the key could not be read; 2 bad configuration (every problem is listed).',
+    "written, the key could not be read or this machine's clock is more than a minute off the store's",
+    '(nothing is written then); 2 bad configuration (every problem is listed).',
   ].join('\n'),
   options: { verbose: { type: 'boolean' } },
   async run(values, io) {
@@ -99,16 +100,21 @@ export const pollCommand: Command = {
     const opening = AbortSignal.timeout(
       Math.floor(Math.max(processDeadline - io.now(), config.cycleTimeoutMs / 2)),
     );
-    const { monitor, close } = await openMonitor(io, config, values['verbose'] === true, opening).catch(
-      (error: unknown) => {
-        if (!opening.aborted) throw error;
-        throw new Error(
-          `the store did not answer within SHIELDWATCH_CYCLE_TIMEOUT_MS (${config.cycleTimeoutMs} ms): ${(error as Error).message}`,
-          { cause: error },
-        );
-      },
-    );
+    const { monitor, close, checkClock } = await openMonitor(
+      io,
+      config,
+      values['verbose'] === true,
+      opening,
+    ).catch((error: unknown) => {
+      if (!opening.aborted) throw error;
+      throw new Error(
+        `the store did not answer within SHIELDWATCH_CYCLE_TIMEOUT_MS (${config.cycleTimeoutMs} ms): ${(error as Error).message}`,
+        { cause: error },
+      );
+    });
     try {
+      // Before anything is written: a cycle timed by a clock far off the store's is refused (README, Clocks).
+      await checkClock(opening);
       const now = io.now();
       const result = await runCycle(
         monitor.deps,

@@ -46,6 +46,8 @@ export async function monitor(
       const startedAt = io.now();
       try {
         await opened.store.revive();
+        // Before every cycle: the clock may have been set since the last one (README, Clocks).
+        await opened.checkClock(options.cutting);
         const result = await runCycle(
           opened.monitor.deps,
           opened.monitor.settings,
@@ -95,8 +97,9 @@ export const runCommand: Command = {
     'Ctrl-C stops after the cycle in flight has finished; a second Ctrl-C cuts it short (what was',
     'observed is stored and the stopped requests are recorded as cut short).',
     '',
-    'A cycle that cannot run (the store unreachable, the key unreadable) is logged on stderr and the next',
-    'one runs as planned; the embedded store is kept running meanwhile and restarted when it has gone.',
+    "A cycle that cannot run (the store unreachable, the key unreadable, this machine's clock more than a",
+    "minute off the store's) is logged on stderr and the next one runs as planned; the embedded store is",
+    'kept running meanwhile and restarted when it has gone.',
     'Exit 0 when stopped, 1 when any cycle could not run.',
   ].join('\n'),
   options: { every: { type: 'string' }, cycles: { type: 'string' }, verbose: { type: 'boolean' } },
