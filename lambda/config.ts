@@ -243,6 +243,16 @@ function apiUrlSetting(env: Env, problems: string[]): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
+/** A complete secret ARN: the name, then `-` and the six characters Secrets Manager adds. */
+export const COMPLETE_SECRET_ARN =
+  /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]{1,512}-[A-Za-z0-9]{6}$/;
+
+/** Why an ARN that is not a complete secret ARN is refused, for the loader and synth alike. */
+export const PARTIAL_SECRET_ARN_PROBLEM =
+  'expected the secret name (e.g. shieldwatch/api-key) or its complete ARN ' +
+  '(arn:aws:secretsmanager:REGION:ACCOUNT:secret:NAME-AbCdEf, ending in the six characters Secrets Manager ' +
+  'adds); a partial ARN is ambiguous, as Secrets Manager may take its end for that suffix';
+
 function apiKeySetting(env: Env, problems: string[]): ApiKeySource {
   const keyName = S.apiKey.env;
   const secretName = S.apiKeySecret.env;
@@ -266,6 +276,10 @@ function apiKeySetting(env: Env, problems: string[]): ApiKeySource {
   }
   if (secretId !== undefined && !/^[A-Za-z0-9/_+=.@:-]{1,2048}$/.test(secretId)) {
     problems.push(`${secretName} must be a secret name or ARN (letters, digits and /_+=.@-:)`);
+  } else if (secretId?.startsWith('arn:') && !COMPLETE_SECRET_ARN.test(secretId)) {
+    // A partial ARN is ambiguous: Secrets Manager reads its last hyphen and six characters as the suffix of
+    // another secret's complete ARN. A name never is, whatever it ends in.
+    problems.push(`${secretName}: ${PARTIAL_SECRET_ARN_PROBLEM}`);
   }
   return secretId !== undefined && !hasKey
     ? { kind: 'secret', secretId }

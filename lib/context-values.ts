@@ -2,7 +2,7 @@
  * The value parsers of the CDK context check (`context.ts`): one per kind of value, each returning the value
  * or why it was refused, without the key, which the caller adds. Pure.
  */
-import { parseRemindEveryMs } from '../lambda/config.ts';
+import { COMPLETE_SECRET_ARN, PARTIAL_SECRET_ARN_PROBLEM, parseRemindEveryMs } from '../lambda/config.ts';
 import { parseFigureFields } from '../lambda/core/figures.ts';
 import { hiddenCharacterProblem } from '../lambda/core/hidden-characters.ts';
 import { networkIdProblem } from '../lambda/core/network-id.ts';
@@ -180,25 +180,19 @@ export function parseRulesText(
   return { ok: true, value: texts.length === 0 ? undefined : joined };
 }
 
-/** A complete secret ARN: the name, then `-` and the six characters Secrets Manager adds. */
-const SECRET_ARN =
-  /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]{1,512}-[A-Za-z0-9]{6}$/;
-
 /**
  * An existing secret by name or complete ARN, as the function's loader accepts either. A partial ARN (without
- * the suffix) is refused: the stack could grant nothing narrower than the name would.
+ * the suffix) is refused: the stack could grant nothing narrower than the name would, and Secrets Manager may
+ * read it as another secret's complete ARN. A name reaches the function as it is (never as a partial ARN), so a
+ * name ending in a hyphen and six characters works too.
  */
 export function parseSecretId(value: unknown): Parsed<string> {
   const hidden = typeof value === 'string' ? hiddenCharacterProblem(value) : undefined;
   if (hidden !== undefined) return fail(`${hidden}; refused`);
   if (typeof value === 'string' && value.startsWith('arn:')) {
-    return SECRET_ARN.test(value)
+    return COMPLETE_SECRET_ARN.test(value)
       ? ok(value)
-      : fail(
-          'expected the secret name (e.g. shieldwatch/api-key) or its complete ARN ' +
-            '(arn:aws:secretsmanager:REGION:ACCOUNT:secret:NAME-AbCdEf, ending in the six characters ' +
-            `Secrets Manager adds), got ${show(value)}`,
-        );
+      : fail(`${PARTIAL_SECRET_ARN_PROBLEM}, got ${show(value)}`);
   }
   if (typeof value !== 'string' || !/^[A-Za-z0-9/_+=.@-]{1,512}$/.test(value)) {
     return fail(

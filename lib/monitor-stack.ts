@@ -60,7 +60,7 @@ export class MonitorStack extends Stack {
       apiUrl: settings.apiUrl,
       networks: sharded ? undefined : settings.networks,
       statusPath: settings.statusPath,
-      apiKeySecretArn: apiKey.secret.secretArn,
+      apiKeySecretId: apiKey.secretId,
       tableName: table.tableName,
       topicArn: alerts.topic.topicArn,
       retentionDays: settings.retentionDays,

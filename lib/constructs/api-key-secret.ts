@@ -26,6 +26,13 @@ export interface ApiKeySecretProps {
  */
 export class ApiKeySecret extends Construct {
   readonly secret: ISecret;
+  /**
+   * What the function passes to `GetSecretValue`: the name when the secret was given by name, else its ARN.
+   * Never the partial ARN CDK builds from a name: Secrets Manager takes a partial ARN whose name ends in a
+   * hyphen and six characters (`shieldwatch/api-secret`) for the complete ARN of another name
+   * (`shieldwatch/api`), and the function would find no secret.
+   */
+  readonly secretId: string;
   /** True when the stack created the secret (and the user still has to put the key into it). */
   readonly created: boolean;
   private readonly kmsKeyArn: string | undefined;
@@ -38,6 +45,7 @@ export class ApiKeySecret extends Construct {
       this.secret = props.existingSecret.startsWith('arn:')
         ? Secret.fromSecretCompleteArn(this, 'Secret', props.existingSecret)
         : Secret.fromSecretNameV2(this, 'Secret', props.existingSecret);
+      this.secretId = props.existingSecret;
       return;
     }
     const secret = new Secret(this, 'Secret', {
@@ -53,6 +61,8 @@ export class ApiKeySecret extends Construct {
         'could call; it is rotated at the provider and written with shieldwatch set-key (README).',
     });
     this.secret = secret;
+    // Its `Ref` is the complete ARN, suffix included.
+    this.secretId = secret.secretArn;
   }
 
   /** Lets `grantee` read the key: the secret, and its customer-managed key through Secrets Manager only. */

@@ -53,8 +53,8 @@ export interface PollerFunctionProps
   readonly networks?: readonly string[];
   /** @default - unset: the function tries the well-known status paths */
   readonly statusPath?: string;
-  /** ARN of the secret holding the key (never the key). */
-  readonly apiKeySecretArn: string;
+  /** The secret holding the key (never the key): its name or complete ARN, as `GetSecretValue` takes it. */
+  readonly apiKeySecretId: string;
   readonly tableName: string;
   readonly topicArn: string;
   readonly retentionDays: number;
@@ -112,7 +112,7 @@ export class PollerFunction extends Construct {
       environment: {
         ...settingsEnvironment({
           apiUrl: props.apiUrl,
-          apiKeySecret: props.apiKeySecretArn,
+          apiKeySecret: props.apiKeySecretId,
           table: props.tableName,
           topicArn: props.topicArn,
           retentionDays: props.retentionDays,

@@ -129,11 +129,18 @@ describe('the secret: a name or a complete ARN, at synth as in the loader', () =
     ['a partial ARN (no suffix: no exact grant)', 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:key'],
     ['an ARN of another service', 'arn:aws:ssm:eu-west-1:123456789012:parameter/key'],
     ['an ARN without an account', 'arn:aws:secretsmanager:eu-west-1::secret:key-AbCdEf'],
-  ])('refuses %s at synth, naming apiKeySecretName', (_name, secret) => {
-    expect(contextProblems({ apiKeySecretName: secret })).toEqual([
-      expect.stringMatching(/^apiKeySecretName: expected the secret name .* or its complete ARN/),
-    ]);
-  });
+  ])(
+    'refuses %s at synth, naming apiKeySecretName, and in the loader, naming the variable',
+    (_name, secret) => {
+      expect(contextProblems({ apiKeySecretName: secret })).toEqual([
+        expect.stringMatching(/^apiKeySecretName: expected the secret name .* or its complete ARN/),
+      ]);
+      // A partial ARN is ambiguous: Secrets Manager may read its last hyphen and six characters as the suffix.
+      expect(loaderProblems({ SHIELDWATCH_API_KEY: '', SHIELDWATCH_API_KEY_SECRET: secret })).toEqual([
+        expect.stringMatching(/^SHIELDWATCH_API_KEY_SECRET: expected the secret name .* or its complete ARN/),
+      ]);
+    },
+  );
 
   it('refers to a secret given by ARN by that ARN: environment, grant and output', () => {
     // Act

@@ -76,15 +76,18 @@ describe('the README stays true', () => {
     const block = /```sh\n(aws dynamodb query[\s\S]*?)\n```/.exec(readme)?.[1];
     const since = /"2\d{3}-[^"]+"/.exec(block ?? '')?.[0];
 
-    // Act
-    const printed = awsQueryCommand({ table: 'shieldwatch', since: JSON.parse(since ?? '""') as string });
-    const embedded = awsQueryCommand({
-      table: 'shieldwatch',
-      since: JSON.parse(since ?? '""') as string,
-      endpoint: 'http://127.0.0.1:8000',
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'token', secretAccessKey: 'local' },
-    });
+    // Act: the README names the deployed table by the shell variable it read from the stack's output.
+    const asReadme = (command: string) => command.replace('--table-name TABLE', '--table-name "$TABLE"');
+    const printed = asReadme(awsQueryCommand({ table: 'TABLE', since: JSON.parse(since ?? '""') as string }));
+    const embedded = asReadme(
+      awsQueryCommand({
+        table: 'TABLE',
+        since: JSON.parse(since ?? '""') as string,
+        endpoint: 'http://127.0.0.1:8000',
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'token', secretAccessKey: 'local' },
+      }),
+    );
 
     // Assess
     expect(printed).toBe(block);
@@ -95,6 +98,18 @@ describe('the README stays true', () => {
       ),
     );
     expect(readme).toContain('npx shieldwatch store --aws');
+  });
+
+  it("names the deployed table only through the stack's TableName output, never by a literal name", () => {
+    // Prepare: CloudFormation generates the table's name, so `shieldwatch` (the CLI's default) is not it.
+    const tableNames = [...readme.matchAll(/--table-name ([^\s`]+)/g)].map((match) => match[1]);
+    const output = `TABLE=$(aws cloudformation describe-stacks --stack-name Shieldwatch \\
+  --query "Stacks[0].Outputs[?OutputKey=='TableName'].OutputValue" --output text)`;
+
+    // Assess
+    expect(tableNames.length).toBeGreaterThan(0);
+    expect(tableNames.filter((name) => name !== '"$TABLE"')).toEqual([]);
+    expect(readme).toContain(output);
   });
 
   it('documents every configuration variable the loader reads', () => {
