@@ -2,7 +2,7 @@
 import { displayStatus } from '../lambda/core/status.ts';
 import type { Snapshot } from '../lambda/core/types.ts';
 import type { StoredEvent } from '../lambda/ports.ts';
-import { clip, type Format, printable, renderCsv, renderTable } from './format.ts';
+import { clip, type Format, printable, printableJson, renderCsv, renderTable } from './format.ts';
 
 /** One snapshot as `history --format json` prints it (README, CLI: `history --format json`). */
 export interface HistoryEntry {
@@ -74,7 +74,7 @@ function detailOf(e: EventEntry): string {
 
 /** Events as `events` prints them: an aligned table, JSON or CSV. */
 export function renderEvents(entries: readonly EventEntry[], format: Format): string {
-  if (format === 'json') return JSON.stringify(entries, null, 2);
+  if (format === 'json') return printableJson(entries, 2);
   if (format === 'csv') {
     return renderCsv(
       ['at', 'event', 'from', 'to', 'detail', 'suppressedBy', 'rule', 'network', 'value'],

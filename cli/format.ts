@@ -60,9 +60,42 @@ function width(text: string): number {
   return [...text.replace(/\u001b\[[0-9;]*m/g, '')].length;
 }
 
-/** Replaces control characters so that hostile values cannot move the cursor or break lines. */
+/**
+ * Characters of stored text a terminal must not be handed as they are: controls (they move the cursor,
+ * break lines, start escape sequences), invisible format characters (zero-width, the bidirectional marks,
+ * embeddings, overrides and isolates U+200E-200F, U+061C, U+202A-202E, U+2066-2069, which reorder what
+ * follows them on the line), line and paragraph separators, and spaces other than U+0020.
+ */
+const HIDDEN_IN_OUTPUT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}]/gu;
+
+/** `<U+202E>`: the code point, four to six upper-case hex digits. */
+function codePointEscape(char: string): string {
+  return `<U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}>`;
+}
+
+/**
+ * Stored text made safe to print (README, hidden characters): each control, invisible format character (the
+ * bidirectional overrides and isolates among them) and unusual space shown as a visible escape such as
+ * `<U+202E>`, as the alert texts show them, so that a hostile value can neither move the cursor, break a
+ * line nor reorder the rest of the line. Plain spaces stay.
+ */
 export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '\uFFFD');
+  return text.replace(HIDDEN_IN_OUTPUT, (char) => (char === ' ' ? char : codePointEscape(char)));
+}
+
+/**
+ * JSON text for the terminal: `JSON.stringify` leaves format characters, C1 controls and separators as they
+ * are, so each is written as its `\uXXXX` escape, which any JSON reader reads back as the same character.
+ */
+export function printableJson(value: unknown, space?: number): string {
+  return (JSON.stringify(value, null, space) ?? 'null').replace(HIDDEN_IN_OUTPUT, (char) =>
+    char === ' ' || char === '\n'
+      ? char
+      : Array.from(
+          { length: char.length },
+          (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`,
+        ).join(''),
+  );
 }
 
 /** An aligned text table: a header row, then rows; cells are made printable. */
@@ -76,14 +109,17 @@ export function renderTable(headers: readonly string[], rows: readonly (readonly
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-/** RFC 4180 CSV with a header row. */
+/** RFC 4180 CSV with a header row; hidden characters in a cell shown as `<U+XXXX>` ({@link printable}). */
 export function renderCsv(
   headers: readonly string[],
   rows: readonly (readonly (string | number | boolean | undefined)[])[],
 ): string {
   const cell = (value: string | number | boolean | undefined) => {
     if (value === undefined) return '';
-    const text = String(value);
+    // Line breaks and tabs are kept (quoted below); other hidden characters escaped as in a table.
+    const text = String(value).replace(HIDDEN_IN_OUTPUT, (char) =>
+      /[ \t\r\n]/.test(char) ? char : codePointEscape(char),
+    );
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
   return [headers, ...rows].map((row) => row.map(cell).join(',')).join('\n');

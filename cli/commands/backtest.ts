@@ -5,7 +5,7 @@ import { SETTINGS } from '../../lambda/settings.ts';
 import { parseChoice, timeWindow } from '../args.ts';
 import { replayHistory } from '../backtest/read-history.ts';
 import { renderAlertTable, renderCounts, toBacktestAlert } from '../backtest/render.ts';
-import { UsageError } from '../format.ts';
+import { printableJson, UsageError } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
@@ -116,7 +116,7 @@ export const backtestCommand: Command = {
             `${alerts.length} alert(s) would have been sent (none was sent)`;
       const counts = renderCounts(replay.counts());
       if (format === 'json') {
-        println(io.stdout, JSON.stringify(alerts.map(toBacktestAlert), null, 2));
+        println(io.stdout, printableJson(alerts.map(toBacktestAlert), 2));
         println(io.stderr, `${counts}\n${summary}`);
       } else {
         println(io.stdout, `${renderAlertTable(rules, alerts)}\n\n${counts}\n\n${summary}`);

@@ -12,6 +12,7 @@ import {
   palette,
   parseFormat,
   printable,
+  printableJson,
   renderCsv,
   renderTable,
   UsageError,
@@ -28,7 +29,7 @@ function summaryOfData(entry: HistoryEntry): string {
 }
 
 function render(entries: readonly HistoryEntry[], format: Format, io: CliIo, isFilter: boolean): string {
-  if (format === 'json') return JSON.stringify(entries, null, 2);
+  if (format === 'json') return printableJson(entries, 2);
   if (format === 'csv') {
     return renderCsv(
       ['at', 'ok', 'status', 'httpStatus', 'latencyMs', 'error', 'data'],

@@ -17,7 +17,7 @@ import {
   silenceStatus,
 } from '../../lambda/core/silence.ts';
 import { parseChoice } from '../args.ts';
-import { clip, printable, renderTable, UsageError } from '../format.ts';
+import { clip, printable, printableJson, renderTable, UsageError } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
@@ -87,7 +87,7 @@ const listCommand: Command = {
       remainingMs: remainingMs(s, now),
     }));
     if (format === 'json') {
-      println(io.stdout, JSON.stringify(entries, null, 2));
+      println(io.stdout, printableJson(entries, 2));
       return 0;
     }
     if (entries.length === 0) {

@@ -8,7 +8,16 @@ import type { Snapshot } from '../../lambda/core/types.ts';
 import type { OutboxEntry } from '../../lambda/ports.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
 import { toHistoryEntry } from '../entries.ts';
-import { clip, palette, parseFormat, printable, renderTable, UsageError, useColour } from '../format.ts';
+import {
+  clip,
+  palette,
+  parseFormat,
+  printable,
+  printableJson,
+  renderTable,
+  UsageError,
+  useColour,
+} from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
@@ -323,7 +332,7 @@ export const statusCommand: Command = {
         expected,
         nowMs: io.now(),
       });
-      println(io.stdout, format === 'json' ? JSON.stringify(report, null, 2) : renderText(report, io));
+      println(io.stdout, format === 'json' ? printableJson(report, 2) : renderText(report, io));
       return 0;
     } finally {
       store.client.destroy();

@@ -4,7 +4,7 @@ import { formatDuration } from '../../lambda/core/alert-text.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
 import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../../lambda/core/uptime.ts';
 import { boundedWindow } from '../args.ts';
-import { clip, parseFormat, printable, renderTable, UsageError } from '../format.ts';
+import { clip, parseFormat, printable, printableJson, renderTable, UsageError } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
@@ -85,7 +85,7 @@ export const uptimeCommand: Command = {
         return 0;
       }
       const report = computeUptime(snapshots, { sinceMs: Date.parse(since), untilMs: Date.parse(until) });
-      println(io.stdout, format === 'json' ? JSON.stringify(report, null, 2) : renderReport(report));
+      println(io.stdout, format === 'json' ? printableJson(report, 2) : renderReport(report));
       return 0;
     } finally {
       store.client.destroy();
