@@ -27,8 +27,9 @@ export interface ReplayCycle {
 }
 
 /**
- * How far apart the snapshots of one cycle may be. A cycle stamps all its requests as it starts, so its
- * snapshots lie milliseconds apart; a snapshot this much later than a cycle's first closes that cycle.
+ * How far apart the snapshots of one cycle may be. A cycle stamps each request as it starts it, so its
+ * snapshots lie milliseconds to seconds apart; a snapshot with the same cycle id further than this from the
+ * cycle's first snapshot is another cycle, and a snapshot this much later than a cycle's first closes it.
  */
 export const CYCLE_SPAN_MS = 60_000;
 
@@ -55,22 +56,47 @@ export function snapshotReadings(
 }
 
 /**
- * Groups snapshots, given oldest first (by time, then cycle id), into cycles by cycle id. A cycle is handed
- * out once a snapshot {@link CYCLE_SPAN_MS} later than its first arrives (or at {@link end}), so only the
- * cycles of the last minute are held; cycles come out in the order of their time.
+ * Groups snapshots, given oldest first (by time, then cycle id), into cycles by cycle id and time. A snapshot
+ * joins the newest open cycle with its cycle id when it lies within {@link CYCLE_SPAN_MS} of that cycle's
+ * first snapshot and the cycle has no snapshot of its network yet; otherwise it begins a new cycle. A cycle
+ * observes each network once, so a second snapshot of a network is always another cycle, even under the same
+ * id (an id reused, or none stored: such snapshots are grouped by time alone). A cycle is handed out once a
+ * snapshot {@link CYCLE_SPAN_MS} later than its first arrives (or at {@link end}), so only the cycles of the
+ * last minute are held; cycles come out in the order of their time.
  */
 export class CycleGrouper {
-  private readonly open = new Map<string, { at: string; atMs: number; observations: ReplayObservation[] }>();
+  /** Open cycles in the order they began, by a key of their own (several may share a cycle id). */
+  private readonly open = new Map<
+    number,
+    { cycleId: string; at: string; atMs: number; networks: Set<string>; observations: ReplayObservation[] }
+  >();
+  /** The newest open cycle of each cycle id. */
+  private readonly newest = new Map<string, number>();
+  private nextKey = 0;
 
   /** Adds one snapshot; returns the cycles it closed, oldest first. */
   push(observation: ReplayObservation): ReplayCycle[] {
     const atMs = Date.parse(observation.at);
     const closed = this.closeBefore(atMs - CYCLE_SPAN_MS);
-    const group = this.open.get(observation.cycleId);
-    if (group === undefined) {
-      this.open.set(observation.cycleId, { at: observation.at, atMs, observations: [observation] });
-    } else {
+    const key = this.newest.get(observation.cycleId);
+    const group = key === undefined ? undefined : this.open.get(key);
+    if (
+      group !== undefined &&
+      !group.networks.has(observation.networkId) &&
+      Math.abs(atMs - group.atMs) <= CYCLE_SPAN_MS
+    ) {
+      group.networks.add(observation.networkId);
       group.observations.push(observation);
+    } else {
+      const fresh = this.nextKey++;
+      this.open.set(fresh, {
+        cycleId: observation.cycleId,
+        at: observation.at,
+        atMs,
+        networks: new Set([observation.networkId]),
+        observations: [observation],
+      });
+      this.newest.set(observation.cycleId, fresh);
     }
     return closed;
   }
@@ -83,10 +109,11 @@ export class CycleGrouper {
   /** Closes the cycles whose first snapshot is before `limitMs`; a Map keeps them in the order they opened. */
   private closeBefore(limitMs: number): ReplayCycle[] {
     const closed: ReplayCycle[] = [];
-    for (const [cycleId, group] of this.open) {
+    for (const [key, group] of this.open) {
       if (!(group.atMs < limitMs)) break;
-      closed.push({ cycleId, at: group.at, observations: group.observations });
-      this.open.delete(cycleId);
+      closed.push({ cycleId: group.cycleId, at: group.at, observations: group.observations });
+      this.open.delete(key);
+      if (this.newest.get(group.cycleId) === key) this.newest.delete(group.cycleId);
     }
     return closed;
   }

@@ -86,14 +86,14 @@ describe('CycleGrouper', () => {
       observation('b', 0, 2, 'x', 1),
       observation('a', 0, 3, 'y', 3),
       observation('b', 0, 4, 'y', 4),
-      observation('b', 0, 5, 'x', 5),
+      observation('c', 0, 5, 'x', 5),
     ]) {
       out.push(...grouper.push(o));
     }
     expect(out).toEqual([]);
     out.push(...grouper.push(observation('a', 1, 6, 'z', 10)));
     expect(out.map((c) => [c.cycleId, c.at, c.observations.map((o) => o.networkId).join('')])).toEqual([
-      ['x', at(0, 0), 'abb'],
+      ['x', at(0, 0), 'abc'],
       ['y', at(0, 3), 'ab'],
     ]);
     expect(grouper.end().map((c) => c.cycleId)).toEqual(['z']);
@@ -105,6 +105,69 @@ describe('CycleGrouper', () => {
     expect(grouper.push(observation('a', 0, 1, 'x'))).toEqual([]);
     expect(grouper.push(observation('a', 0, 1, 'y', CYCLE_SPAN_MS))).toEqual([]);
     expect(grouper.push(observation('a', 0, 1, 'w', CYCLE_SPAN_MS + 1)).map((c) => c.cycleId)).toEqual(['x']);
+  });
+});
+
+describe('CycleGrouper: cycles by cycle id and time', () => {
+  /** The cycles the grouper makes of `observations`, as `cycleId@minute:networks`. */
+  function cyclesOf(observations: readonly ReplayObservation[]): string[] {
+    const grouper = new CycleGrouper();
+    const out = [...observations.flatMap((o) => grouper.push(o)), ...grouper.end()];
+    return out.map(
+      (c) => `${c.cycleId}@${c.at.slice(14, 23)}:${c.observations.map((o) => o.networkId).join('')}`,
+    );
+  }
+
+  it.each([
+    {
+      name: 'one network, one cycle id reused a minute apart: each snapshot its own cycle',
+      observations: [0, 1, 2, 3].map((i) => observation('a', i, i, 'same')),
+      want: ['same@00:00.000:a', 'same@01:00.000:a', 'same@02:00.000:a', 'same@03:00.000:a'],
+    },
+    {
+      name: 'no cycle id stored, two networks every 30 s: grouped by time alone',
+      observations: [0, 1, 2].flatMap((i) => [
+        observation('a', 0, i, '', i * 30_000),
+        observation('b', 0, i, '', i * 30_000 + 2),
+      ]),
+      want: ['@00:00.000:ab', '@00:30.000:ab', '@01:00.000:ab'],
+    },
+    {
+      name: 'the same id on two networks further apart than a cycle can take: two cycles',
+      observations: [observation('a', 0, 1, 'x'), observation('b', 0, 2, 'x', CYCLE_SPAN_MS + 1)],
+      want: ['x@00:00.000:a', 'x@01:00.001:b'],
+    },
+    {
+      name: 'one cycle whose requests started seconds apart stays one cycle',
+      observations: [observation('a', 0, 1, 'x'), observation('b', 0, 2, 'x', 20_000)],
+      want: ['x@00:00.000:ab'],
+    },
+  ])('$name', ({ observations, want }) => {
+    expect(cyclesOf(observations)).toEqual(want);
+  });
+
+  it('replays every cycle of a network whose snapshots share one cycle id: none is lost to a merge', () => {
+    // Prepare: pps over 100 for 2 cycles triggers; the four cycles read 150, 150, 10, 10.
+    const rules = rulesOf('pps: traffic.in.pps > 100 for 2');
+    const replay = new RuleReplay(rules, ['a']);
+    const grouper = new CycleGrouper();
+    const alerts: RuleAlert[] = [];
+
+    // Act
+    for (const [i, pps] of [150, 150, 10, 10].entries()) {
+      const o: ReplayObservation = {
+        networkId: 'a',
+        at: at(i),
+        cycleId: '',
+        readings: { pps: { kind: 'value', value: pps } },
+      };
+      for (const cycle of grouper.push(o)) alerts.push(...replay.apply(cycle));
+    }
+    for (const cycle of grouper.end()) alerts.push(...replay.apply(cycle));
+
+    // Assess
+    expect(replay.cycles).toBe(4);
+    expect(brief(alerts)).toEqual(['pps/a triggered 150', 'pps/a resolved 10']);
   });
 });
 
