@@ -4,8 +4,18 @@
  * a long SNS outage moves the oldest waiting alerts out of the state item.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { alertAction } from './core/alert-documents.ts';
 import { renderAlert } from './core/alert-text.ts';
-import { type Silence, silenceFor } from './core/silence.ts';
+import {
+  afterAlert,
+  dueAnnouncements,
+  type HeldChanges,
+  type HeldVerdict,
+  holdsAny,
+  mayBeSilenced,
+  type Silence,
+  silenceFor,
+} from './core/silence.ts';
 import type { AlertRecord, NetworkFigures } from './core/types.ts';
 import { describeError } from './errors.ts';
 import type { AlertPublisher, OutboxEntry, SilenceStore, StateStore, VersionedState } from './ports.ts';
@@ -28,6 +38,8 @@ const REMOVE_BACKOFF_CAP_MS = 1000;
 const MARK_AFTER_MS = 250;
 /** Most time a publish leaves before the deadline to hand its claim back when it fails (half the floor). */
 const MAX_HAND_BACK_MS = 1000;
+/** Writes of what the silences hold back tried before a cycle leaves it to a later one. */
+const SETTLE_ATTEMPTS = 3;
 /** Published alerts whose removal is unconfirmed that a process remembers at most. */
 const MAX_REMEMBERED = 256;
 
@@ -147,6 +159,11 @@ export interface DrainResult {
  * that write tells whether an earlier cycle already published it); and it leaves the outbox only after SNS
  * accepted it, so a failed publish is retried by a later cycle. Sending stops at the first alert that cannot
  * be sent now, to keep the order. Claims this cycle took and did not use are handed back at once.
+ *
+ * Silences (README, Silences): an alert a silence holds back is recorded as suppressed and removed, and what it
+ * changed is remembered with the scope's state while it holds ({@link afterAlert}); once the outbox is empty,
+ * each such change whose silence has ended is announced once, through this same outbox
+ * ({@link announceEnded}).
  */
 export async function drainOutbox<S>(
   deps: OutboxDeps<S>,
@@ -154,24 +171,51 @@ export async function drainOutbox<S>(
   queued: readonly AlertRecord[],
   options: DrainOptions,
 ): Promise<DrainResult> {
+  const first = await sendEntries(deps, loaded, queued, options);
+  if (!first.emptied || !holdsAny(first.held.changes)) return first.result;
+  const announced = await announceEnded(deps, options);
+  if (announced === undefined) return first.result;
+  const more = await sendEntries(deps, announced.loaded, announced.alerts, options);
+  return {
+    delivered: [...first.result.delivered, ...more.result.delivered],
+    failed: [...first.result.failed, ...more.result.failed],
+    suppressed: [...first.result.suppressed, ...more.result.suppressed],
+    pending: more.result.pending,
+  };
+}
+
+/** What the scope's silences hold back, as this cycle last read or wrote it. */
+interface HeldView {
+  changes: HeldChanges;
+  rev: number;
+}
+
+/** {@link drainOutbox} without the announcements; `emptied` when every alert left the outbox. */
+async function sendEntries<S>(
+  deps: OutboxDeps<S>,
+  loaded: VersionedState<S>,
+  queued: readonly AlertRecord[],
+  options: DrainOptions,
+): Promise<{ result: DrainResult; held: HeldView; emptied: boolean }> {
   const { cycleId, deadlineMs } = options;
   const delivered: DeliveryOutcome[] = [];
   const failed: DeliveryOutcome[] = [];
   const suppressed: DeliveryOutcome[] = [];
+  const held: HeldView = { changes: loaded.held ?? {}, rev: loaded.heldRev ?? 0 };
   let entries: OutboxEntry[] = mergeOutbox(loaded.outbox, queued);
   // Alerts this cycle committed are claimed by that same write (also when the write was retried after its
   // answer was lost, so that the alert is not in `queued`).
-  const held = new Set([
+  const owned = new Set([
     ...queued.map((alert) => alert.seq),
     ...entries.filter((e) => e.claimedBy === cycleId).map((e) => e.seq),
   ]);
-  entries = await spillIfLarge(deps, entries, held, options.spillAbove ?? SPILL_ABOVE);
+  entries = await spillIfLarge(deps, entries, owned, options.spillAbove ?? SPILL_ABOVE);
   let reloaded = false;
   for (let i = 0; i < entries.length; ) {
     const entry = entries[i]!;
     const now = deps.now();
     if (deadlineMs - now < options.publishFloorMs) break;
-    let claimed = held.has(entry.seq);
+    let claimed = owned.has(entry.seq);
     try {
       if (!claimed) claimed = await deps.state.claim(entry, cycleId, now, deadlineMs + CLAIM_GRACE_MS);
     } catch (error) {
@@ -183,7 +227,10 @@ export async function drainOutbox<S>(
       if (reloaded) break;
       reloaded = true;
       try {
-        entries = mergeOutbox((await deps.state.load()).outbox, []);
+        const fresh = await deps.state.load();
+        entries = mergeOutbox(fresh.outbox, []);
+        held.changes = fresh.held ?? {};
+        held.rev = fresh.heldRev ?? 0;
       } catch {
         break;
       }
@@ -191,9 +238,13 @@ export async function drainOutbox<S>(
       if (entries[0]?.claimUntil !== undefined && entries[0].claimUntil > deps.now()) break;
       continue;
     }
-    held.add(entry.seq);
+    owned.add(entry.seq);
     let messageId: string;
     let alreadyPublished = false;
+    // What the silences hold back once this alert is handled (README, Silences); same verdict on a retry.
+    const closes = alertAction(entry) === 'resolve';
+    let silence: Silence | undefined;
+    const verdict = () => afterAlert(held.changes, entry, closes, silence);
     try {
       const recorded = await deps.state.recordEvent(entry);
       const known = deps.published?.messageId(entry) ?? recorded;
@@ -207,17 +258,28 @@ export async function drainOutbox<S>(
           messageId,
         });
       } else {
-        const silence = silenceFor(await silencesOf(deps), entry);
-        if (silence !== undefined) {
-          await deps.state.markSuppressed(entry, silence.id);
-          suppressed.push({ seq: entry.seq, event: entry.event, suppressedBy: silence.id });
+        if (mayBeSilenced(entry, closes)) silence = silenceFor(await silencesOf(deps), entry);
+        const suppressedBy = verdict().suppressedBy;
+        if (suppressedBy !== undefined) {
+          await deps.state.markSuppressed(entry, suppressedBy);
+          suppressed.push({ seq: entry.seq, event: entry.event, suppressedBy });
           deps.log.info('alert suppressed by a silence: recorded, not sent', {
             cycleId,
             seq: entry.seq,
             event: entry.event,
-            silence: silence.id,
+            silence: suppressedBy,
           });
-          if (!(await removeSent(deps, entry, cycleId, undefined, deadlineMs))) break;
+          if (
+            !(await removeSent(
+              deps,
+              entry,
+              cycleId,
+              undefined,
+              deadlineMs,
+              settler(deps, entry, cycleId, held, verdict),
+            ))
+          )
+            break;
           i++;
           continue;
         }
@@ -266,18 +328,105 @@ export async function drainOutbox<S>(
       await deps.state.release(entry, cycleId, message).catch(() => undefined);
       break;
     }
-    if (!(await removeSent(deps, entry, cycleId, messageId, deadlineMs))) break;
+    // A published alert forgets what it tells about (silence stays undefined: it was sent).
+    const settle = settler(deps, entry, cycleId, held, () => {
+      const after = afterAlert(held.changes, entry, closes, undefined);
+      return after.suppressedBy === undefined ? after : { held: held.changes };
+    });
+    if (!(await removeSent(deps, entry, cycleId, messageId, deadlineMs, settle))) break;
     i++;
   }
   const done = new Set([...delivered, ...suppressed].map((d) => d.seq));
   // Claims this cycle holds on alerts it did not get to (an earlier one could not be sent, too little time
   // left) are handed back at once, so the next cycle need not wait for them to expire.
   const attempted = new Set([...done, ...failed.map((f) => f.seq)]);
-  for (const seq of held) {
+  for (const seq of owned) {
     const entry = entries.find((e) => e.seq === seq) ?? { seq };
     if (!attempted.has(seq)) await deps.state.release(entry, cycleId).catch(() => undefined);
   }
-  return { delivered, failed, suppressed, pending: entries.filter((e) => !done.has(e.seq)).length };
+  const pending = entries.filter((e) => !done.has(e.seq)).length;
+  return { result: { delivered, failed, suppressed, pending }, held, emptied: pending === 0 };
+}
+
+/**
+ * How a handled alert leaves the outbox: a plain removal when what the silences hold back stays as it is,
+ * otherwise {@link StateStore.settle}, decided again on what is stored when another cycle wrote it meanwhile.
+ */
+function settler<S>(
+  deps: OutboxDeps<S>,
+  entry: OutboxEntry,
+  cycleId: string,
+  held: HeldView,
+  verdict: () => HeldVerdict,
+): () => Promise<void> {
+  return async () => {
+    for (let attempt = 1; attempt <= SETTLE_ATTEMPTS; attempt++) {
+      const next = verdict().held;
+      if (next === held.changes) {
+        await deps.state.complete(entry, cycleId);
+        return;
+      }
+      if (await deps.state.settle(entry, cycleId, next, held.rev)) {
+        held.changes = next;
+        held.rev += 1;
+        return;
+      }
+      const fresh = await deps.state.load();
+      held.changes = fresh.held ?? {};
+      held.rev = fresh.heldRev ?? 0;
+      const mine = fresh.outbox.find((e) => e.seq === entry.seq);
+      // Gone, or claimed by another cycle after this one's claim expired: that cycle handles it.
+      if (mine === undefined || mine.claimedBy !== cycleId) return;
+    }
+    throw new Error('what the silences hold back kept changing under this cycle');
+  };
+}
+
+/**
+ * At the end of a drain that emptied the outbox, with changes held back: reads the silences (the cycle's one
+ * read) and, when a change's silence has ended and no other holds it, appends its announcement to the outbox
+ * together with what is left held back, in one write conditioned on the state's version (so duplicate and
+ * concurrent cycles announce once). Undefined when nothing was announced (a failure waits for a later cycle).
+ */
+async function announceEnded<S>(
+  deps: OutboxDeps<S>,
+  options: DrainOptions,
+): Promise<{ loaded: VersionedState<S>; alerts: AlertRecord[] } | undefined> {
+  if (options.deadlineMs - deps.now() < options.publishFloorMs) return undefined;
+  try {
+    const silences = await silencesOf(deps);
+    for (let attempt = 1; attempt <= SETTLE_ATTEMPTS; attempt++) {
+      const fresh = await deps.state.load();
+      // Something waits (committed since): it goes first, the announcement with a later cycle.
+      if (fresh.outbox.length > 0) return undefined;
+      const due = dueAnnouncements(fresh.held ?? {}, silences, deps.now());
+      if (due.alerts.length === 0) return undefined;
+      const alerts = await deps.state.announce(fresh, due.alerts, due.held, {
+        claimant: options.cycleId,
+        untilMs: options.deadlineMs + CLAIM_GRACE_MS,
+      });
+      if (alerts === undefined) continue;
+      for (const alert of alerts) {
+        deps.log.info('silence ended while a change it held back still holds: announcing it', {
+          cycleId: options.cycleId,
+          seq: alert.seq,
+          silence: alert.silence,
+          heldEvent: alert.heldEvent,
+          incident: alert.incident,
+        });
+      }
+      return {
+        loaded: { ...fresh, outbox: [], held: due.held, heldRev: (fresh.heldRev ?? 0) + 1 },
+        alerts,
+      };
+    }
+  } catch (error) {
+    deps.log.warn('cannot announce what ended silences held back; a later cycle does', {
+      cycleId: options.cycleId,
+      error: describeError(error),
+    });
+  }
+  return undefined;
 }
 
 /** The silences, for an alert about to be sent; an error says what could not be read (the alert waits). */
@@ -302,6 +451,7 @@ async function removeSent<S>(
   cycleId: string,
   messageId: string | undefined,
   deadlineMs: number,
+  remove: () => Promise<void> = () => deps.state.complete(entry, cycleId),
 ): Promise<boolean> {
   let marking: Promise<void> | undefined;
   const mark = () => {
@@ -318,7 +468,7 @@ async function removeSent<S>(
   try {
     for (let attempt = 1; ; attempt++) {
       try {
-        await deps.state.complete(entry, cycleId);
+        await remove();
         deps.published?.forget(entry);
         return true;
       } catch (error) {

@@ -1,6 +1,6 @@
 import type { MonitorState } from './core/decide.ts';
 import type { Rule, RuleAlertFields, RuleState } from './core/rule-types.ts';
-import type { Silence } from './core/silence.ts';
+import type { HeldChanges, Silence } from './core/silence.ts';
 import type {
   AlertEvent,
   AlertRecord,
@@ -91,6 +91,10 @@ export interface VersionedState<S = MonitorState> {
   readonly version: number;
   /** Alerts not yet published, in sequence order. */
   readonly outbox: readonly OutboxEntry[];
+  /** What the scope's silences hold back that still holds (README, Silences); absent: nothing. */
+  readonly held?: HeldChanges;
+  /** Counts the writes of `held` (optimistic locking apart from the state's version); 0 when never written. */
+  readonly heldRev?: number;
 }
 
 /**
@@ -137,6 +141,25 @@ export interface StateStore<S = MonitorState> {
   markSuppressed(alert: AlertRecord, silenceId: string): Promise<void>;
   /** Removes a published alert from the outbox (only while `claimant` holds it). */
   complete(entry: OutboxRef, claimant: string): Promise<void>;
+  /**
+   * Removes a handled alert from the outbox like {@link complete} and stores `held` as what the scope's silences
+   * hold back, only while `claimant` holds the alert and nothing else wrote `held` since revision `heldRev`: one
+   * conditional write when the alert is in the state item (else `held` first, then the alert's own item). False
+   * when either changed meanwhile: read again and decide again.
+   */
+  settle(entry: OutboxRef, claimant: string, held: HeldChanges, heldRev: number): Promise<boolean>;
+  /**
+   * Appends announcements made at a silence's end (README, Silences) to the outbox, numbered from the state's
+   * next sequence number (which moves past them), already claimed by `claim`, with `held` as what is left held
+   * back: one write, only if neither the state's version nor `held` changed since `loaded` was read. The alerts
+   * appended, or undefined when the item changed meanwhile.
+   */
+  announce(
+    loaded: VersionedState<S>,
+    alerts: ReadonlyArray<Omit<AlertRecord, 'seq'>>,
+    held: HeldChanges,
+    claim: { readonly claimant: string; readonly untilMs: number },
+  ): Promise<AlertRecord[] | undefined>;
   /**
    * Gives the claim back, noting the error of a failed publish when given; the next cycle sends it.
    */

@@ -131,6 +131,9 @@ export function eventItem(alert: AlertRecord, scope?: string): Record<string, un
     severity: alert.severity,
     cycles: alert.cycles,
     detail: alert.detail,
+    // An announcement at a silence's end (README, Silences): which silence, and what it held back.
+    silence: alert.silence,
+    heldEvent: alert.heldEvent,
   };
 }
 

@@ -15,6 +15,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { type HeldChanges, toHeldChanges } from '../core/silence.ts';
 import type { AlertRecord } from '../core/types.ts';
 import type { OutboxEntry, OutboxRef, StateStore, VersionedState } from '../ports.ts';
 import { eventItem, eventSortKey, fromStoredAlert, num, storedAlert, str } from './dynamo-items.ts';
@@ -48,6 +49,10 @@ export interface ScopeConnection {
 }
 
 const seqKey = (seq: number): string => `a${seq}`;
+
+/** DynamoDB refuses expression values an expression does not use. */
+const omit = (values: Record<string, unknown>, name: string): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(values).filter(([key]) => key !== name));
 
 /** The item and the attribute path of one outbox alert. */
 interface Location {
@@ -130,7 +135,13 @@ export class DynamoScopeStore<S> implements StateStore<S> {
     // While a spill is under way an alert can be in both places; the state item's copy is the one that counts.
     const held = new Set(inState.map((e) => e.seq));
     const outbox = [...inState, ...spilled.filter((e) => !held.has(e.seq))].sort((a, b) => a.seq - b.seq);
-    return { state: this.layout.decode(item['state']), version: num(item['version']) ?? 0, outbox };
+    const heldRev = num(item['heldRev']) ?? 0;
+    return {
+      state: this.layout.decode(item['state']),
+      version: num(item['version']) ?? 0,
+      outbox,
+      ...(heldRev === 0 ? {} : { held: toHeldChanges(item['held']), heldRev }),
+    };
   }
 
   /** Alerts moved out of the state item; when none is left, the state item stops saying there are. */
@@ -345,6 +356,84 @@ export class DynamoScopeStore<S> implements StateStore<S> {
       .catch((error: unknown) => {
         if (!isConditionFailure(error)) throw error;
       });
+  }
+
+  async settle(entry: OutboxRef, claimant: string, held: HeldChanges, heldRev: number): Promise<boolean> {
+    const names = { '#held': 'held', '#rev': 'heldRev' };
+    const values = omit(
+      { ':held': held, ':rev': heldRev, ':next': heldRev + 1 },
+      heldRev === 0 ? ':rev' : '',
+    );
+    const unchanged = heldRev === 0 ? 'attribute_not_exists(#rev)' : '#rev = :rev';
+    if (entry.spilled !== true) {
+      // The alert's removal and what is held back after it, in one write: a crash cannot split them.
+      return this.conditionalUpdate(
+        { ...this.locate(entry), names: { ...this.locate(entry).names, ...names } },
+        {
+          update: 'REMOVE #outbox.#a SET #held = :held, #rev = :next',
+          condition: `#outbox.#a.claimedBy = :me AND ${unchanged}`,
+          values: { ...values, ':me': claimant },
+        },
+      );
+    }
+    // A spilled alert lives in an item of its own: `held` first; a cycle that finds the alert again decides
+    // the same from it (see afterAlert), and then removes it.
+    const written = await this.conditionalUpdate(
+      { key: this.stateKey, path: '', exists: 'attribute_exists(pk)', names },
+      {
+        update: 'SET #held = :held, #rev = :next',
+        condition: `attribute_exists(pk) AND ${unchanged}`,
+        values,
+      },
+    );
+    if (written) await this.complete(entry, claimant);
+    return written;
+  }
+
+  async announce(
+    loaded: VersionedState<S>,
+    alerts: ReadonlyArray<Omit<AlertRecord, 'seq'>>,
+    held: HeldChanges,
+    claim: { readonly claimant: string; readonly untilMs: number },
+  ): Promise<AlertRecord[] | undefined> {
+    // Both states number their alerts with `nextSeq` (the monitor's and a rule item's).
+    const first = (loaded.state as { readonly nextSeq?: unknown }).nextSeq;
+    if (typeof first !== 'number' || !Number.isSafeInteger(first) || loaded.version === 0) return undefined;
+    const records = alerts.map((alert, i) => ({ ...alert, seq: first + i }) as AlertRecord);
+    const heldRev = loaded.heldRev ?? 0;
+    const names: Record<string, string> = { '#state': 'state', '#held': 'held', '#rev': 'heldRev' };
+    const values: Record<string, unknown> = {
+      ':next': this.layout.encode({ ...loaded.state, nextSeq: first + records.length }),
+      ':version': loaded.version + 1,
+      ':expected': loaded.version,
+      ':held': held,
+      ':rev': heldRev,
+      ':nextRev': heldRev + 1,
+    };
+    const sets = ['#state = :next', 'version = :version', '#held = :held', '#rev = :nextRev'];
+    if (records.length > 0) names['#outbox'] = 'outbox';
+    records.forEach((alert, i) => {
+      names[`#a${i}`] = seqKey(alert.seq);
+      values[`:a${i}`] = storedAlert({ ...alert, claimedBy: claim.claimant, claimUntil: claim.untilMs });
+      sets.push(`#outbox.#a${i} = :a${i}`);
+    });
+    try {
+      await this.tally(true).send(
+        new UpdateCommand({
+          TableName: this.conn.table,
+          Key: this.stateKey,
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: `version = :expected AND ${heldRev === 0 ? 'attribute_not_exists(#rev)' : '#rev = :rev'}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: heldRev === 0 ? omit(values, ':rev') : values,
+        }),
+        this.http,
+      );
+      return records;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
   }
 
   async release(entry: OutboxRef, claimant: string, error?: string): Promise<void> {

@@ -104,6 +104,9 @@ export function alertAction(alert: AlertRecord): AlertAction | undefined {
       return 'trigger';
     case 'recovery':
       return 'resolve';
+    case 'silence':
+      // Announced at a silence's end (README, Silences): opens (or keeps) the incident the silence held back.
+      return typeof alert.incident === 'string' ? 'trigger' : undefined;
     case 'rule':
       return alert.event === 'network.rule_resolved' ? 'resolve' : 'trigger';
     case 'status':
@@ -185,8 +188,8 @@ export function renderDocuments(alert: AlertRecord, texts: DocumentTexts): Alert
       source: 'custom',
       content: {
         textType: 'client-markdown',
-        title: chatText(texts.subject),
-        description: chatText(texts.sms),
+        title: inertLine(texts.subject, CHATBOT_TITLE_MAX_CHARS),
+        description: inertLine(texts.sms, CHATBOT_DESCRIPTION_MAX_CHARS),
       },
       metadata: { eventType: event, additionalContext: { event, monitor: texts.monitor } },
     };
@@ -275,7 +278,7 @@ export function chatbotDocument(alert: AlertRecord, document: AlertDocument) {
     source: 'custom',
     content: {
       textType: 'client-markdown',
-      title: fitChat(document.summary, CHATBOT_TITLE_MAX_CHARS),
+      title: inertLine(document.summary, CHATBOT_TITLE_MAX_CHARS),
       description: chatDescription(alert, document),
       keywords: keywords.map((word) => fitChat(word, 75)),
     },
@@ -290,11 +293,12 @@ export function chatbotDocument(alert: AlertRecord, document: AlertDocument) {
 }
 
 /**
- * The description: the SMS sentence, then one `*Label:* value` line per field, values in code spans with
- * hidden characters shown as `<U+XXXX>`. Lines that do not fit are left out, and the last line says so.
+ * The description: the SMS sentence (made inert, see {@link inertLine}), then one `*Label:* value` line per
+ * field, values in code spans with hidden characters shown as `<U+XXXX>`. Lines that do not fit are left
+ * out, and the last line says so.
  */
 function chatDescription(alert: AlertRecord, document: AlertDocument): string {
-  const lines: string[] = [chatText(document.text), ''];
+  const lines: string[] = [inertLine(document.text, CHATBOT_DESCRIPTION_MAX_CHARS), ''];
   const field = (label: string, value: string) => `*${chatText(label)}:* ${chatCode(value)}`;
   const family = eventTexts(alert.event)?.family;
   if (family === 'status') lines.push(...statusEmailLines(alert, field));
@@ -348,8 +352,90 @@ function chatText(text: string): string {
 
 /** A value in a code span (no formatting inside), a backtick in it as `<U+0060>`, its text at most 200 characters. */
 function chatCode(value: string): string {
-  const cut = shorten(value, MAX_CHAT_VALUE_CHARS);
-  return `\`${chatText(cut.replace(/`/g, '<U+0060>'))}\``;
+  return `\`${codeText(shorten(value, MAX_CHAT_VALUE_CHARS))}\``;
+}
+
+/** The inside of a code span: a backtick (which would end it) as `<U+0060>`, then {@link chatText}. */
+function codeText(text: string): string {
+  return chatText(text.replace(/`/g, '<U+0060>'));
+}
+
+/**
+ * A plain-text line (the subject, the SMS sentence: our words with values from the API in them) made inert
+ * for chat markdown, within `max` characters: every word that holds a character Slack or Teams could act on
+ * (emphasis, links, mentions, code, emoji, a URL or a domain, a list or quote marker at the line's start) is
+ * shown in a code span, consecutive ones in one span; plain words (letters, digits and `'%=+-`, numbers and
+ * times such as `1.5` and `10:04`, with quotes, brackets and punctuation around them) stay as they are. So
+ * a status `[login](https://evil.example)` or `*URGENT* _now_` is shown, never obeyed, whichever event's
+ * text carries it. A line cut to fit ends with `...` after a closed span.
+ */
+export function inertLine(text: string, max: number): string {
+  const pieces: Array<{ code: boolean; text: string }> = [];
+  const add = (code: boolean, piece: string) => {
+    if (piece === '') return;
+    const last = pieces[pieces.length - 1];
+    const beforeLast = pieces[pieces.length - 2];
+    if (last !== undefined && last.code === code && !code) last.text += piece;
+    else if (code && last !== undefined && /^ +$/.test(last.text) && beforeLast?.code) {
+      // Two spans a space apart are one: `*URGENT now*` must not become two spans with markup between.
+      pieces.pop();
+      beforeLast.text += last.text + piece;
+    } else if (code && last?.code) last.text += piece;
+    else pieces.push({ code, text: piece });
+  };
+  for (const word of text.replace(/[\r\n]+/g, ' ').split(/( +)/)) {
+    if (word === '' || word.startsWith(' ') || isPlainWord(word, pieces.length === 0)) {
+      add(false, word);
+      continue;
+    }
+    // Opening and closing punctuation stays outside the span, as the sentence's own.
+    const lead = /^[("]*/.exec(word)![0];
+    const trail = /["),.;:?!]*$/.exec(word.slice(lead.length))![0];
+    add(false, lead);
+    add(true, word.slice(lead.length, word.length - trail.length));
+    add(false, trail);
+  }
+  const render = (piece: { code: boolean; text: string }) =>
+    piece.code ? `\`${codeText(piece.text)}\`` : chatText(piece.text);
+  const whole = pieces.map(render).join('');
+  if (whole.length <= max) return whole;
+  const ellipsis = '...';
+  let out = '';
+  for (const piece of pieces) {
+    const shown = render(piece);
+    if (out.length + shown.length + ellipsis.length <= max) {
+      out += shown;
+      continue;
+    }
+    // The piece that does not fit: as much of it as fits, a span closed again, then the ellipsis.
+    const escaped = piece.code ? codeText : chatText;
+    const frame = piece.code ? 2 : 0;
+    let part = '';
+    for (const char of piece.text) {
+      const next = escaped(char);
+      if (out.length + frame + part.length + next.length + ellipsis.length > max) break;
+      part += next;
+    }
+    if (part !== '') out += piece.code ? `\`${part}\`` : part;
+    break;
+  }
+  return out + ellipsis;
+}
+
+/** Words whose characters no chat markdown acts on: letters, digits and `'%=+-`, or a number or time. */
+const PLAIN_CORE = /^(?:[A-Za-z0-9'%=+-]*|\d+(?:[.:]\d+)+)$/;
+
+/**
+ * Whether a word can stand outside a code span: a plain core ({@link PLAIN_CORE}) between opening `("` and
+ * closing `"),.;:?!`; a bracketed name such as `[edge-eu]` (nothing after it: `](` makes a link, `]:` a link
+ * definition); `->`. At the line's start, nothing that opens a list, a quote or a heading.
+ */
+function isPlainWord(word: string, first: boolean): boolean {
+  if (first && /^(?:[-+=#>]|\d+[.)])/.test(word)) return false;
+  if (word === '->' && !first) return true;
+  if (/^\[[A-Za-z0-9-]+\]$/.test(word)) return true;
+  const core = word.replace(/^[("]+/, '').replace(/["),.;:?!]+$/, '');
+  return PLAIN_CORE.test(core);
 }
 
 /** {@link chatText} within `max` characters, cut before an entity rather than through one. */

@@ -7,6 +7,7 @@ import { eventTexts } from './alert-events.ts';
 import { EMAIL_MAX_BYTES, EMAIL_MAX_FIGURES, EMAIL_MAX_NETWORKS, PRODUCT } from './alert-limits.ts';
 import { formatDuration, momentOf } from './alert-time.ts';
 import { ruleEmailLines } from './rule-alert-text.ts';
+import { silenceEmailLines } from './silence-alert-text.ts';
 import { quoteStatus, statusEmailLines } from './status-alert-text.ts';
 import type { AlertRecord, NetworkFigures } from './types.ts';
 import { escapeHidden, shorten } from './visible-text.ts';
@@ -36,6 +37,9 @@ export function renderEmail(alert: AlertRecord, ctx: EmailContext): string {
 
   if (texts?.family === 'status') {
     header.push(...statusEmailLines(alert, field));
+  }
+  if (texts?.family === 'silence') {
+    header.push(...silenceEmailLines(alert, field));
   }
   if (texts?.family === 'rule') {
     header.push(...ruleEmailLines(alert, field));

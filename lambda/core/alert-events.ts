@@ -7,9 +7,10 @@ import type { AlertEvent } from './types.ts';
 /**
  * How an event's texts are built: `status` names statuses (a change, a reminder), `incident` opens an incident
  * about the monitor's view of the API (counted in failing cycles), `recovery` ends one, `test` is a delivery
- * check, `rule` is a traffic rule triggered or resolved on a network (README, Traffic rules).
+ * check, `rule` is a traffic rule triggered or resolved on a network (README, Traffic rules), `silence` announces
+ * at a silence's end a change it held back that still holds (README, Silences).
  */
-export type EventFamily = 'status' | 'incident' | 'recovery' | 'test' | 'rule';
+export type EventFamily = 'status' | 'incident' | 'recovery' | 'test' | 'rule' | 'silence';
 
 /** The fixed texts of one event. */
 export interface EventTexts {
@@ -87,6 +88,13 @@ export const ALERT_EVENT_TEXTS: Readonly<Record<AlertEvent, EventTexts>> = {
     sms: 'resolved',
     intro:
       'A traffic rule resolved: its condition failed on the network for the cycles in a row it asks for.',
+  },
+  'silence.still_holding': {
+    family: 'silence',
+    subject: 'still',
+    sms: 'still',
+    intro:
+      'A silence ended while a change it held back still holds. It was recorded as suppressed during the silence; this announces it once.',
   },
   'monitor.test': {
     family: 'test',

@@ -12,6 +12,7 @@ import { eventTexts, RECOVERY_EVENTS } from './alert-events.ts';
 import { ATTRIBUTE_MAX_CHARS, PRODUCT, SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { momentOf } from './alert-time.ts';
 import { ruleSeverity, ruleSms, ruleSubject } from './rule-alert-text.ts';
+import { silenceSms, silenceSubject } from './silence-alert-text.ts';
 import { statusSms, statusSubject } from './status-alert-text.ts';
 import type { AlertRecord, NetworkFigures, RenderedAlert } from './types.ts';
 import { asciiFold, foldVisible, shorten } from './visible-text.ts';
@@ -106,7 +107,9 @@ function renderSubject(alert: AlertRecord, name: string): string {
       ? statusSubject(alert, prefix)
       : texts?.family === 'rule'
         ? ruleSubject(alert, prefix)
-        : `${prefix}${texts?.subject ?? `Alert: ${unknownEventLabel(alert)}`}`;
+        : texts?.family === 'silence'
+          ? silenceSubject(alert, prefix)
+          : `${prefix}${texts?.subject ?? `Alert: ${unknownEventLabel(alert)}`}`;
   // The pieces are ASCII already; folding again guards the guarantee, not the content.
   return shorten(asciiFold(subject), SUBJECT_MAX_CHARS);
 }
@@ -120,6 +123,9 @@ function renderSms(alert: AlertRecord, name: string): string {
   }
   if (texts?.family === 'rule') {
     return shorten(asciiFold(ruleSms(alert, name, when)), SMS_MAX_CHARS);
+  }
+  if (texts?.family === 'silence') {
+    return shorten(asciiFold(silenceSms(alert, name)), SMS_MAX_CHARS);
   }
   const sentence = texts?.sms ?? `alert ${shorten(unknownEventLabel(alert), 40)}`;
   const incident = texts?.family === 'incident' || texts?.family === 'recovery';

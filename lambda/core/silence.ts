@@ -1,11 +1,12 @@
 /**
  * Silences: quiet times for planned work (README, Silences). An alert observed inside a silence whose pattern
- * matches its event is recorded as suppressed and never sent. Pure: the clock, randomness and the store are
- * the caller's.
+ * matches its event is recorded as suppressed and not sent; what it held back that still holds when the
+ * silence ends is announced once then ({@link afterAlert}, {@link dueAnnouncements}). Pure: the clock,
+ * randomness and the store are the caller's.
  */
-import { ALERT_EVENTS } from './alert-events.ts';
+import { ALERT_EVENTS, eventTexts } from './alert-events.ts';
 import { DURATION_UNITS_MS, parseDuration } from './duration.ts';
-import type { AlertEvent, AlertRecord } from './types.ts';
+import type { AlertEvent, AlertRecord, Severity } from './types.ts';
 
 /** One silence, as stored (pk `silence`, sk its id). Times are ISO-8601 UTC. */
 export interface Silence {
@@ -34,8 +35,14 @@ export const DEFAULT_PATTERN = '*';
 /** Longest pattern. */
 const MAX_PATTERN_CHARS = 100;
 
-/** The delivery check is never silenced: it exists to show that alerts get through. */
-const NEVER_SILENCED: ReadonlySet<AlertEvent> = new Set<AlertEvent>(['monitor.test']);
+/** The event that announces, at a silence's end, a change it held back that still holds. */
+export const STILL_HOLDING_EVENT = 'silence.still_holding' satisfies AlertEvent;
+
+/**
+ * Never silenced: the delivery check exists to show that alerts get through; an announcement at a silence's
+ * end is held back instead by any other silence over the event it announces (see {@link dueAnnouncements}).
+ */
+const NEVER_SILENCED: ReadonlySet<AlertEvent> = new Set<AlertEvent>(['monitor.test', STILL_HOLDING_EVENT]);
 
 /** Every event a silence can suppress. */
 export const SILENCEABLE_EVENTS: readonly AlertEvent[] = ALERT_EVENTS.filter((e) => !NEVER_SILENCED.has(e));
@@ -226,7 +233,8 @@ export function listedSilences(silences: readonly Silence[], nowMs: number, rece
 
 /**
  * A stored item read back as a silence, or undefined when it is not one (a field missing or of the wrong
- * type): a corrupt item must neither break a cycle nor silence anything.
+ * type): a corrupt item must neither break a cycle nor silence anything. An end more than 7 days after the
+ * start reads as 7 days after it.
  */
 export function toSilence(item: Readonly<Record<string, unknown>>): Silence | undefined {
   const text = (name: string) => (typeof item[name] === 'string' ? (item[name] as string) : undefined);
@@ -248,13 +256,231 @@ export function toSilence(item: Readonly<Record<string, unknown>>): Silence | un
   }
   const reason = text('reason');
   const createdBy = text('createdBy');
+  // At most 7 days whoever wrote it (another tool, a hand edit): the cap holds where silences are read.
+  const longest = Date.parse(startsAt) + MAX_SILENCE_MS;
   return {
     id,
     startsAt,
-    endsAt,
+    endsAt: Date.parse(endsAt) > longest ? new Date(longest).toISOString() : endsAt,
     pattern,
     ...(reason === undefined ? {} : { reason }),
     createdAt,
     ...(createdBy === undefined ? {} : { createdBy }),
   };
+}
+
+/**
+ * A change a silence held back (its alert recorded as suppressed) that still holds, as an outbox scope keeps it
+ * beside its state (README, Silences): announced once when the silence ends, unless its reverse comes first.
+ */
+export interface HeldChange {
+  /** The silence that held it back. */
+  readonly silence: string;
+  /** The event held back first (a later change of the same thing keeps it). */
+  readonly event: AlertEvent;
+  /** When the change held back first began. */
+  readonly at: string;
+  /** When what holds now began (a status: when it was first seen). */
+  readonly since: string;
+  readonly incident?: string;
+  readonly from?: string;
+  readonly to?: string;
+  readonly expected?: string;
+  readonly severity?: Severity;
+  readonly rule?: string;
+  readonly network?: string;
+  /** True when the incident was open, and published, before the silence: its resolve is sent all the same. */
+  readonly opened?: boolean;
+  /**
+   * The alert that closed it inside the silence (suppressed too), kept until that alert has left the outbox so
+   * that a cycle handling it again decides the same.
+   */
+  readonly closedBy?: number;
+}
+
+/** The changes an outbox scope's silences hold back, by {@link heldKey}. */
+export type HeldChanges = Readonly<Record<string, HeldChange>>;
+
+/** The key of what an alert changes: its incident, or the filter status for a change without one. */
+export function heldKey(alert: Pick<AlertRecord, 'event' | 'incident'>): string | undefined {
+  // Changes only: a reminder (or the delivery check) changes nothing that could still hold.
+  const family = eventTexts(alert.event)?.family;
+  if (
+    alert.event !== 'filter.status_changed' &&
+    family !== 'incident' &&
+    family !== 'recovery' &&
+    family !== 'rule'
+  ) {
+    return undefined;
+  }
+  if (typeof alert.incident === 'string' && alert.incident !== '') return alert.incident;
+  return alert.event === 'filter.status_changed' ? 'filter.status' : undefined;
+}
+
+/** Whether a silence can hold an alert back: never a resolve, never the delivery check or an announcement. */
+export function mayBeSilenced(alert: Pick<AlertRecord, 'event'>, closes: boolean): boolean {
+  return !closes && !NEVER_SILENCED.has(alert.event);
+}
+
+/** What to do with one outbox alert, and the held changes after it. */
+export interface HeldVerdict {
+  /** The silence it is suppressed by; undefined: it is sent. */
+  readonly suppressedBy?: string;
+  readonly held: HeldChanges;
+}
+
+const without = (held: HeldChanges, key: string): HeldChanges =>
+  Object.fromEntries(Object.entries(held).filter(([k]) => k !== key));
+
+/**
+ * The verdict on an alert about to leave the outbox (in sequence order), given what the scope's silences hold
+ * back, whether it closes an incident (`closes`, its action is `resolve`), and the silence over it (undefined
+ * when it is none, or when {@link mayBeSilenced} says none is looked up):
+ * - a resolve whose opening was held back and never announced is suppressed with it (nothing to close), any
+ *   other resolve is sent: the resolve of an incident whose trigger was published always goes out;
+ * - a suppressed change is remembered; a status change back to where the held change started is suppressed
+ *   with it (also just after the silence, before its end was announced), so neither is announced;
+ * - a sent alert about what is held back tells its own story: the held change is forgotten.
+ * Same input, same verdict: a cycle that handles the alert again after a crash decides the same.
+ */
+export function afterAlert(
+  held: HeldChanges,
+  alert: AlertRecord,
+  closes: boolean,
+  silence: Silence | undefined,
+): HeldVerdict {
+  const key = heldKey(alert);
+  const prior = key === undefined || !Object.hasOwn(held, key) ? undefined : held[key];
+  if (prior?.closedBy === alert.seq) return { suppressedBy: prior.silence, held };
+  // Markers of alerts handled before this one (in sequence order, so they have left the outbox) can go.
+  const next: HeldChanges = Object.fromEntries(
+    Object.entries(held).filter(([, h]) => h.closedBy === undefined || h.closedBy > alert.seq),
+  );
+  const open = prior?.closedBy === undefined ? prior : undefined;
+  if (key === undefined) {
+    return silence === undefined ? { held } : { suppressedBy: silence.id, held };
+  }
+  if (closes) {
+    if (open === undefined) return { held: next };
+    if (open.opened === true) return { held: without(next, key) };
+    return { suppressedBy: open.silence, held: { ...next, [key]: { ...open, closedBy: alert.seq } } };
+  }
+  // A status back where it was before the change held back: neither is announced (also when the way back is
+  // seen just after the silence, before its end was announced).
+  if (
+    open !== undefined &&
+    alert.event === 'filter.status_changed' &&
+    open.from !== undefined &&
+    alert.to === open.from
+  ) {
+    return {
+      suppressedBy: silence?.id ?? open.silence,
+      held: { ...next, [key]: { ...open, closedBy: alert.seq } },
+    };
+  }
+  if (silence === undefined) return { held: open === undefined ? next : without(next, key) };
+  if (open !== undefined) {
+    const to = alert.to === undefined ? {} : { to: alert.to };
+    const severity = alert.severity === undefined ? {} : { severity: alert.severity };
+    return {
+      suppressedBy: silence.id,
+      held: { ...next, [key]: { ...open, since: alert.at, ...to, ...severity } },
+    };
+  }
+  const continues =
+    alert.event === 'filter.status_changed' &&
+    alert.expected !== undefined &&
+    alert.from !== undefined &&
+    alert.from !== alert.expected;
+  const change: HeldChange = {
+    silence: silence.id,
+    event: alert.event,
+    at: alert.at,
+    since: alert.at,
+    ...pick(alert, ['incident', 'from', 'to', 'expected', 'severity', 'rule', 'network']),
+    ...(continues ? { opened: true } : {}),
+  };
+  return { suppressedBy: silence.id, held: { ...next, [key]: change } };
+}
+
+function pick<K extends keyof AlertRecord>(
+  alert: AlertRecord,
+  keys: readonly K[],
+): Partial<Pick<AlertRecord, K>> {
+  const out: Partial<Pick<AlertRecord, K>> = {};
+  for (const key of keys) if (alert[key] !== undefined) out[key] = alert[key];
+  return out;
+}
+
+/** Whether any change is held back (a cycle then reads the silences to see whether one has ended). */
+export function holdsAny(held: HeldChanges | undefined): boolean {
+  return held !== undefined && Object.values(held).some((h) => h.closedBy === undefined);
+}
+
+/** The announcements due at `nowMs`, and the held changes left. */
+export interface DueAnnouncements {
+  readonly alerts: ReadonlyArray<Omit<AlertRecord, 'seq'>>;
+  readonly held: HeldChanges;
+}
+
+/**
+ * What is due once the outbox is empty: each held change whose silence has ended (or expired, or is gone) and
+ * that no other silence now holds back is announced once, as a `silence.still_holding` alert with the held
+ * change's incident (a trigger for an incident, so PagerDuty opens or keeps the same one). The markers of
+ * closed changes are dropped (their alerts have left the outbox). Announcements in key order.
+ */
+export function dueAnnouncements(
+  held: HeldChanges,
+  silences: readonly Silence[],
+  nowMs: number,
+): DueAnnouncements {
+  const alerts: Array<Omit<AlertRecord, 'seq'>> = [];
+  const left: Record<string, HeldChange> = {};
+  const now = new Date(nowMs).toISOString();
+  for (const key of Object.keys(held).sort()) {
+    const change = held[key]!;
+    if (change.closedBy !== undefined) continue;
+    const own = silences.find((s) => s.id === change.silence);
+    if (
+      (own !== undefined &&
+        silenceStatus(own, nowMs) === 'active' &&
+        patternMatches(own.pattern, change.event)) ||
+      silenceFor(silences, { event: change.event, at: now }) !== undefined
+    ) {
+      left[key] = change;
+      continue;
+    }
+    alerts.push({
+      event: STILL_HOLDING_EVENT,
+      at: now,
+      since: change.since,
+      silence: change.silence,
+      heldEvent: change.event,
+      ...(change.incident === undefined ? {} : { incident: change.incident }),
+      ...(change.from === undefined ? {} : { from: change.from }),
+      ...(change.to === undefined ? {} : { to: change.to }),
+      ...(change.expected === undefined ? {} : { expected: change.expected }),
+      ...(change.severity === undefined ? {} : { severity: change.severity }),
+      ...(change.rule === undefined ? {} : { rule: change.rule }),
+      ...(change.network === undefined ? {} : { network: change.network }),
+    });
+  }
+  return { alerts, held: left };
+}
+
+/** Held changes as stored, read back; what is not one is left out (a corrupt entry must not break a cycle). */
+export function toHeldChanges(stored: unknown): HeldChanges {
+  if (typeof stored !== 'object' || stored === null) return {};
+  const out: Record<string, HeldChange> = {};
+  for (const [key, value] of Object.entries(stored as Record<string, unknown>)) {
+    if (typeof value !== 'object' || value === null) continue;
+    const v = value as Record<string, unknown>;
+    if (typeof v['silence'] !== 'string' || typeof v['event'] !== 'string' || typeof v['at'] !== 'string')
+      continue;
+    out[key] = {
+      ...(v as unknown as HeldChange),
+      since: typeof v['since'] === 'string' ? v['since'] : v['at'],
+    };
+  }
+  return out;
 }

@@ -83,6 +83,7 @@ export type AlertEvent =
   | 'filter.status_reminder'
   | 'network.rule_triggered'
   | 'network.rule_resolved'
+  | 'silence.still_holding'
   | 'monitor.test';
 
 /**
@@ -118,6 +119,12 @@ export interface AlertRecord extends Partial<RuleAlertFields> {
   readonly cycles?: number;
   /** A short human explanation (incidents: the last error). */
   readonly detail?: string;
+  /**
+   * `silence.still_holding` only: the silence that held back the change it announces (README, Silences), and
+   * the event it held back (`since` is then when that change began).
+   */
+  readonly silence?: string;
+  readonly heldEvent?: AlertEvent;
 }
 
 /** Numeric figures found in one network's latest real-time body, for alert text and metrics. */

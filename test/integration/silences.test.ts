@@ -5,8 +5,9 @@
  * a cycle reads the silences only when it has an alert to send. Real parts on loopback: dynalite (behind a
  * proxy that can throttle chosen requests), a fake protection API; SNS through aws-sdk-client-mock.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoSilenceStore } from '../../lambda/adapters/silence-store.ts';
@@ -29,11 +30,13 @@ function mockedSns() {
     credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
   });
   const mock = mockClient(client);
-  const sns = { client, down: false, subjects: [] as string[] };
+  const sns = { client, down: false, subjects: [] as string[], documents: [] as Record<string, unknown>[] };
   let ids = 0;
-  mock.on(PublishCommand).callsFake(async (input: { Subject?: string }) => {
+  mock.on(PublishCommand).callsFake(async (input: { Subject?: string; Message?: string }) => {
     if (sns.down) throw Object.assign(new Error('SNS is down'), { name: 'InternalErrorException' });
     sns.subjects.push(input.Subject ?? '');
+    // The `sqs` document: what PagerDuty's event_action and dedup_key come from.
+    sns.documents.push(JSON.parse(JSON.parse(input.Message ?? '{}').sqs ?? '{}'));
     return { MessageId: `m-${++ids}` };
   });
   return sns;
@@ -109,7 +112,7 @@ describe('silences in the cycle', () => {
   const all = (results: readonly CycleResult[], key: 'delivered' | 'suppressed') =>
     results.flatMap((r) => r[key]);
 
-  it('a status change inside a silence is recorded as suppressed with its id, never published, not sent later, also after the silence ends', async () => {
+  it('a status change inside a silence is recorded as suppressed with its id, never published; still holding when the silence ends, it is announced once', async () => {
     // Prepare
     const sns = mockedSns();
     const m = monitor(sns.client);
@@ -132,11 +135,13 @@ describe('silences in the cycle', () => {
     ]);
     expect(during.delivered).toEqual([]);
     expect(during.pending).toBe(0);
-    expect([...again.suppressed, ...again.delivered, ...after.suppressed, ...after.delivered]).toEqual([]);
-    expect(sns.subjects).toEqual([]);
+    expect([...again.suppressed, ...again.delivered, ...after.suppressed]).toEqual([]);
+    expect(after.delivered).toEqual([expect.objectContaining({ event: 'silence.still_holding' })]);
+    expect(sns.subjects).toEqual([`[shieldwatch] still B after silence ${s.id}`]);
     expect((await m.store.load()).outbox).toEqual([]);
     expect(await events(m)).toEqual([
       expect.objectContaining({ event: 'filter.status_changed', from: 'A', to: 'B', suppressedBy: s.id }),
+      expect.objectContaining({ event: 'silence.still_holding', from: 'A', to: 'B' }),
     ]);
   });
 
@@ -207,7 +212,7 @@ describe('silences in the cycle', () => {
     expect((await processes[0]!.store.load()).outbox).toEqual([]);
   });
 
-  it('a suppressed alert whose removal DynamoDB throttles until the deadline: the next cycle, in a new process, suppresses it again, never sends it', async () => {
+  it('a suppressed alert whose removal DynamoDB throttles until the deadline: the next cycle, in a new process, suppresses it again, never sends it (only the announcement at the end)', async () => {
     // Prepare
     const sns = mockedSns();
     status('A');
@@ -228,8 +233,8 @@ describe('silences in the cycle', () => {
     expect(first.suppressed).toHaveLength(1);
     expect(stuck.map((e) => e.to)).toEqual(['B']);
     expect(next.suppressed).toEqual([expect.objectContaining({ suppressedBy: s.id })]);
-    expect(next.delivered).toEqual([]);
-    expect(sns.subjects).toEqual([]);
+    expect(next.delivered).toEqual([expect.objectContaining({ event: 'silence.still_holding' })]);
+    expect(sns.subjects).toEqual([`[shieldwatch] still B after silence ${s.id}`]);
     expect((await monitor(sns.client).store.load()).outbox).toEqual([]);
   });
 
@@ -263,7 +268,7 @@ describe('silences in the cycle', () => {
     ]);
   });
 
-  it('an alert observed inside a silence and waiting for SNS is not sent when SNS is back after the silence ended', async () => {
+  it('an alert observed inside a silence and waiting for SNS is not sent when SNS is back after the silence ended: what still holds is announced', async () => {
     const sns = mockedSns();
     const m = monitor(sns.client);
     status('A');
@@ -280,8 +285,8 @@ describe('silences in the cycle', () => {
     // Suppressed at its first attempt: nothing waits for SNS.
     expect(during.suppressed).toEqual([expect.objectContaining({ suppressedBy: s.id })]);
     expect(during.pending).toBe(0);
-    expect(after.delivered).toEqual([]);
-    expect(sns.subjects).toEqual([]);
+    expect(after.delivered).toEqual([expect.objectContaining({ event: 'silence.still_holding' })]);
+    expect(sns.subjects).toEqual([`[shieldwatch] still B after silence ${s.id}`]);
   });
 
   it('reminders pause while silenced and go on once it ends', async () => {
@@ -421,5 +426,175 @@ describe('silences in the cycle', () => {
     expect(
       silenceFor([s], { event: 'monitor.test', at: new Date(now() + 1000).toISOString() }),
     ).toBeUndefined();
+  });
+
+  it('a silence over an incident paged before it began: its resolve is still sent, under the same incident', async () => {
+    // Prepare: B is away from the expected A and pages (a trigger); then a silence on everything begins.
+    const sns = mockedSns();
+    const m = monitor(sns.client, { SHIELDWATCH_EXPECTED_STATUS: 'A' });
+    status('A');
+    await cycle(m);
+    status('B');
+    const paged = await cycle(m);
+    await silence('1h');
+
+    // Act: the status comes back inside the silence.
+    nextTick();
+    status('A');
+    const back = await cycle(m);
+
+    // Assess
+    expect(paged.delivered).toHaveLength(1);
+    expect(back.suppressed).toEqual([]);
+    expect(back.delivered).toEqual([expect.objectContaining({ event: 'filter.status_changed' })]);
+    expect(sns.documents.map((d) => [d['action'], d['incident']])).toEqual([
+      ['trigger', expect.any(String)],
+      ['resolve', sns.documents[0]!['incident']],
+    ]);
+  });
+
+  it('a change held back that still holds when the silence ends: announced once, across an SNS outage at that moment and duplicate and concurrent cycles; its reverse later is sent', async () => {
+    // Prepare: B away from the expected A is suppressed inside the silence.
+    const sns = mockedSns();
+    status('A');
+    const env = { SHIELDWATCH_EXPECTED_STATUS: 'A' };
+    await cycle(monitor(sns.client, env));
+    const s = await silence('10m');
+    status('B');
+    const during = await cycle(monitor(sns.client, env));
+
+    // Act: the silence ends while SNS is down; cycles in three processes, each twice at once.
+    nextTick(11 * 60_000);
+    sns.down = true;
+    const processes = [monitor(sns.client, env), monitor(sns.client, env), monitor(sns.client, env)];
+    const outage = await Promise.all(processes.flatMap((p) => [cycle(p), cycle(p)]));
+    const waiting = (await processes[0]!.store.load()).outbox;
+    sns.down = false;
+    nextTick();
+    const back = await Promise.all(processes.flatMap((p) => [cycle(p), cycle(p)]));
+    nextTick();
+    const later = await Promise.all(processes.map((p) => cycle(p)));
+    status('A');
+    nextTick();
+    const reverse = await cycle(processes[0]!);
+
+    // Assess
+    expect(during.suppressed).toEqual([expect.objectContaining({ suppressedBy: s.id })]);
+    expect(all(outage, 'failed')).toEqual([expect.objectContaining({ event: 'silence.still_holding' })]);
+    expect(waiting.map((e) => e.event)).toEqual(['silence.still_holding']);
+    expect(all([...back, ...later], 'delivered').map((d) => d.event)).toEqual(['silence.still_holding']);
+    expect(reverse.delivered.map((d) => d.event)).toEqual(['filter.status_changed']);
+    expect(sns.subjects).toEqual([
+      `[shieldwatch] still B after silence ${s.id}`,
+      '[shieldwatch] RESOLVED: Filter status changed: B -> A',
+    ]);
+    // PagerDuty: the announcement opens the incident the silence held back, the change back resolves it.
+    const [announced, resolved] = sns.documents;
+    expect(announced).toMatchObject({ event: 'silence.still_holding', action: 'trigger', to: 'B' });
+    expect(resolved).toMatchObject({ action: 'resolve', incident: announced!['incident'] });
+    expect((await events(processes[0]!)).filter((e) => e.event === 'silence.still_holding')).toHaveLength(1);
+  });
+
+  it('a change and its reverse both inside a silence: nothing is announced when it ends', async () => {
+    // Prepare
+    const sns = mockedSns();
+    const m = monitor(sns.client);
+    status('A');
+    await cycle(m);
+    const s = await silence('10m');
+    status('B');
+    const there = await cycle(m);
+    nextTick();
+    status('A');
+    const back = await cycle(m);
+
+    // Act
+    nextTick(11 * 60_000);
+    const after = [await cycle(m)];
+    nextTick();
+    after.push(await cycle(m));
+
+    // Assess
+    expect([...there.suppressed, ...back.suppressed].map((o) => o.suppressedBy)).toEqual([s.id, s.id]);
+    expect(all(after, 'delivered')).toEqual([]);
+    expect(sns.subjects).toEqual([]);
+    // Only the marker of the alert that closed it is left (dropped by the next write of what is held back).
+    expect(Object.values((await m.store.load()).held ?? {})).toEqual([
+      expect.objectContaining({ from: 'A', to: 'B', closedBy: back.suppressed[0]!.seq }),
+    ]);
+  });
+
+  it('a rule trigger suppressed and still holding when the silence ends: announced once, its resolve then sent', async () => {
+    // Prepare: one reading over the threshold triggers the rule (for 1).
+    const sns = mockedSns();
+    let pps = 100;
+    api.network = () => ({ body: { traffic: { in: { pps } } } });
+    const env = { SHIELDWATCH_NETWORKS: 'net-1', SHIELDWATCH_RULES: 'flood: traffic.in.pps > 50k' };
+    const m = monitor(sns.client, env);
+    status('A');
+    await cycle(m);
+    const s = await silence('10m', 'network.*');
+    pps = 90_000;
+    const attack = await cycle(m);
+
+    // Act: the silence ends during the attack; duplicate cycles in two processes; then the attack ends.
+    nextTick(11 * 60_000);
+    const other = monitor(sns.client, env);
+    const ended = await Promise.all([cycle(m), cycle(m), cycle(other)]);
+    nextTick();
+    const next = await cycle(other);
+    pps = 100;
+    nextTick();
+    const calm = await cycle(m);
+
+    // Assess
+    expect(attack.suppressed).toEqual([
+      expect.objectContaining({ event: 'network.rule_triggered', suppressedBy: s.id }),
+    ]);
+    expect(all([...ended, next], 'delivered').map((d) => d.event)).toEqual(['silence.still_holding']);
+    expect(calm.delivered.map((d) => d.event)).toEqual(['network.rule_resolved']);
+    expect(sns.subjects[0]).toBe(`[shieldwatch] still flood triggered on net net-1 after silence ${s.id}`);
+    expect(sns.subjects).toHaveLength(2);
+    const [announced, resolved] = sns.documents;
+    expect(announced).toMatchObject({ action: 'trigger', rule: 'flood', network: 'net-1' });
+    expect(resolved).toMatchObject({ action: 'resolve', incident: announced!['incident'] });
+  });
+
+  it('a silence stored with an end 30 days out (another tool) is honoured for 7 days only', async () => {
+    // Prepare: the item as another tool writes it, past the CLI's 7-day limit.
+    const sns = mockedSns();
+    const m = monitor(sns.client);
+    status('A');
+    await cycle(m);
+    const made = newSilence({ duration: '1h', pattern: '*' }, now(), 's-bbbbbbbb');
+    if (!made.ok) throw new Error(made.problems.join('; '));
+    const startsAt = made.silence.startsAt;
+    await dynamo.client.send(
+      new PutItemCommand({
+        TableName: dynamo.table,
+        Item: marshall({
+          pk: 'silence',
+          sk: 's-bbbbbbbb',
+          ...made.silence,
+          endsAt: new Date(Date.parse(startsAt) + 30 * 86_400_000).toISOString(),
+        }),
+      }),
+    );
+
+    // Act: a change on day 6 (silenced), and one on day 8 (past the cap).
+    nextTick(6 * 86_400_000);
+    status('B');
+    const day6 = await cycle(m);
+    nextTick(2 * 86_400_000);
+    status('C');
+    const day8 = await cycle(m);
+    const listed = await silences.list();
+
+    // Assess
+    expect(day6.suppressed).toEqual([expect.objectContaining({ suppressedBy: 's-bbbbbbbb' })]);
+    expect(day8.suppressed).toEqual([]);
+    expect(day8.delivered.map((d) => d.event)).toEqual(['filter.status_changed']);
+    expect(sns.subjects).toEqual(['[shieldwatch] Filter status changed: B -> C']);
+    expect(listed[0]!.endsAt).toBe(new Date(Date.parse(startsAt) + 7 * 86_400_000).toISOString());
   });
 });

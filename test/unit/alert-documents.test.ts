@@ -146,6 +146,19 @@ const SAMPLES: Record<AlertEvent, AlertRecord> = {
     incident: `pps/net-2/${SINCE}`,
     since: SINCE,
   },
+  'silence.still_holding': {
+    seq: 9,
+    event: 'silence.still_holding',
+    at: AT,
+    since: SINCE,
+    silence: 's-k3j9x2ab',
+    heldEvent: 'filter.status_changed',
+    from: 'active',
+    to: 'mitigating',
+    expected: 'active',
+    severity: 'high',
+    incident: 'filter.status_changed/2026-11-22T09:00:00.000Z',
+  },
   'monitor.test': { seq: 0, event: 'monitor.test', at: AT, detail: 'sent by shieldwatch test-alert' },
 };
 
@@ -169,7 +182,9 @@ describe('the documents of every event kind', () => {
       source: 'custom',
       content: { textType: 'client-markdown' },
     });
-    expect(chat.content.title).toBe(rendered.subject.replace(/&/g, '&amp;').replace(/</g, '&lt;'));
+    // The title reads as the subject; what chat markdown could act on (here a rule's path) is in code spans.
+    const unmarked = chat.content.title.replace(/`/g, '').replace(/&lt;/g, '<').replace(/&amp;/g, '&');
+    expect(unmarked).toBe(rendered.subject);
     expect(chat.content.title.length).toBeLessThanOrEqual(CHATBOT_TITLE_MAX_CHARS);
     expect(chat.content.description.length).toBeLessThanOrEqual(CHATBOT_DESCRIPTION_MAX_CHARS);
     expect(chat.content.description).toContain(`*Event:* \`${event}\``);
@@ -484,6 +499,120 @@ describe('hostile statuses (fast-check)', () => {
     );
     expect(chat.content.title).toContain('&lt;!channel>');
     expect(queue.to).toBe('<!channel> `rm` *now*');
+  });
+});
+
+describe('hostile markdown in the chat title and lead line, every event kind (issue 19.8, fast-check)', () => {
+  const attacks = fc.constantFrom(
+    '[login](https://evil.example)',
+    '*URGENT* _now_',
+    '*URGENT now*',
+    '~gone~',
+    '`code` ``x``',
+    '<!channel>',
+    '<!here|here>',
+    '<@U123>',
+    '<https://evil.example|click>',
+    '@here',
+    '@channel please',
+    'https://evil.example/x?y=1',
+    'www.evil.example',
+    'login.evil.example',
+    ':rotating_light:',
+    '# heading',
+    '> quote',
+    '- item',
+    '1. item',
+    '[a]: https://evil.example',
+    'a\nb',
+    '![img](https://evil.example/i.png)',
+    '__bold__ **bold**',
+    '|table|',
+    'back\\slash',
+  );
+  const markdownish = fc.string({
+    unit: fc.constantFrom(...'*_~`[]()<>!@#:/\\|.-+=&"\n ', 'a', 'x', '1', 'http', 'evil.example'),
+    maxLength: 60,
+  });
+  const hostile = fc.oneof(
+    attacks,
+    markdownish,
+    fc.tuple(attacks, attacks).map(([a, b]) => `${a} ${b}`),
+  );
+
+  /** What is left of a chat text once its code spans are taken out; each span must be closed. */
+  function outsideSpans(text: string): string {
+    expect(text.split('`').length % 2, `unbalanced backticks in ${JSON.stringify(text)}`).toBe(1);
+    return text.replace(/`[^`]*`/g, ' ');
+  }
+
+  /** Markup, links, mentions or a domain left outside the code spans, as the chat would act on them. */
+  function rawMarkup(text: string): string | undefined {
+    const outside = outsideSpans(text)
+      .replace(/ -> /g, ' ')
+      .replace(/^\[[A-Za-z0-9-]+\] /, '');
+    const found =
+      /[*_~`<>|@#\\[\]&]/.exec(outside) ??
+      /[A-Za-z][.:][A-Za-z]/.exec(outside) ??
+      /:\/\//.exec(outside) ??
+      /!\[/.exec(outside) ??
+      /\n/.exec(outside);
+    return found === null ? undefined : `${found[0]} in ${JSON.stringify(outside)}`;
+  }
+
+  it.each(Object.keys(SAMPLES) as AlertEvent[])('%s: no raw markup outside code spans', (event) => {
+    fc.assert(
+      fc.property(hostile, hostile, hostile, hostile, hostile, (status, other, detail, name, network) => {
+        // Prepare: every text field of the record from the API (or hostile configuration) at once
+        const alert: AlertRecord = {
+          ...SAMPLES[event],
+          ...(SAMPLES[event].to === undefined ? {} : { to: status }),
+          ...(SAMPLES[event].from === undefined ? {} : { from: other }),
+          ...(SAMPLES[event].expected === undefined ? {} : { expected: other }),
+          ...(SAMPLES[event].detail === undefined ? {} : { detail }),
+          ...(SAMPLES[event].rule === undefined ? {} : { rule: name, ruleText: `${name}: ${network} > 1` }),
+          ...(SAMPLES[event].network === undefined ? {} : { network }),
+        };
+
+        // Act
+        const rendered = renderAlert(alert, { networks: [], monitorName: name });
+        const chat = JSON.parse(rendered.https) as ChatbotDocument;
+        const lead = chat.content.description.split('\n')[0]!;
+
+        // Assess
+        expect(chat.content.title.length).toBeLessThanOrEqual(CHATBOT_TITLE_MAX_CHARS);
+        expect(rawMarkup(chat.content.title)).toBeUndefined();
+        expect(rawMarkup(lead)).toBeUndefined();
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it.each([
+    ['[login](https://evil.example)', '`[login](https://evil.example`)'],
+    ['*URGENT* _now_', '`*URGENT* _now_`'],
+  ])('a status %s is shown in a code span in the title and the lead line', (to, shown) => {
+    // Act
+    const { chat } = documents(
+      { ...SAMPLES['filter.status_changed'], to },
+      { networks: [], monitorName: 'edge-eu' },
+    );
+
+    // Assess
+    expect(chat.content.title).toBe(`[edge-eu] HIGH: Filter status changed: active -> ${shown}`);
+    expect(chat.content.description.split('\n')[0]).toContain(
+      `filter status is now "${shown}" (was "active")`,
+    );
+  });
+
+  it('a title that must be cut keeps its span closed and within 250 characters', () => {
+    // Prepare: a status of backticks, each shown as an escape ten times its length
+    const { chat } = documents({ ...SAMPLES['filter.status_changed'], to: '`'.repeat(90) });
+
+    // Assess
+    expect(chat.content.title.length).toBeLessThanOrEqual(CHATBOT_TITLE_MAX_CHARS);
+    expect(chat.content.title).toMatch(/`\.\.\.$/);
+    expect(rawMarkup(chat.content.title)).toBeUndefined();
   });
 });
 

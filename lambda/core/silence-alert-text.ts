@@ -1,0 +1,80 @@
+/**
+ * The texts of the `silence` family (README, Silences): at a silence's end, the announcement of a change it held
+ * back that still holds, e.g. `[shieldwatch] still mitigating after silence s-k3j9x2ab` and, in the SMS, when
+ * it began. Pure; nothing here throws on a record of the right shape.
+ */
+import { eventTexts } from './alert-events.ts';
+import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
+import { momentOf } from './alert-time.ts';
+import { quoteStatus, subjectStatus } from './status-alert-text.ts';
+import type { AlertRecord } from './types.ts';
+import { escapeHidden, foldVisible, shorten } from './visible-text.ts';
+
+const MAX_FOLD_INPUT = 1000;
+const MAX_EMAIL_TEXT = 1000;
+
+/** The silence's id as the texts show it (ids are `s-` and 8 base32 characters; anything else is folded). */
+function silenceLabel(alert: AlertRecord): string {
+  return typeof alert.silence === 'string' && alert.silence !== ''
+    ? shorten(foldVisible(shorten(alert.silence, 100)), 20)
+    : 'a silence';
+}
+
+function oneLine(text: unknown, fallback: string): string {
+  return typeof text === 'string' && text !== '' ? foldVisible(shorten(text, MAX_FOLD_INPUT)) : fallback;
+}
+
+/**
+ * What still holds, as the subject and SMS name it in `room` characters: the status it changed to, the rule on
+ * its network, or the incident's own words (`API unreachable`).
+ */
+function whatHolds(alert: AlertRecord, room: number): string {
+  const held = eventTexts(alert.heldEvent);
+  if (alert.heldEvent === 'filter.status_changed') return shorten(subjectStatus(alert.to), Math.max(8, room));
+  if (held?.family === 'rule') {
+    const rule = oneLine(alert.rule, '?');
+    const network = oneLine(alert.network, '?');
+    const half = Math.max(8, Math.floor((room - 16) / 2));
+    return `${shorten(rule, half)} triggered on net ${shorten(network, Math.max(8, room - 16 - Math.min(rule.length, half)))}`;
+  }
+  return shorten(held === undefined ? oneLine(alert.heldEvent, 'a held-back change') : held.subject, room);
+}
+
+/** The subject, before the final ASCII guard: `[name] still <what> after silence <id>`. */
+export function silenceSubject(alert: AlertRecord, prefix: string): string {
+  const tail = ` after silence ${silenceLabel(alert)}`;
+  const head = `${prefix}still `;
+  return `${head}${whatHolds(alert, SUBJECT_MAX_CHARS - head.length - tail.length)}${tail}`;
+}
+
+/** The SMS, before the final ASCII guard: `name: still <what> after silence <id> ended; began <when>.` */
+export function silenceSms(alert: AlertRecord, name: string): string {
+  const began = momentOf(alert.since);
+  const tail = ` after silence ${silenceLabel(alert)} ended; began ${began === undefined ? 'at an unknown time' : began.short}.`;
+  const head = `${name}: still `;
+  return `${head}${whatHolds(alert, SMS_MAX_CHARS - head.length - tail.length)}${tail}`;
+}
+
+/** The email's lines about what still holds (and the chat document's, with its own `field`). */
+export function silenceEmailLines(
+  alert: AlertRecord,
+  field: (label: string, value: string) => string,
+): string[] {
+  const lines = [field('Silence', escapeHidden(shorten(String(alert.silence ?? 'unknown'), 100)))];
+  lines.push(field('Held back', escapeHidden(shorten(String(alert.heldEvent ?? 'unknown'), 100))));
+  const began = momentOf(alert.since);
+  lines.push(field('Began', began === undefined ? 'unknown' : `${began.iso} (${began.human})`));
+  if (alert.heldEvent === 'filter.status_changed') {
+    lines.push(field('Status now', quoteStatus(alert.to)));
+    if (alert.from !== undefined) lines.push(field('Status before the silence', quoteStatus(alert.from)));
+    if (alert.expected !== undefined) lines.push(field('Expected status', quoteStatus(alert.expected)));
+  }
+  for (const [label, value] of [
+    ['Rule', alert.rule],
+    ['Network', alert.network],
+    ['Incident', alert.incident],
+  ] as const) {
+    if (typeof value === 'string') lines.push(field(label, escapeHidden(shorten(value, MAX_EMAIL_TEXT))));
+  }
+  return lines;
+}
