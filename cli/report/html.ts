@@ -26,9 +26,21 @@ export const CONTENT_SECURITY_POLICY =
 /** Status colours in the page's CSS: s0..s(n-1), then the palette repeats. */
 const STATUS_COLOURS = 8;
 
-/** Escapes text for HTML content and attribute values. */
+/** Controls but tab and line feed, invisible format characters (bidi overrides and isolates), separators. */
+const HIDDEN_IN_PAGE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\p{Cf}\u2028\u2029]/gu;
+
+/**
+ * Escapes text for HTML content and attribute values; a control or invisible format character (a
+ * bidirectional override or isolate such as U+202E, U+2066, which would reorder the text after it) is shown
+ * as `<U+202E>`, as the CLI and the alert texts show it.
+ */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return text
+    .replace(
+      HIDDEN_IN_PAGE,
+      (c) => `<U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}>`,
+    )
+    .replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** JSON that cannot end its `<script>` element early (nor open a comment) wherever it sits. */
