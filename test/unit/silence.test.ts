@@ -1,8 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
+import { renderAlert, SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from '../../lambda/core/alert-text.ts';
 import {
+  afterAlert,
+  dueAnnouncements,
   eventsMatching,
+  type HeldChanges,
   isSilenceId,
   listedSilences,
   MAX_SILENCE_MS,
@@ -17,7 +21,7 @@ import {
   silenceStatus,
   toSilence,
 } from '../../lambda/core/silence.ts';
-import type { AlertEvent } from '../../lambda/core/types.ts';
+import type { AlertEvent, AlertRecord } from '../../lambda/core/types.ts';
 
 const T0 = Date.parse('2026-11-23T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -287,5 +291,201 @@ describe('toSilence', () => {
     ['no pattern', { pattern: undefined }],
   ])('%s: not a silence', (_, change) => {
     expect(toSilence({ ...silence(), ...change })).toBeUndefined();
+  });
+});
+
+describe('toSilence: the 7-day cap where silences are read', () => {
+  it.each([
+    ['30 days out', T0 + 30 * 86_400_000, T0 + MAX_SILENCE_MS],
+    ['7 days and 1 ms', T0 + MAX_SILENCE_MS + 1, T0 + MAX_SILENCE_MS],
+    ['exactly 7 days', T0 + MAX_SILENCE_MS, T0 + MAX_SILENCE_MS],
+    ['2 hours', T0 + 120 * MIN, T0 + 120 * MIN],
+  ])('an end %s after the start reads as %#', (_, end, expected) => {
+    const read = toSilence({ ...silence(), endsAt: iso(end) });
+    expect(read?.endsAt).toBe(iso(expected));
+    expect(silenceFor([read!], { event: 'api.unreachable', at: iso(T0 + 8 * 86_400_000) })).toBeUndefined();
+  });
+});
+
+describe('afterAlert: what a silence holds back, alert after alert', () => {
+  const s = silence();
+  const status = (seq: number, from: string, to: string, extra: Partial<AlertRecord> = {}): AlertRecord => ({
+    seq,
+    event: 'filter.status_changed',
+    at: iso(T0 + seq * MIN),
+    from,
+    to,
+    ...extra,
+  });
+  const away = { expected: 'A', severity: 'high' as const, incident: 'filter.status_changed/x' };
+  const back = { expected: 'A', severity: 'resolved' as const, incident: 'filter.status_changed/x' };
+
+  /** Replays alerts: [alert, closes, silenced] → the verdict's suppressedBy after each, and the held keys. */
+  function replay(steps: ReadonlyArray<readonly [AlertRecord, boolean, boolean]>, start: HeldChanges = {}) {
+    let held = start;
+    return steps.map(([alert, closes, silenced]) => {
+      const verdict = afterAlert(held, alert, closes, silenced ? s : undefined);
+      held = verdict.held;
+      return [
+        verdict.suppressedBy,
+        Object.values(held)
+          .filter((h) => h.closedBy === undefined)
+          .map((h) => h.to ?? h.rule),
+      ];
+    });
+  }
+
+  it('a resolve whose trigger was published is sent, also inside a silence (nothing held)', () => {
+    expect(replay([[status(2, 'B', 'A', back), true, true]])).toEqual([[undefined, []]]);
+  });
+
+  it('a trigger held back, then its resolve: both suppressed, nothing left to announce', () => {
+    expect(
+      replay([
+        [status(1, 'A', 'B', away), false, true],
+        [status(2, 'B', 'A', back), true, false],
+      ]),
+    ).toEqual([
+      [s.id, ['B']],
+      [s.id, []],
+    ]);
+  });
+
+  it('the same alert handled again (a crash between the two writes of a spilled alert) gets the same verdict', () => {
+    const first = afterAlert({}, status(1, 'A', 'B', away), false, s);
+    const resolve = status(2, 'B', 'A', back);
+    const once = afterAlert(first.held, resolve, true, undefined);
+    const again = afterAlert(once.held, resolve, true, undefined);
+    expect(again).toEqual({ suppressedBy: s.id, held: once.held });
+  });
+
+  it('status changes without an expected status: A->B->C held as A->C; C->A closes it; a reminder is not held', () => {
+    expect(
+      replay([
+        [status(1, 'A', 'B'), false, true],
+        [status(2, 'B', 'C'), false, true],
+        [{ seq: 3, event: 'filter.status_reminder', at: iso(T0), to: 'C', incident: 'i' }, false, true],
+        [status(4, 'C', 'A'), false, true],
+      ]),
+    ).toEqual([
+      [s.id, ['B']],
+      [s.id, ['C']],
+      [s.id, ['C']],
+      [s.id, []],
+    ]);
+  });
+
+  it('a change away that continues a published incident: its resolve is still sent', () => {
+    expect(
+      replay([
+        [status(1, 'B', 'C', away), false, true],
+        [status(2, 'C', 'A', back), true, false],
+      ]),
+    ).toEqual([
+      [s.id, ['C']],
+      [undefined, []],
+    ]);
+  });
+
+  it('a published change of what is held back drops the announcement', () => {
+    expect(
+      replay([
+        [status(1, 'A', 'B'), false, true],
+        [status(2, 'B', 'C'), false, false],
+      ]),
+    ).toEqual([
+      [s.id, ['B']],
+      [undefined, []],
+    ]);
+  });
+});
+
+describe('dueAnnouncements', () => {
+  const held: HeldChanges = {
+    'flood/net-1/t': {
+      silence: 's-aaaaaaaa',
+      event: 'network.rule_triggered',
+      at: iso(T0 + MIN),
+      since: iso(T0 + MIN),
+      incident: 'flood/net-1/t',
+      rule: 'flood',
+      network: 'net-1',
+    },
+    'filter.status': {
+      silence: 's-aaaaaaaa',
+      event: 'filter.status_changed',
+      at: iso(T0),
+      since: iso(T0),
+      from: 'A',
+      to: 'B',
+      closedBy: 7,
+    },
+  };
+
+  it.each([
+    ['while the silence is active: nothing', [silence()], T0 + 30 * MIN, 0],
+    ['once it ended: the open change, once', [silence()], T0 + 61 * MIN, 1],
+    ['when its item is gone (expired): the open change', [], T0 + 61 * MIN, 1],
+    [
+      'while another silence over the event is active: nothing',
+      [silence(), silence({ id: 's-bbbbbbbb', endsAt: iso(T0 + 120 * MIN), pattern: 'network.*' })],
+      T0 + 61 * MIN,
+      0,
+    ],
+  ])('%s', (_, silences, now, count) => {
+    const due = dueAnnouncements(held, silences, now);
+    expect(due.alerts).toHaveLength(count);
+    // A closed change's marker is dropped either way.
+    expect(Object.keys(due.held)).toEqual(count === 0 ? ['flood/net-1/t'] : []);
+  });
+
+  it('the announcement: its own event, the silence, when it began, the same incident, a trigger', () => {
+    const [alert] = dueAnnouncements(held, [silence()], T0 + 61 * MIN).alerts;
+    expect(alert).toEqual({
+      event: 'silence.still_holding',
+      at: iso(T0 + 61 * MIN),
+      since: iso(T0 + MIN),
+      silence: 's-aaaaaaaa',
+      heldEvent: 'network.rule_triggered',
+      incident: 'flood/net-1/t',
+      rule: 'flood',
+      network: 'net-1',
+    });
+    const rendered = renderAlert({ ...alert!, seq: 3 }, { networks: [] });
+    expect(rendered.subject).toBe(
+      '[shieldwatch] still flood triggered on net net-1 after silence s-aaaaaaaa',
+    );
+    expect(rendered.sms).toBe(
+      'shieldwatch: still flood triggered on net net-1 after silence s-aaaaaaaa ended; began 2026-11-23 10:01 UTC.',
+    );
+    expect(JSON.parse(rendered.sqs)).toMatchObject({ action: 'trigger', incident: 'flood/net-1/t' });
+    expect(rendered.email).toContain('Silence:');
+  });
+
+  it('texts stay within the limits, ASCII, whatever the names', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 400 }),
+        fc.string({ maxLength: 400 }),
+        fc.boolean(),
+        (a, b, rule) => {
+          const alert: AlertRecord = {
+            seq: 1,
+            event: 'silence.still_holding',
+            at: iso(T0),
+            since: iso(T0 - MIN),
+            silence: 's-aaaaaaaa',
+            heldEvent: rule ? 'network.rule_triggered' : 'filter.status_changed',
+            ...(rule ? { rule: a, network: b } : { from: a, to: b }),
+          };
+          const rendered = renderAlert(alert, { networks: [] });
+          expect(rendered.subject.length).toBeLessThanOrEqual(SUBJECT_MAX_CHARS);
+          expect(rendered.sms.length).toBeLessThanOrEqual(SMS_MAX_CHARS);
+          expect(rendered.subject).toMatch(/^[\x20-\x7e]+$/);
+          expect(rendered.sms).toMatch(/^[\x20-\x7e]+$/);
+          expect(rendered.subject).toContain('after silence s-aaaaaaaa');
+        },
+      ),
+    );
   });
 });
