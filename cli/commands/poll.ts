@@ -100,21 +100,22 @@ export const pollCommand: Command = {
     const opening = AbortSignal.timeout(
       Math.floor(Math.max(processDeadline - io.now(), config.cycleTimeoutMs / 2)),
     );
-    const { monitor, close, checkClock } = await openMonitor(
-      io,
-      config,
-      values['verbose'] === true,
-      opening,
-    ).catch((error: unknown) => {
+    const unanswered = (error: unknown): never => {
       if (!opening.aborted) throw error;
       throw new Error(
         `the store did not answer within SHIELDWATCH_CYCLE_TIMEOUT_MS (${config.cycleTimeoutMs} ms): ${(error as Error).message}`,
         { cause: error },
       );
-    });
+    };
+    const { monitor, close, checkClock } = await openMonitor(
+      io,
+      config,
+      values['verbose'] === true,
+      opening,
+    ).catch(unanswered);
     try {
       // Before anything is written: a cycle timed by a clock far off the store's is refused (README, Clocks).
-      await checkClock(opening);
+      await checkClock(opening).catch(unanswered);
       const now = io.now();
       const result = await runCycle(
         monitor.deps,
