@@ -7,6 +7,7 @@
 import { evaluateRules } from './core/rule-eval.ts';
 import { limitRuleAlerts } from './core/rule-limit.ts';
 import type { Rule, RuleNetworkObservation } from './core/rule-types.ts';
+import { holdsAny } from './core/silence.ts';
 import type { AlertRecord } from './core/types.ts';
 import { untilDeadline } from './cycle-support.ts';
 import { describeError, StoreError } from './errors.ts';
@@ -149,7 +150,8 @@ export async function drainRuleScopes(
   const total: Omit<DrainResult, 'pending'> = { delivered: [], failed: [], suppressed: [] };
   let pending = 0;
   for (const run of runs) {
-    if (run.loaded.outbox.length === 0 && run.queued.length === 0) continue;
+    // An item with changes a silence holds back is drained too: their silence may have ended (README, Silences).
+    if (run.loaded.outbox.length === 0 && run.queued.length === 0 && !holdsAny(run.loaded.held)) continue;
     const published = deps.published?.forScope(`${run.scope.key}:`);
     const result = await drainOutbox(
       { ...deps, state: run.scope.store, ...(published === undefined ? {} : { published }) },

@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { INITIAL_STATE, type MonitorState } from '../core/decide.ts';
 import type { Rule } from '../core/rule-types.ts';
+import type { HeldChanges } from '../core/silence.ts';
 import type { AlertEvent, AlertRecord, Snapshot, Target } from '../core/types.ts';
 import type {
   HistoryQuery,
@@ -218,6 +219,19 @@ export class DynamoStore implements SnapshotStore, StateStore, RuleStateStore {
 
   complete(entry: OutboxRef, claimant: string): Promise<void> {
     return this.monitor.complete(entry, claimant);
+  }
+
+  settle(entry: OutboxRef, claimant: string, held: HeldChanges, heldRev: number): Promise<boolean> {
+    return this.monitor.settle(entry, claimant, held, heldRev);
+  }
+
+  announce(
+    loaded: VersionedState,
+    alerts: ReadonlyArray<Omit<AlertRecord, 'seq'>>,
+    held: HeldChanges,
+    claim: { readonly claimant: string; readonly untilMs: number },
+  ): Promise<AlertRecord[] | undefined> {
+    return this.monitor.announce(loaded, alerts, held, claim);
   }
 
   release(entry: OutboxRef, claimant: string, error?: string): Promise<void> {
