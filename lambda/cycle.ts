@@ -15,14 +15,13 @@ import type {
   CycleLog,
   CycleMetrics,
   ProtectionApi,
-  RuleScope,
   RuleStateStore,
   SilenceStore,
   SnapshotStore,
   StateStore,
   VersionedState,
 } from './ports.ts';
-import { applyRules, drainRuleScopes, loadRuleScopes, ruleScopesUntil } from './rule-cycle.ts';
+import { applyRules, drainRuleScopes, type ShardRules, startRuleItems } from './rule-cycle.ts';
 
 export { KeyError, StoreError } from './errors.ts';
 export { CLAIM_GRACE_MS, type DeliveryOutcome, PublishedAlerts, SPILL_ABOVE } from './outbox.ts';
@@ -165,7 +164,7 @@ export async function runCycle(
   setMaxListeners(0, storeAbort.signal);
   const storeTimer = setTimeout(() => storeAbort.abort(), Math.max(0, deadlineMs - deps.now()));
   try {
-    const ruleScopes = ruleScopesUntil(
+    const ruleItems = startRuleItems(
       deps.ruleState,
       settings.rules,
       settings.ruleShard ?? 0,
@@ -175,7 +174,7 @@ export async function runCycle(
     return await cycleWithin(
       {
         ...deps,
-        ruleScopes,
+        ruleItems,
         silences: silencesOnce(deps.silences, storeAbort.signal),
         state: untilDeadline(deps.state.withSignal?.(storeAbort.signal) ?? deps.state, storeAbort.signal),
         snapshots: untilDeadline(
@@ -194,7 +193,7 @@ export async function runCycle(
 
 /** {@link runCycle} with stores whose calls end by the deadline. */
 async function cycleWithin(
-  deps: CycleDeps & { readonly ruleScopes: readonly RuleScope[] },
+  deps: CycleDeps & { readonly ruleItems: ShardRules | undefined },
   settings: CycleSettings,
   deadlineMs: number,
   options: CycleOptions,
@@ -232,8 +231,9 @@ async function cycleWithin(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
-  const loadingRules = loadRuleScopes(deps.ruleScopes);
-  const rules = deps.ruleScopes.length === 0 ? [] : (settings.rules ?? []);
+  // The shard's rule items are found alongside the requests (startRuleItems); readings are taken only when
+  // some item judges a network of this cycle.
+  const rules = (deps.ruleItems?.planned.length ?? 0) === 0 ? [] : (settings.rules ?? []);
 
   // Memory per cycle is bounded by dropping each answer here, once its snapshot and figures are taken: only
   // the bodies within the budget outlive this closure (the filter's body is outside the budget).
@@ -320,7 +320,7 @@ async function cycleWithin(
         return { queued: [], stale: false, loaded: loaded.value, status: loaded.value.state.status };
       return applyObservation(deps, settings, observation, loaded.value, claim);
     })(),
-    applyRules(deps.ruleScopes, loadingRules, {
+    applyRules(deps.ruleItems, {
       rules,
       at: observation.at,
       observations: ruleObservations,
@@ -329,7 +329,12 @@ async function cycleWithin(
   ]);
   if (deciding.status === 'rejected') throw deciding.reason;
   const decided = deciding.value;
-  const ruleRuns = ruling.status === 'fulfilled' ? ruling.value : [];
+  const ruleRuns = ruling.status === 'fulfilled' ? ruling.value.runs : [];
+  // Rule items are independent: one that could not be read or written holds back no other's alerts.
+  const ruleFailures =
+    ruling.status === 'fulfilled'
+      ? ruling.value.failures
+      : [{ key: 'rules', error: ruling.reason as StoreError }];
   const queued = [...decided.queued, ...ruleRuns.flatMap((run) => run.queued)];
   // When the snapshots could not be stored but the state write went through, its decision stands: the
   // outbox is sent all the same (claims not used are handed back), and the error says what was committed.
@@ -369,7 +374,7 @@ async function cycleWithin(
     ? { delivered: [], failed: [], suppressed: [], pending: 0 }
     : await drainOutbox(deps, decided.loaded, decided.queued, drainOptions);
   // The rule items' outboxes after the monitor's: a status change goes out first.
-  const ruleDelivery = await drainRuleScopes(deps, ruleRuns, drainOptions);
+  const ruleDelivery = await drainRuleScopes(deps, ruleRuns, drainOptions, deps.ruleItems);
   const delivery = {
     delivered: [...monitorDelivery.delivered, ...ruleDelivery.delivered],
     failed: [...monitorDelivery.failed, ...ruleDelivery.failed],
@@ -378,14 +383,27 @@ async function cycleWithin(
   };
   // A rule item that could not be read or written, or snapshots that could not be stored: the cycle has not
   // run as a whole, but what it committed stands and was sent all the same.
-  const failure = ruling.status === 'rejected' ? (ruling.reason as Error) : unstored;
+  const failure =
+    ruleFailures.length === 0
+      ? unstored
+      : new StoreError(ruleFailures.map((f) => f.error.message).join('; '), {
+          cause: ruleFailures[0]!.error.cause ?? ruleFailures[0]!.error,
+        });
   if (failure !== undefined) {
-    if (queued.length === 0 && delivery.delivered.length === 0) throw failure;
+    const ruleItems = {
+      committed: ruleRuns
+        .filter((run) => run.queued.length > 0 || run.state !== run.loaded.state)
+        .map((r) => r.scope.key),
+      failed: ruleFailures.map((f) => f.key),
+    };
+    if (queued.length === 0 && delivery.delivered.length === 0 && ruleItems.failed.length === 0)
+      throw failure;
     const committed: CommittedWork = {
       ...(decided.status === undefined ? {} : { status: decided.status }),
       queued,
       delivered: delivery.delivered.length,
       pending: delivery.pending,
+      ...(ruleItems.failed.length === 0 ? {} : { ruleItems }),
     };
     throw new StoreError(failure.message, { cause: failure.cause ?? failure, committed });
   }

@@ -14,6 +14,11 @@ export interface CommittedWork {
   readonly delivered: number;
   /** Alerts still waiting in the outbox; they are not held by the failed cycle. */
   readonly pending: number;
+  /**
+   * Set when a rule item could not be read or written: the items this cycle wrote (their alerts are in
+   * `queued` and were sent like any other) and those it could not. Rule items are independent.
+   */
+  readonly ruleItems?: { readonly committed: readonly string[]; readonly failed: readonly string[] };
 }
 
 /** Options of {@link StoreError}. */
@@ -60,9 +65,14 @@ export function describeCommitted(work: CommittedWork): string {
     work.queued.length === 0
       ? 'no new alert'
       : `${work.queued.length} new alert(s): ${work.queued.map(describeAlert).join(', ')}`;
+  const rules =
+    work.ruleItems === undefined
+      ? ''
+      : `; rule items written: ${work.ruleItems.committed.join(', ') || 'none'}; ` +
+        `not written: ${work.ruleItems.failed.join(', ')} (this cycle's readings are no evidence for them)`;
   return (
     `the cycle ran in part: the monitor state was committed (${status}; ${alerts}; ` +
-    `${work.delivered} sent, ${work.pending} waiting in the outbox for the next cycle)`
+    `${work.delivered} sent, ${work.pending} waiting in the outbox for the next cycle)${rules}`
   );
 }
 

@@ -191,6 +191,25 @@ export interface RuleStateStore {
    * watches, in as many items as keep each far below DynamoDB's item limit. None without rules.
    */
   ruleScopes(shard: number, rules: readonly Rule[], networks: readonly string[]): RuleScope[];
+  /**
+   * Every rule item the shard has in the store, planned by today's configuration or left by an earlier one:
+   * one strongly consistent Query on the shard's keys, paged, instead of one read per planned item.
+   */
+  findRuleItems(shard: number): Promise<FoundRuleItem[]>;
+  /**
+   * Deletes a rule item that no plan names, only while it is unchanged since `version` (and `heldRev`), its
+   * outbox is empty and nothing of it is spilled. False when any of that no longer holds.
+   */
+  discardRuleItem(key: string, version: number, heldRev?: number): Promise<boolean>;
+  /** The same store, its calls aborted (rejected, their requests ended) once `signal` aborts. */
+  withSignal?(signal: AbortSignal): RuleStateStore;
+}
+
+/** A rule item found in the store: its key, its state and outbox as read, and its store. */
+export interface FoundRuleItem {
+  readonly key: string;
+  readonly loaded: VersionedState<RuleScopeState>;
+  readonly store: StateStore<RuleScopeState>;
 }
 
 /** Silences (README, Silences), as the outbox reads them; the CLI's adapter also creates and ends them. */

@@ -1,20 +1,42 @@
 /**
- * The traffic rules' part of a poll cycle (README, Traffic rules: where rule state lives): each rule item of
- * the shard is read alongside the requests, the cycle's readings are applied to it with a conditional write
- * (its alerts appended to its own outbox, already claimed), and its outbox is sent after the monitor's, with
- * the same protocol. The rules themselves are judged by the pure `evaluateRules`.
+ * The traffic rules' part of a poll cycle (README, Traffic rules: where rule state lives): every rule item of
+ * the shard is found with one Query alongside the requests, the cycle's readings are applied to each item
+ * today's configuration plans with a conditional write (its alerts appended to its own outbox, already
+ * claimed; cells carried over from items an edit left behind), and every item's outbox, planned or left
+ * behind, is sent after the monitor's, with the same protocol. Items are independent: one item's failure
+ * holds back no other's. The rules themselves are judged by the pure `evaluateRules`.
  */
 import { evaluateRules } from './core/rule-eval.ts';
 import { limitRuleAlerts } from './core/rule-limit.ts';
+import {
+  type CellOwners,
+  cellOwners,
+  leavingCells,
+  nothingToCarry,
+  type RuleItemState,
+  startingState,
+} from './core/rule-moves.ts';
 import type { Rule, RuleNetworkObservation } from './core/rule-types.ts';
 import { holdsAny } from './core/silence.ts';
 import type { AlertRecord } from './core/types.ts';
 import { untilDeadline } from './cycle-support.ts';
 import { describeError, StoreError } from './errors.ts';
-import { type DrainOptions, type DrainResult, drainOutbox, type OutboxDeps } from './outbox.ts';
-import type { RuleScope, RuleScopeState, RuleStateStore, VersionedState } from './ports.ts';
+import { type DrainOptions, type DrainResult, drainOutbox, type OutboxDeps, SPILL_ABOVE } from './outbox.ts';
+import type {
+  FoundRuleItem,
+  RuleScope,
+  RuleScopeState,
+  RuleStateStore,
+  StateStore,
+  VersionedState,
+} from './ports.ts';
 
 const COMMIT_ATTEMPTS = 8;
+const EMPTY: VersionedState<RuleScopeState> = {
+  state: { rules: { cells: {} }, nextSeq: 1 },
+  version: 0,
+  outbox: [],
+};
 
 /** One rule item as a cycle read it, and what the cycle did to it. */
 export interface RuleScopeRun {
@@ -25,86 +47,149 @@ export interface RuleScopeRun {
   readonly queued: readonly AlertRecord[];
   /** True when a newer cycle had already been applied to this item. */
   readonly stale: boolean;
+  /** The item's state after this cycle: what it wrote, or what it read when it wrote nothing. */
+  readonly state?: RuleScopeState;
+  /** True for an item today's configuration no longer plans: drained, and deleted once it holds nothing. */
+  readonly leftover?: boolean;
 }
 
-/** The rule items of a shard, each store's calls ended by `deadline` like the monitor state's. */
-export function ruleScopesUntil(
+/** The rule items of a shard for one cycle: the planned ones, and the Query that finds every stored one. */
+export interface ShardRules {
+  readonly shard: number;
+  readonly planned: readonly RuleScope[];
+  readonly owners: CellOwners;
+  /** Every rule item of the shard in the store, planned or not, read at the start of the cycle. */
+  readonly finding: Promise<{ value: FoundRuleItem[] } | { error: unknown }>;
+  /** The store, its calls ended by the cycle's deadline. */
+  readonly store: RuleStateStore;
+}
+
+/** What {@link applyRules} did: each item's run, and the items that could not be read or written. */
+export interface RuleItemsResult {
+  readonly runs: readonly RuleScopeRun[];
+  readonly failures: ReadonlyArray<{ readonly key: string; readonly error: StoreError }>;
+}
+
+/**
+ * Plans the shard's rule items and starts the Query that finds every stored one (also without rules: an edit
+ * that removed every rule can leave an alert waiting), each store call ended by `deadline`. Undefined without
+ * a rule state store.
+ */
+export function startRuleItems(
   stores: RuleStateStore | undefined,
   rules: readonly Rule[] | undefined,
   shard: number,
   networks: readonly string[],
   deadline: AbortSignal,
-): RuleScope[] {
-  if (stores === undefined || rules === undefined || rules.length === 0) return [];
-  return stores.ruleScopes(shard, rules, networks).map((scope) => ({
-    ...scope,
-    store: untilDeadline(scope.store.withSignal?.(deadline) ?? scope.store, deadline),
-  }));
-}
-
-/** Starts reading every rule item; a failure surfaces when it is awaited. */
-export function loadRuleScopes(
-  scopes: readonly RuleScope[],
-): Promise<Array<{ value: VersionedState<RuleScopeState> } | { error: unknown }>> {
-  return Promise.all(
-    scopes.map((scope) =>
-      scope.store.load().then(
-        (value) => ({ value }),
-        (error: unknown) => ({ error }),
-      ),
-    ),
+): ShardRules | undefined {
+  if (stores === undefined) return undefined;
+  const view = stores.withSignal?.(deadline) ?? stores;
+  const bounded = untilDeadline(view, deadline);
+  const bound = <S>(store: StateStore<S>): StateStore<S> =>
+    untilDeadline(store.withSignal?.(deadline) ?? store, deadline);
+  const list = rules ?? [];
+  const planned =
+    list.length === 0
+      ? []
+      : stores.ruleScopes(shard, list, networks).map((scope) => ({ ...scope, store: bound(scope.store) }));
+  const finding = bounded.findRuleItems(shard).then(
+    (found) => ({ value: found.map((item) => ({ ...item, store: bound(item.store) })) }),
+    (error: unknown) => ({ error }),
   );
+  return { shard, planned, owners: cellOwners(list, planned), finding, store: bounded };
 }
 
 /**
- * Applies the cycle's readings to every rule item, with optimistic locking: when another cycle wrote first,
- * read again and evaluate again on the newer state, so that a duplicate or concurrent cycle never sends a
- * rule alert twice. An item none of whose networks answered with a reading is not written (no evidence).
- * Throws {@link StoreError} when an item cannot be read or written.
+ * Applies the cycle's readings to every planned rule item, with optimistic locking: when another cycle wrote
+ * first, read again and evaluate again on the newer state, so that a duplicate or concurrent cycle never sends
+ * a rule alert twice. An item none of whose networks answered with a reading is not written (no evidence).
+ * Each item starts from the newest copy of its cells in the shard (carried from another item after an edit)
+ * and keeps the cells it gives away until their new item holds them. Items found that no plan names are
+ * returned as leftovers, to be drained. One item's failure is reported in `failures`; the others go on.
  */
 export async function applyRules(
-  scopes: readonly RuleScope[],
-  loading: ReturnType<typeof loadRuleScopes>,
+  shard: ShardRules | undefined,
   input: {
     readonly rules: readonly Rule[];
     readonly at: string;
     readonly observations: readonly RuleNetworkObservation[];
     readonly claim: { readonly claimant: string; readonly untilMs: number };
   },
-): Promise<RuleScopeRun[]> {
-  const loads = await loading;
-  return Promise.all(
-    scopes.map(async (scope, index) => {
-      const read = loads[index]!;
-      if ('error' in read) {
-        throw new StoreError(`cannot read the rule state (${scope.key}): ${describeError(read.error)}`, {
-          cause: read.error,
-        });
-      }
+): Promise<RuleItemsResult> {
+  if (shard === undefined) return { runs: [], failures: [] };
+  const found = await shard.finding;
+  if ('error' in found) {
+    const error = new StoreError(
+      `cannot read the rule state (rules#${shard.shard}): ${describeError(found.error)}`,
+      { cause: found.error },
+    );
+    return { runs: [], failures: shard.planned.map((scope) => ({ key: scope.key, error })) };
+  }
+  const items: RuleItemState[] = found.value.map((item) => ({
+    key: item.key,
+    state: item.loaded.version === 0 ? undefined : item.loaded.state.rules,
+  }));
+  const plannedKeys = new Set(shard.planned.map((scope) => scope.key));
+  const settled = await Promise.allSettled(
+    shard.planned.map(async (scope): Promise<RuleScopeRun> => {
+      const loaded = found.value.find((item) => item.key === scope.key)?.loaded ?? EMPTY;
       const mine = new Set(scope.networks);
       const observations = input.observations.filter(
         (o) => mine.has(o.networkId) && Object.values(o.readings).some((r) => r.kind === 'value'),
       );
-      if (observations.length === 0) return { scope, loaded: read.value, queued: [], stale: false };
-      return commitScope(scope, read.value, { ...input, observations });
+      if (observations.length === 0) return { scope, loaded, queued: [], stale: false, state: loaded.state };
+      return commitScope(scope, loaded, { ...input, observations }, shard.owners, items);
     }),
   );
+  const runs: RuleScopeRun[] = [];
+  const failures: Array<{ key: string; error: StoreError }> = [];
+  settled.forEach((outcome, index) => {
+    const key = shard.planned[index]!.key;
+    if (outcome.status === 'fulfilled') runs.push(outcome.value);
+    else {
+      const reason = outcome.reason as unknown;
+      const error =
+        reason instanceof StoreError
+          ? reason
+          : new StoreError(`cannot write the rule state (${key}): ${describeError(reason)}`, {
+              cause: reason,
+            });
+      failures.push({ key, error });
+    }
+  });
+  const spillAbove = Math.min(SPILL_ABOVE, ...shard.planned.map((scope) => scope.maxAlerts));
+  for (const item of found.value) {
+    if (plannedKeys.has(item.key)) continue;
+    runs.push({
+      scope: { key: item.key, networks: [], maxAlerts: spillAbove, store: item.store },
+      loaded: item.loaded,
+      queued: [],
+      stale: false,
+      state: item.loaded.state,
+      leftover: true,
+    });
+  }
+  return { runs, failures };
 }
 
 async function commitScope(
   scope: RuleScope,
   first: VersionedState<RuleScopeState>,
-  input: Parameters<typeof applyRules>[2],
+  input: Parameters<typeof applyRules>[1],
+  owners: CellOwners,
+  found: readonly RuleItemState[],
 ): Promise<RuleScopeRun> {
   let loaded = first;
   for (let attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
-    const before = loaded.version === 0 ? undefined : loaded.state.rules;
+    const mine = loaded.version === 0 ? undefined : loaded.state.rules;
+    // This item as last read, among the others as the cycle found them.
+    const items = [...found.filter((item) => item.key !== scope.key), { key: scope.key, state: mine }];
     const result = limitRuleAlerts(
-      before,
+      input.rules,
       evaluateRules({
         rules: input.rules,
         networks: scope.networks,
-        state: before,
+        state: startingState(scope.key, scope.networks, items, owners),
         at: input.at,
         // The claim ends after the cycle's deadline, by which it decides (README, Clocks).
         decideByMs: input.claim.untilMs,
@@ -112,10 +197,14 @@ async function commitScope(
       }),
       scope.maxAlerts,
     );
-    if (result.stale) return { scope, loaded, queued: [], stale: true };
+    if (result.stale) return { scope, loaded, queued: [], stale: true, state: loaded.state };
     const nextSeq = loaded.state.nextSeq;
     const queued: AlertRecord[] = result.alerts.map((alert, i) => ({ ...alert, seq: nextSeq + i }));
-    const next: RuleScopeState = { rules: result.state, nextSeq: nextSeq + queued.length };
+    const leaving = leavingCells(scope.key, mine, owners, items);
+    const next: RuleScopeState = {
+      rules: { ...result.state, ...(leaving === undefined ? {} : { leaving }) },
+      nextSeq: nextSeq + queued.length,
+    };
     let committed: boolean;
     try {
       committed = await scope.store.commit(next, loaded.version, queued, input.claim);
@@ -124,7 +213,7 @@ async function commitScope(
         cause: error,
       });
     }
-    if (committed) return { scope, loaded, queued, stale: false };
+    if (committed) return { scope, loaded, queued, stale: false, state: next };
     try {
       loaded = await scope.store.load();
     } catch (error) {
@@ -140,29 +229,56 @@ async function commitScope(
 
 /**
  * Sends each rule item's outbox after the monitor's, item by item, each in sequence order (an item's
- * alerts are ordered among themselves; items are independent). Sending stops when too little time is left.
+ * alerts are ordered among themselves; items are independent), the items an edit left behind included.
+ * Sending stops when too little time is left. A left-behind item whose outbox is then empty and whose cells
+ * their new items hold is deleted (a conditional delete: only while nothing changed it).
  */
 export async function drainRuleScopes(
   deps: Omit<OutboxDeps, 'state'>,
   runs: readonly RuleScopeRun[],
   options: DrainOptions,
+  shard?: ShardRules,
 ): Promise<DrainResult> {
   const total: Omit<DrainResult, 'pending'> = { delivered: [], failed: [], suppressed: [] };
   let pending = 0;
+  // Each item as it stands after this cycle's writes: a left-behind item is deleted only once its cells' new
+  // items hold them.
+  const after: RuleItemState[] = runs.map((run) => ({ key: run.scope.key, state: run.state?.rules }));
   for (const run of runs) {
+    let left = run.loaded.outbox.length + run.queued.length;
     // An item with changes a silence holds back is drained too: their silence may have ended (README, Silences).
-    if (run.loaded.outbox.length === 0 && run.queued.length === 0 && !holdsAny(run.loaded.held)) continue;
-    const published = deps.published?.forScope(`${run.scope.key}:`);
-    const result = await drainOutbox(
-      { ...deps, state: run.scope.store, ...(published === undefined ? {} : { published }) },
-      run.loaded,
-      run.queued,
-      { ...options, spillAbove: run.scope.maxAlerts },
-    );
-    total.delivered.push(...result.delivered);
-    total.failed.push(...result.failed);
-    total.suppressed.push(...result.suppressed);
-    pending += result.pending;
+    if (left > 0 || holdsAny(run.loaded.held)) {
+      const published = deps.published?.forScope(`${run.scope.key}:`);
+      const result = await drainOutbox(
+        { ...deps, state: run.scope.store, ...(published === undefined ? {} : { published }) },
+        run.loaded,
+        run.queued,
+        { ...options, spillAbove: run.scope.maxAlerts },
+      );
+      total.delivered.push(...result.delivered);
+      total.failed.push(...result.failed);
+      total.suppressed.push(...result.suppressed);
+      pending += result.pending;
+      left = result.pending;
+    }
+    if (
+      run.leftover === true &&
+      shard !== undefined &&
+      left === 0 &&
+      !holdsAny(run.loaded.held) &&
+      nothingToCarry(run.state?.rules, shard.owners, after) &&
+      deps.now() < options.deadlineMs - options.publishFloorMs
+    ) {
+      await shard.store
+        .discardRuleItem(run.scope.key, run.loaded.version, run.loaded.heldRev ?? 0)
+        .catch((error: unknown) => {
+          // It stays, and a later cycle tries again: nothing is lost by keeping it.
+          deps.log.warn('cannot delete a rule item no longer planned', {
+            key: run.scope.key,
+            error: describeError(error),
+          });
+        });
+    }
   }
   return { ...total, pending };
 }

@@ -1,10 +1,16 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { INITIAL_STATE, type MonitorState } from '../core/decide.ts';
 import type { Rule } from '../core/rule-types.ts';
 import type { HeldChanges } from '../core/silence.ts';
 import type { AlertEvent, AlertRecord, Snapshot, Target } from '../core/types.ts';
 import type {
+  FoundRuleItem,
   HistoryQuery,
   OutboxEntry,
   OutboxRef,
@@ -23,8 +29,15 @@ import {
   encodeRuleScope,
   INITIAL_RULE_SCOPE,
   planRuleScopes,
+  RULE_SCOPE_PREFIX,
 } from './rule-items.ts';
-import { DynamoScopeStore, type ScopeConnection, type ScopeLayout, writeBatch } from './scope-store.ts';
+import {
+  DynamoScopeStore,
+  isConditionFailure,
+  type ScopeConnection,
+  type ScopeLayout,
+  writeBatch,
+} from './scope-store.ts';
 import { KEY, targetKey } from './table-schema.ts';
 
 export { MAX_STORED_BODY_BYTES } from '../core/observation.ts';
@@ -182,6 +195,57 @@ export class DynamoStore implements SnapshotStore, StateStore, RuleStateStore {
       maxAlerts: alertsPerCommit(rules, plan.networks),
       store: this.ruleScope(plan.key),
     }));
+  }
+
+  async findRuleItems(shard: number): Promise<FoundRuleItem[]> {
+    const prefix = `${RULE_SCOPE_PREFIX}${shard}`;
+    const found: FoundRuleItem[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      this.stats.reads++;
+      // `rules#<shard>` and `rules#<shard>#<chunk>` sort between the prefix and the prefix with '$' (after
+      // '#'); `rules#<shard>0...` (another shard) sorts after both.
+      const out = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+          ExpressionAttributeValues: { ':pk': KEY.state, ':lo': prefix, ':hi': `${prefix}$` },
+          ConsistentRead: true,
+          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+        }),
+        this.http,
+      );
+      for (const item of out.Items ?? []) {
+        const key = str(item['sk']);
+        if (key === undefined || (key !== prefix && !key.startsWith(`${prefix}#`))) continue;
+        const store = this.ruleScope(key);
+        found.push({ key, loaded: await store.fromItem(item), store });
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return found;
+  }
+
+  async discardRuleItem(key: string, version: number, heldRev = 0): Promise<boolean> {
+    this.stats.writes++;
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: { pk: KEY.state, sk: key },
+          ConditionExpression:
+            'version = :version AND attribute_not_exists(spilled) AND ' +
+            '(attribute_not_exists(outbox) OR size(outbox) = :zero) AND ' +
+            '(attribute_not_exists(heldRev) OR heldRev = :heldRev)',
+          ExpressionAttributeValues: { ':version': version, ':zero': 0, ':heldRev': heldRev },
+        }),
+        this.http,
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   load(): Promise<VersionedState> {

@@ -3,7 +3,9 @@
  * rule item's state, the worst-case size of that text and of a rule alert, and the split of a shard's
  * networks into items that stay far below DynamoDB's 400 KB item limit. No I/O.
  */
-import type { Rule, RuleCell, RuleState } from '../core/rule-types.ts';
+
+import { own } from '../core/rule-eval.ts';
+import type { HeldTransition, LeavingCell, Rule, RuleCell, RuleState } from '../core/rule-types.ts';
 import type { RuleScopeState } from '../ports.ts';
 
 /** Worst-case bytes of one rule item's state text: the item also holds its outbox (see {@link ALERT_BUDGET_BYTES}). */
@@ -24,6 +26,11 @@ const FALSE_MARK = '~';
 const WINDOW_VALUES = 30;
 /** `[1,99,"…","…","<24>"],` and the slots of the cell, beside its value lists. */
 const CELL_OVERHEAD = 48;
+/** A held resolve's time (`,0,"<11>"`), beside its values in the cell's list; a baseline rule's adds its baseline. */
+const HELD_CHARS = 2 + NUMBER_CHARS + 3;
+/** The run slot of a cell holding a transition back (rule-limit.ts): its event. */
+const HELD_TRIGGER = -1;
+const HELD_RESOLVE = -2;
 /** `{"s":…,"at":"<24>","r":[],"n":{}}` */
 const STATE_OVERHEAD = 80;
 /** Bytes of a stored alert beside its rule name, network id, rule text and values (keys, times, claim, last error). */
@@ -79,19 +86,36 @@ export function decodeValues(text: unknown): (number | boolean)[] {
 
 const incidentOf = (rule: string, network: string, since: string): string => `${rule}/${network}/${since}`;
 
-type StoredCell = [number, number, string, string | 0, string | 0, string] | (number | string)[];
+type StoredCell = (number | string)[];
+
+/** A time as the 11 characters of its epoch milliseconds (a held transition's time, when not the cell's since). */
+const encodeTime = (iso: string): string => encodeValues([Date.parse(iso)]);
+const decodeTime = (text: unknown): string | undefined => {
+  const [ms] = decodeValues(text);
+  return typeof ms === 'number' && Number.isFinite(new Date(ms).getTime())
+    ? new Date(ms).toISOString()
+    : undefined;
+};
 
 function encodeCell(rule: string, network: string, cell: RuleCell): StoredCell {
+  const held = cell.held;
   const stored: (number | string)[] = [
     cell.open ? 1 : 0,
-    cell.run,
-    encodeValues(cell.values),
+    held === undefined ? cell.run : held.event === 'network.rule_triggered' ? HELD_TRIGGER : HELD_RESOLVE,
+    // While a transition is held the cell takes no evidence: its list is the transition's.
+    encodeValues(held === undefined ? cell.values : held.values),
     cell.window === undefined ? 0 : encodeValues(cell.window),
     cell.since ?? 0,
   ];
   // The evaluator names an incident after its rule, network and start: kept only when it is another name.
-  if (cell.incident !== undefined && cell.incident !== incidentOf(rule, network, cell.since ?? '')) {
-    stored.push(cell.incident);
+  const incident =
+    cell.incident !== undefined && cell.incident !== incidentOf(rule, network, cell.since ?? '')
+      ? cell.incident
+      : 0;
+  stored.push(incident);
+  if (held !== undefined) {
+    stored.push(held.at === cell.since ? 0 : encodeTime(held.at));
+    stored.push(held.baseline === undefined ? 0 : encodeValues([held.baseline]));
   }
   while (stored.length > 3 && stored[stored.length - 1] === 0) stored.pop();
   return stored;
@@ -99,15 +123,36 @@ function encodeCell(rule: string, network: string, cell: RuleCell): StoredCell {
 
 function decodeCell(rule: string, network: string, stored: unknown): RuleCell | undefined {
   if (!Array.isArray(stored)) return undefined;
-  const [open, run, values, window, since, incident] = stored as unknown[];
+  const [open, run, values, window, since, incident, heldAt, baseline] = stored as unknown[];
+  const heldEvent =
+    run === HELD_TRIGGER
+      ? 'network.rule_triggered'
+      : run === HELD_RESOLVE
+        ? 'network.rule_resolved'
+        : undefined;
   const cell: { -readonly [K in keyof RuleCell]: RuleCell[K] } = {
     open: open === 1,
     run: typeof run === 'number' && Number.isInteger(run) && run >= 0 ? run : 0,
-    values: decodeValues(values),
+    values: heldEvent === undefined ? decodeValues(values) : [],
   };
   if (typeof window === 'string') cell.window = decodeValues(window).filter((v) => typeof v === 'number');
   if (typeof since === 'string') cell.since = since;
-  if (cell.open && cell.since !== undefined) {
+  if (heldEvent !== undefined) {
+    const heldValues = decodeValues(values);
+    const at = heldAt === undefined || heldAt === 0 ? cell.since : decodeTime(heldAt);
+    const [median] = decodeValues(baseline);
+    // A held transition damaged beyond use is dropped; the cell keeps its state.
+    if (heldValues.length > 0 && at !== undefined) {
+      const held: HeldTransition = {
+        event: heldEvent,
+        at,
+        values: heldValues,
+        ...(typeof median === 'number' ? { baseline: median } : {}),
+      };
+      cell.held = held;
+    }
+  }
+  if ((cell.open || cell.held !== undefined) && cell.since !== undefined) {
     cell.incident = typeof incident === 'string' ? incident : incidentOf(rule, network, cell.since);
   }
   return cell;
@@ -119,15 +164,25 @@ function decodeCell(rule: string, network: string, stored: unknown): RuleCell | 
  * numbers: any finite double round-trips (DynamoDB numbers stop at 1e125), and its size is what it looks like.
  */
 export function encodeRuleScope(scope: RuleScopeState): string {
-  const names = Object.keys(scope.rules.cells);
-  // A Map, not an object: a network id may be `__proto__`.
+  const leaving = scope.rules.leaving ?? {};
+  const names = [...new Set([...Object.keys(scope.rules.cells), ...Object.keys(leaving)])];
+  // Maps, not objects: a network id may be `__proto__`.
   const networks = new Map<string, (StoredCell | 0)[]>();
+  const gone = new Map<string, (StoredCell | 0 | string)[]>();
   names.forEach((rule, index) => {
-    for (const [network, cell] of Object.entries(scope.rules.cells[rule] ?? {})) {
+    for (const [network, cell] of Object.entries(own(scope.rules.cells, rule) ?? {})) {
       const row = networks.get(network) ?? [];
       networks.set(network, row);
       while (row.length < index) row.push(0);
       row[index] = encodeCell(rule, network, cell);
+    }
+    // A leaving row starts with the time its cells were judged last (the oldest of them, to be safe).
+    for (const [network, { cell, asOf }] of Object.entries(own(leaving, rule) ?? {})) {
+      const row = gone.get(network) ?? [asOf];
+      gone.set(network, row);
+      if (typeof row[0] === 'string' && asOf < row[0]) row[0] = asOf;
+      while (row.length < index + 1) row.push(0);
+      row[index + 1] = encodeCell(rule, network, cell);
     }
   });
   return JSON.stringify({
@@ -135,6 +190,7 @@ export function encodeRuleScope(scope: RuleScopeState): string {
     ...(scope.rules.lastAt === undefined ? {} : { at: scope.rules.lastAt }),
     r: names,
     n: Object.fromEntries(networks),
+    ...(gone.size === 0 ? {} : { l: Object.fromEntries(gone) }),
   });
 }
 
@@ -147,7 +203,7 @@ export function decodeRuleScope(text: unknown): RuleScopeState {
     parsed = undefined;
   }
   if (typeof parsed !== 'object' || parsed === null) return INITIAL_RULE_SCOPE;
-  const { s, at, r, n } = parsed as Record<string, unknown>;
+  const { s, at, r, n, l } = parsed as Record<string, unknown>;
   const names = Array.isArray(r) ? r.filter((name): name is string => typeof name === 'string') : [];
   const byRule = new Map(names.map((name) => [name, new Map<string, RuleCell>()]));
   if (typeof n === 'object' && n !== null) {
@@ -159,9 +215,30 @@ export function decodeRuleScope(text: unknown): RuleScopeState {
       });
     }
   }
+  const leavingByRule = new Map<string, Map<string, LeavingCell>>();
+  if (typeof l === 'object' && l !== null) {
+    for (const [network, row] of Object.entries(l as Record<string, unknown>)) {
+      if (!Array.isArray(row) || typeof row[0] !== 'string') continue;
+      const asOf = row[0];
+      names.forEach((rule, index) => {
+        const cell = decodeCell(rule, network, row[index + 1]);
+        if (cell === undefined) return;
+        const byNetwork = leavingByRule.get(rule) ?? new Map<string, LeavingCell>();
+        byNetwork.set(network, { cell, asOf });
+        leavingByRule.set(rule, byNetwork);
+      });
+    }
+  }
   // Object.fromEntries defines own properties: a network id `__proto__` stays a cell.
   const cells = Object.fromEntries([...byRule].map(([rule, row]) => [rule, Object.fromEntries(row)]));
-  const rules: RuleState = { ...(typeof at === 'string' ? { lastAt: at } : {}), cells };
+  const leaving = Object.fromEntries(
+    [...leavingByRule].map(([rule, row]) => [rule, Object.fromEntries(row)]),
+  );
+  const rules: RuleState = {
+    ...(typeof at === 'string' ? { lastAt: at } : {}),
+    cells,
+    ...(leavingByRule.size === 0 ? {} : { leaving }),
+  };
   return { rules, nextSeq: typeof s === 'number' && Number.isSafeInteger(s) && s >= 1 ? s : 1 };
 }
 
@@ -177,9 +254,11 @@ function rulesOf(rules: readonly Rule[], network: string): Rule[] {
 export function networkStateBytes(rules: readonly Rule[], network: string): number {
   let bytes = jsonBytes(network) + 3 + 2 * rules.length;
   for (const rule of rulesOf(rules, network)) {
-    // A run holds at most forCycles - 1 values: the forCycles-th triggers or resolves and empties it.
-    const values = rule.forCycles - 1 + (rule.threshold.kind === 'baseline' ? WINDOW_VALUES : 0);
-    bytes += CELL_OVERHEAD + values * NUMBER_CHARS;
+    // A run holds at most forCycles - 1 values: the forCycles-th triggers or resolves and empties it; a held
+    // transition (the cell then takes no evidence) holds forCycles, its time and its baseline.
+    const values = rule.forCycles + (rule.threshold.kind === 'baseline' ? WINDOW_VALUES : 0);
+    const held = HELD_CHARS + (rule.threshold.kind === 'baseline' ? NUMBER_CHARS + 3 : 0);
+    bytes += CELL_OVERHEAD + held + values * NUMBER_CHARS;
   }
   return bytes;
 }

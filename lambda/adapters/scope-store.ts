@@ -126,7 +126,11 @@ export class DynamoScopeStore<S> implements StateStore<S> {
       new GetCommand({ TableName: this.conn.table, Key: this.stateKey, ConsistentRead: true }),
       this.http,
     );
-    const item = out.Item;
+    return this.fromItem(out.Item);
+  }
+
+  /** The scope's state item as read (by {@link load}, or by a Query over several rule items at once). */
+  async fromItem(item: Record<string, unknown> | undefined): Promise<VersionedState<S>> {
     if (item === undefined) return { state: this.layout.initial, version: 0, outbox: [] };
     const inState = Object.values((item['outbox'] ?? {}) as Record<string, Record<string, unknown>>).map(
       (entry) => fromStoredAlert(entry) as unknown as OutboxEntry,

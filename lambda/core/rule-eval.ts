@@ -152,6 +152,8 @@ function applyReading(
   at: string,
 ): Step {
   if (reading === undefined || reading.kind !== 'value') return { cell };
+  // A transition the alert cap held back is sent first: until then the cell takes no evidence (rule-limit.ts).
+  if (cell.held !== undefined) return { cell };
   const value = reading.value;
   // A reading of the wrong type is no evidence, as readRules would have said.
   if (typeof value !== (rule.threshold.kind === 'boolean' ? 'boolean' : 'number')) return { cell };

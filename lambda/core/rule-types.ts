@@ -60,6 +60,24 @@ export interface RuleCell {
   readonly since?: string;
   /** Stable id of the open incident (shared by its trigger and its resolve alerts). */
   readonly incident?: string;
+  /**
+   * A trigger or resolve this cell made that the per-item alert cap held back (README, Traffic rules: where
+   * rule state lives): the cell has changed already, the alert goes out in a later cycle. While a transition is
+   * held, the cell takes no evidence (a reading neither grows nor resets its count), so it holds at most one.
+   * A held resolve keeps the incident's `since` and `incident` on the (closed) cell.
+   */
+  readonly held?: HeldTransition;
+}
+
+/** A transition held back by the alert cap: what its alert needs beyond the cell and the rule. */
+export interface HeldTransition {
+  readonly event: RuleAlertEvent;
+  /** The observation time of the cycle that made it, ISO-8601. */
+  readonly at: string;
+  /** The values of its run, oldest first; the last is the alert's value. */
+  readonly values: readonly (number | boolean)[];
+  /** Baseline rules: the median the threshold came from. */
+  readonly baseline?: number;
 }
 
 /** All rule memory of one scope (a shard's networks): cells by rule name, then network id. */
@@ -67,6 +85,18 @@ export interface RuleState {
   /** The observation time of the last cycle applied; an older or equal one is stale (a duplicate). */
   readonly lastAt?: string;
   readonly cells: Readonly<Record<string, Readonly<Record<string, RuleCell>>>>;
+  /**
+   * Cells of networks this item no longer judges after a configuration edit, kept until the item that now
+   * judges them holds them (README, Traffic rules: where rule state lives): by rule, then network.
+   */
+  readonly leaving?: Readonly<Record<string, Readonly<Record<string, LeavingCell>>>>;
+}
+
+/** A cell on its way to another rule item, and when it was last judged. */
+export interface LeavingCell {
+  readonly cell: RuleCell;
+  /** The `lastAt` of the item that judged it last, ISO-8601: a copy judged later is newer. */
+  readonly asOf: string;
 }
 
 /** The fields a rule alert adds to an alert record. */

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import { CLAIM_GRACE_MS, type CycleLog, runCycle, StoreError } from '../../lambda/cycle.ts';
-import type { RuleStateStore } from '../../lambda/ports.ts';
+import type { RuleScopeState, RuleStateStore, StateStore } from '../../lambda/ports.ts';
 import { buildMonitor, type Monitor } from '../../lambda/runtime.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
@@ -57,11 +57,11 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
     await dynamo.close();
   });
 
-  const monitor = (rules: string, clock: () => number = () => now): Monitor => {
+  const monitor = (rules: string, clock: () => number = () => now, networks = 'net-1,net-2'): Monitor => {
     const env = {
       SHIELDWATCH_API_URL: api.url,
       SHIELDWATCH_API_KEY: api.key,
-      SHIELDWATCH_NETWORKS: 'net-1,net-2',
+      SHIELDWATCH_NETWORKS: networks,
       SHIELDWATCH_TABLE: dynamo.table,
       SHIELDWATCH_TOPIC_ARN: TOPIC,
       SHIELDWATCH_TIMEOUT_MS: '1000',
@@ -91,7 +91,38 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
         const a = input.MessageAttributes!;
         return `${a['event']!.StringValue} ${a['rule']!.StringValue} ${a['network']!.StringValue}`;
       });
+  /** The monitor's rule state store with every rule item's store (planned or found) passed through `wrap`. */
+  const wrapStores = (
+    m: Monitor,
+    wrap: (store: StateStore<RuleScopeState>, key: string) => StateStore<RuleScopeState>,
+  ): RuleStateStore => ({
+    ruleScopes: (...args) =>
+      m.store.ruleScopes(...args).map((scope) => ({ ...scope, store: wrap(scope.store, scope.key) })),
+    findRuleItems: async (shard) =>
+      (await m.store.findRuleItems(shard)).map((item) => ({ ...item, store: wrap(item.store, item.key) })),
+    discardRuleItem: (...args) => m.store.discardRuleItem(...args),
+  });
   const doc = () => DynamoDBDocumentClient.from(dynamo.client);
+  /** The sort keys of the rule items in the table. */
+  const ruleItemKeys = async () =>
+    (
+      await doc().send(
+        new QueryCommand({
+          TableName: dynamo.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rules)',
+          ExpressionAttributeValues: { ':pk': 'state', ':rules': 'rules#' },
+        }),
+      )
+    ).Items?.map((item) => item['sk']);
+  /** `event network incident` of each rule alert SNS accepted. */
+  const ruleIncidents = () =>
+    accepted
+      .filter((input) => input.MessageAttributes?.['event']?.StringValue?.startsWith('network.rule_'))
+      .map((input) => {
+        const a = input.MessageAttributes!;
+        const sqs = JSON.parse(JSON.parse(input.Message!).sqs) as { incident: string };
+        return `${a['event']!.StringValue} ${a['network']!.StringValue} ${sqs.incident}`;
+      });
   const stateItem = async (sk: string) =>
     (await doc().send(new GetCommand({ TableName: dynamo.table, Key: { pk: 'state', sk } }))).Item;
 
@@ -218,13 +249,9 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
       throw new Error('process died');
     };
     // A crash: nothing after the rule item's write reaches the store, the claim taken with it included.
-    const crashingRules: RuleStateStore = {
-      ruleScopes: (...args) =>
-        m.store.ruleScopes(...args).map((scope) => ({
-          ...scope,
-          store: Object.assign(Object.create(scope.store), { recordEvent: died, release: died }),
-        })),
-    };
+    const crashingRules = wrapStores(m, (store) =>
+      Object.assign(Object.create(store), { recordEvent: died, release: died }),
+    );
 
     // Act
     const crashed = await cycle(m, { ...m.deps, ruleState: crashingRules });
@@ -293,17 +320,13 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
   it('a rule item that cannot be written fails the cycle with a StoreError naming it', async () => {
     // Prepare
     const m = monitor('flood: traffic.in.pps > 50k');
-    const broken: RuleStateStore = {
-      ruleScopes: (...args) =>
-        m.store.ruleScopes(...args).map((scope) => ({
-          ...scope,
-          store: Object.assign(Object.create(scope.store), {
-            commit: async () => {
-              throw new Error('throttled');
-            },
-          }),
-        })),
-    };
+    const broken = wrapStores(m, (store) =>
+      Object.assign(Object.create(store), {
+        commit: async () => {
+          throw new Error('throttled');
+        },
+      }),
+    );
     pps['net-1'] = 90_000;
 
     // Act
@@ -315,7 +338,7 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
     expect(ruleAlerts()).toEqual([]);
   });
 
-  it('without rules no rule item is read or written', async () => {
+  it('without rules no rule item is written, and one Query looks for items an earlier configuration left', async () => {
     // Prepare
     const m = monitor('');
     const before = { ...m.store.stats };
@@ -323,9 +346,163 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
     // Act
     await cycle(m);
 
-    // Assess: the state read, and one snapshot batch plus the state write.
-    expect(m.store.stats.reads - before.reads).toBe(1);
+    // Assess: the state read and the Query of the shard's rule items, one snapshot batch plus the state write.
+    expect(m.store.stats.reads - before.reads).toBe(2);
     expect(m.store.stats.writes - before.writes).toBe(2);
     expect(await stateItem('rules#0')).toBeUndefined();
+  });
+
+  describe('configuration edits across rule items (issue 19.1)', () => {
+    /** One rule that trips at once and 19 slow ones: five networks take two items, four take one. */
+    const TWENTY = [
+      'hot: traffic.in.pps > 50k',
+      ...Array.from({ length: 19 }, (_, i) => `slow${i}: traffic.out.pps > 1 for 100`),
+    ].join('; ');
+    const FIVE = 'net-1,net-2,net-3,net-4,net-5';
+    const FOUR = 'net-2,net-3,net-4,net-5';
+
+    it('an alert waiting in rules#0#1 is sent once after an edit fits every network in rules#0, and the attack resolves under its incident', async () => {
+      // Prepare: net-5 (in rules#0#1) is attacked while SNS is down.
+      const five = monitor(TWENTY, () => now, FIVE);
+      await cycle(five);
+      tick();
+      expect(await ruleItemKeys()).toEqual(['rules#0#0', 'rules#0#1']);
+      snsDown = true;
+      pps['net-5'] = 90_000;
+      const triggered = await cycle(five);
+      tick();
+      expect(triggered.queued.map((a) => `${a.event} ${a.network}`)).toEqual([
+        'network.rule_triggered net-5',
+      ]);
+
+      // Act: net-1 is removed (everything fits rules#0); SNS comes back; the attack goes on, then ends.
+      const four = monitor(TWENTY, () => now, FOUR);
+      snsDown = false;
+      const afterEdit = await cycle(four);
+      tick();
+      const during = await cycle(four);
+      tick();
+      pps['net-5'] = 100;
+      const ended = await cycle(four);
+      tick();
+      await cycle(four);
+
+      // Assess: the waiting trigger sent by the first cycle after the edit, no second trigger, one resolve of
+      // the same incident; the items no longer planned are gone.
+      expect(afterEdit.delivered.map((d) => d.event)).toEqual(['network.rule_triggered']);
+      expect(afterEdit.queued).toEqual([]);
+      expect(during.queued).toEqual([]);
+      expect(ended.queued.map((a) => `${a.event} ${a.network}`)).toEqual(['network.rule_resolved net-5']);
+      const sent = ruleIncidents();
+      expect(sent.map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual([
+        'network.rule_triggered net-5',
+        'network.rule_resolved net-5',
+      ]);
+      expect(sent[0]!.split(' ')[2]).toBe(sent[1]!.split(' ')[2]);
+      expect(await ruleItemKeys()).toEqual(['rules#0']);
+    });
+
+    it('removing every rule: an alert waiting in rules#0 is still sent, once, and the item is deleted', async () => {
+      // Prepare: a trigger committed while SNS is down.
+      const withRule = monitor('flood: traffic.in.pps > 50k');
+      await cycle(withRule);
+      tick();
+      snsDown = true;
+      pps['net-1'] = 90_000;
+      await cycle(withRule);
+      tick();
+
+      // Act: every rule removed; SNS back.
+      const none = monitor('');
+      snsDown = false;
+      const first = await cycle(none);
+      tick();
+      const second = await cycle(none);
+
+      // Assess
+      expect(first.delivered.map((d) => d.event)).toEqual(['network.rule_triggered']);
+      expect(second.delivered).toEqual([]);
+      expect(ruleAlerts()).toEqual(['network.rule_triggered flood net-1']);
+      expect(await ruleItemKeys()).toEqual([]);
+    });
+
+    it('a network moved to another item and back during one attack: one trigger, one resolve, one incident', async () => {
+      // Prepare: net-5 attacked and triggered in rules#0#1.
+      const five = monitor(TWENTY, () => now, FIVE);
+      const four = monitor(TWENTY, () => now, FOUR);
+      await cycle(five);
+      tick();
+      pps['net-5'] = 90_000;
+      await cycle(five);
+      tick();
+
+      // Act: moved to rules#0 (net-1 removed) for two cycles, back to rules#0#1 (net-1 added again), then the
+      // attack ends.
+      const moved = [await cycle(four)];
+      tick();
+      moved.push(await cycle(four));
+      tick();
+      const back = [await cycle(five)];
+      tick();
+      back.push(await cycle(five));
+      tick();
+      pps['net-5'] = 100;
+      const ended = await cycle(five);
+      tick();
+      const after = await cycle(five);
+
+      // Assess
+      expect([...moved, ...back].flatMap((r) => r.queued)).toEqual([]);
+      expect(ended.queued.map((a) => `${a.event} ${a.network}`)).toEqual(['network.rule_resolved net-5']);
+      expect(after.queued).toEqual([]);
+      const sent = ruleIncidents();
+      expect(sent.map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual([
+        'network.rule_triggered net-5',
+        'network.rule_resolved net-5',
+      ]);
+      expect(sent[0]!.split(' ')[2]).toBe(sent[1]!.split(' ')[2]);
+      expect(await ruleItemKeys()).toEqual(['rules#0#0', 'rules#0#1']);
+    });
+  });
+
+  it("two rule items, one of whose writes fails: the other item's trigger is sent in that cycle, and the error names both (issue 19.7)", async () => {
+    // Prepare: net-1 (rules#0#0) and net-5 (rules#0#1) attacked; rules#0#1 cannot be written this cycle.
+    const networks = 'net-1,net-2,net-3,net-4,net-5';
+    const rulesText = [
+      'hot: traffic.in.pps > 50k',
+      ...Array.from({ length: 19 }, (_, i) => `slow${i}: traffic.out.pps > 1 for 100`),
+    ].join('; ');
+    const m = monitor(rulesText, () => now, networks);
+    await cycle(m);
+    tick();
+    pps['net-1'] = 90_000;
+    pps['net-5'] = 90_000;
+    const failing = wrapStores(m, (store, key) =>
+      key !== 'rules#0#1'
+        ? store
+        : Object.assign(Object.create(store), {
+            commit: async () => {
+              throw new Error('ProvisionedThroughputExceededException');
+            },
+          }),
+    );
+
+    // Act
+    const run = cycle(m, { ...m.deps, ruleState: failing });
+    const error = (await run.catch((e: unknown) => e)) as StoreError;
+    const published = ruleAlerts();
+    tick();
+    const next = await cycle(m);
+
+    // Assess: the committed trigger went out in the failing cycle; the error says what was and was not written.
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error.message).toMatch(/rule state \(rules#0#1\).*ProvisionedThroughputExceededException/);
+    expect(error.message).toMatch(/rule items written: rules#0#0; not written: rules#0#1/);
+    expect(error.committed?.queued.map((a) => `${a.event} ${a.network}`)).toEqual([
+      'network.rule_triggered net-1',
+    ]);
+    expect(published).toEqual(['network.rule_triggered hot net-1']);
+    expect(next.queued.map((a) => `${a.event} ${a.network}`)).toEqual(['network.rule_triggered net-5']);
+    expect(ruleAlerts()).toEqual(['network.rule_triggered hot net-1', 'network.rule_triggered hot net-5']);
   });
 });

@@ -107,7 +107,7 @@ describe('rule items of a shard', () => {
 
   it.each([
     ['no rules', '', 100, []],
-    ['threshold rules, 500 networks: one item', 'a: x > 1; b: y > 2; c: z == true', 500, [500]],
+    ['threshold rules, 400 networks: one item', 'a: x > 1; b: y > 2; c: z == true', 400, [400]],
     [
       'with a baseline, 150 networks: one item',
       'a: x > 1 for 3; b: y == true for 3; c: x > 3x baseline for 3',
@@ -115,10 +115,10 @@ describe('rule items of a shard', () => {
       [150],
     ],
     [
-      'with a baseline, 500 networks: three',
+      'with a baseline, 500 networks: four',
       'a: x > 1 for 3; b: y == true for 3; c: x > 3x baseline for 3',
       500,
-      [177, 177, 146],
+      [151, 151, 151, 47],
     ],
   ])('%s', (_name, text, count, sizes: number[]) => {
     const rs = rules(text);
@@ -146,45 +146,69 @@ describe('limitRuleAlerts', () => {
     lastAt: '2026-01-01T00:00:00.000Z',
     cells: { flood: { n1: { open: false, run: 0, values: [] }, n2: { open: false, run: 0, values: [] } } },
   };
-  const result = evaluateRules({
-    rules: [flood!],
-    networks,
-    state: before,
-    at,
-    observations: networks.map((networkId) => ({
-      networkId,
-      at,
-      readings: { flood: { kind: 'value' as const, value: 99 } },
-    })),
-  });
+  const cycle = (state: RuleState, when: string, value: number) =>
+    evaluateRules({
+      rules: [flood!],
+      networks,
+      state,
+      at: when,
+      observations: networks.map((networkId) => ({
+        networkId,
+        at: when,
+        readings: { flood: { kind: 'value' as const, value } },
+      })),
+    });
+  const result = cycle(before, at, 99);
 
   it.each([
-    [3, ['n1', 'n2', 'n3'], { n1: true, n2: true, n3: true }],
-    [2, ['n1', 'n2'], { n1: true, n2: true }],
-    [1, ['n1'], { n1: true, n2: false }],
-  ])('at most %i: the alerts kept, the other cells as before the cycle', (max, kept, open) => {
-    const limited = limitRuleAlerts(before, result, max);
+    [3, ['n1', 'n2', 'n3'], []],
+    [2, ['n1', 'n2'], ['n3']],
+    [1, ['n1'], ['n2', 'n3']],
+  ])('at most %i: the alerts kept, the other cells hold their transition (issue 19.2)', (max, kept, held) => {
+    const limited = limitRuleAlerts([flood!], result, max);
     expect(limited.alerts.map((a) => a.network)).toEqual(kept);
-    expect(
-      Object.fromEntries(Object.entries(limited.state.cells['flood']!).map(([n, c]) => [n, c.open])),
-    ).toEqual(open);
+    const cells = limited.state.cells['flood']!;
+    // Every cell has changed (the transitions happened); those whose alert did not fit hold it.
+    expect(Object.values(cells).map((c) => c.open)).toEqual([true, true, true]);
+    expect(Object.entries(cells).flatMap(([n, c]) => (c.held === undefined ? [] : [n]))).toEqual(held);
     expect(limited.state.lastAt).toBe(at);
   });
 
-  it('a deferred cell alerts in the next cycle that still reads it so, once', () => {
-    const first = limitRuleAlerts(before, result, 1);
-    const later = '2026-01-01T00:02:00.000Z';
-    const next = evaluateRules({
-      rules: [flood!],
-      networks,
-      state: first.state,
-      at: later,
-      observations: networks.map((networkId) => ({
-        networkId,
-        at: later,
-        readings: { flood: { kind: 'value' as const, value: 99 } },
-      })),
-    });
-    expect(next.alerts.map((a) => a.network)).toEqual(['n2', 'n3']);
+  it('held transitions go out first in later cycles, with their own time, also when the condition ended', () => {
+    // Prepare: the trigger of n2 and n3 held back; then the condition ends on every network.
+    const first = limitRuleAlerts([flood!], result, 1);
+    const later = ['2026-01-01T00:02:00.000Z', '2026-01-01T00:03:00.000Z', '2026-01-01T00:04:00.000Z'];
+
+    // Act: three more cycles with the cap at 1, every reading low.
+    const sent: string[] = [];
+    let state = first.state;
+    for (const when of later) {
+      const next = limitRuleAlerts([flood!], cycle(state, when, 1), 1);
+      sent.push(
+        ...next.alerts.map((a) => `${a.event.slice(13)} ${a.network} ${a.at.slice(14, 16)} ${a.incident}`),
+      );
+      state = next.state;
+    }
+    const last = limitRuleAlerts([flood!], cycle(state, '2026-01-01T00:05:00.000Z', 1), 10);
+    sent.push(
+      ...last.alerts.map((a) => `${a.event.slice(13)} ${a.network} ${a.at.slice(14, 16)} ${a.incident}`),
+    );
+
+    // Assess: n2 and n3 trigger at 01 (when they did) under one incident each, and each resolves once, in the
+    // first cycle its cell takes evidence again (a cell holding a transition takes none).
+    expect(sent).toEqual([
+      'triggered n2 01 flood/n2/2026-01-01T00:01:00.000Z',
+      'triggered n3 01 flood/n3/2026-01-01T00:01:00.000Z',
+      'resolved n1 02 flood/n1/2026-01-01T00:01:00.000Z',
+      'resolved n2 03 flood/n2/2026-01-01T00:01:00.000Z',
+      'resolved n3 04 flood/n3/2026-01-01T00:01:00.000Z',
+    ]);
+  });
+
+  it('a held transition survives the stored state text', () => {
+    const first = limitRuleAlerts([flood!], result, 1);
+    const text = encodeRuleScope({ rules: first.state, nextSeq: 2 });
+    expect(decodeRuleScope(text).rules).toEqual(first.state);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(ruleStateBytes([flood!], networks));
   });
 });
