@@ -109,7 +109,7 @@ describe('silences in the cycle', () => {
     return made.silence;
   };
   const events = (m: Monitor) => m.store.queryEvents({});
-  const all = (results: readonly CycleResult[], key: 'delivered' | 'suppressed') =>
+  const all = (results: readonly CycleResult[], key: 'delivered' | 'suppressed' | 'failed') =>
     results.flatMap((r) => r[key]);
 
   it('a status change inside a silence is recorded as suppressed with its id, never published; still holding when the silence ends, it is announced once', async () => {
@@ -480,7 +480,12 @@ describe('silences in the cycle', () => {
 
     // Assess
     expect(during.suppressed).toEqual([expect.objectContaining({ suppressedBy: s.id })]);
-    expect(all(outage, 'failed')).toEqual([expect.objectContaining({ event: 'silence.still_holding' })]);
+    // One announcement committed; a cycle that found its claim handed back may have tried it again (SNS down).
+    const attempts = all(outage, 'failed');
+    expect(attempts.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(attempts.map((f) => `${f.event}#${f.seq}`))).toEqual(
+      new Set([`silence.still_holding#${attempts[0]!.seq}`]),
+    );
     expect(waiting.map((e) => e.event)).toEqual(['silence.still_holding']);
     expect(all([...back, ...later], 'delivered').map((d) => d.event)).toEqual(['silence.still_holding']);
     expect(reverse.delivered.map((d) => d.event)).toEqual(['filter.status_changed']);
