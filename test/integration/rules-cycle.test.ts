@@ -57,8 +57,14 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
     await dynamo.close();
   });
 
-  const monitor = (rules: string, clock: () => number = () => now, networks = 'net-1,net-2'): Monitor => {
+  const monitor = (
+    rules: string,
+    clock: () => number = () => now,
+    networks = 'net-1,net-2',
+    extra: Record<string, string> = {},
+  ): Monitor => {
     const env = {
+      ...extra,
       SHIELDWATCH_API_URL: api.url,
       SHIELDWATCH_API_KEY: api.key,
       SHIELDWATCH_NETWORKS: networks,
@@ -464,6 +470,46 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
       expect(await ruleItemKeys()).toEqual(['rules#0#0', 'rules#0#1']);
     });
   });
+
+  it('1,000 networks attacked for 2 cycles on one item: every trigger and every resolve is sent once, in the fewest cycles the cap allows (issue 19.2)', async () => {
+    // Prepare: one rule, one item (its cap: 72 alerts a commit).
+    const ids = Array.from({ length: 1000 }, (_, i) => `n${i + 1}`);
+    const text = 'flood: traffic.in.pps > 50k';
+    const m = monitor(text, () => now, ids.join(','), { SHIELDWATCH_CONCURRENCY: '64' });
+    const scopes = m.store.ruleScopes(0, m.settings.rules ?? [], ids);
+    expect(scopes.map((s) => s.key)).toEqual(['rules#0']);
+    const cap = scopes[0]!.maxAlerts;
+    await cycle(m);
+    tick();
+
+    // Act: two cycles of attack on every network, then quiet cycles until nothing is left to send.
+    for (const id of ids) pps[id] = 90_000;
+    let cycles = 0;
+    for (; cycles < 60; cycles++) {
+      if (cycles === 2) for (const id of ids) pps[id] = 100;
+      const result = await cycle(m);
+      tick();
+      expect(result.failed).toEqual([]);
+      if (cycles >= 2 && ruleAlerts().length === 2 * ids.length) break;
+      // Nothing left to send (before, 856 triggers were forgotten here).
+      if (cycles >= 2 && result.queued.length === 0 && result.pending === 0) break;
+    }
+
+    // Assess: 1000 triggers and 1000 resolves, each once, paired by incident; `cap` a cycle, so 28 cycles.
+    const sent = ruleIncidents();
+    expect(new Set(sent).size).toBe(sent.length);
+    const triggers = sent.filter((line) => line.startsWith('network.rule_triggered'));
+    const resolves = sent.filter((line) => line.startsWith('network.rule_resolved'));
+    expect(triggers.map((line) => line.split(' ')[1]).sort()).toEqual([...ids].sort());
+    expect(resolves.map((line) => line.split(' ')[1]).sort()).toEqual([...ids].sort());
+    expect(resolves.map((line) => line.split(' ')[2]).sort()).toEqual(
+      triggers.map((line) => line.split(' ')[2]).sort(),
+    );
+    expect(cycles + 1).toBe(Math.ceil((2 * ids.length) / cap));
+    const events = (await m.store.queryEvents({})).filter((e) => e.rule !== undefined);
+    expect(events).toHaveLength(2 * ids.length);
+    expect((await m.store.ruleScope('rules#0').load()).outbox).toEqual([]);
+  }, 180_000);
 
   it("two rule items, one of whose writes fails: the other item's trigger is sent in that cycle, and the error names both (issue 19.7)", async () => {
     // Prepare: net-1 (rules#0#0) and net-5 (rules#0#1) attacked; rules#0#1 cannot be written this cycle.

@@ -212,3 +212,42 @@ describe('limitRuleAlerts', () => {
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(ruleStateBytes([flood!], networks));
   });
 });
+
+describe('limitRuleAlerts: names that Object.prototype also has (issue 19.11)', () => {
+  it.each([
+    ['toString', 'name'],
+    ['constructor', 'length'],
+    ['valueOf', '__proto__'],
+  ])(
+    'a rule %s on a network %s held back by the cap stays a cell, and the state text round-trips',
+    (rule, network) => {
+      // Prepare: no stored row for the rule, so a read through the prototype finds Object.prototype[rule].
+      const [r] = rules(`${rule}: pps > 10`);
+      const networks = ['first', network];
+      const at = '2026-01-01T00:01:00.000Z';
+      const result = evaluateRules({
+        rules: [r!],
+        networks,
+        state: { lastAt: '2026-01-01T00:00:00.000Z', cells: {} },
+        at,
+        observations: networks.map((networkId) => ({
+          networkId,
+          at,
+          readings: { [rule]: { kind: 'value' as const, value: 99 } },
+        })),
+      });
+
+      // Act
+      const limited = limitRuleAlerts([r!], result, 1);
+
+      // Assess
+      const row = limited.state.cells[rule]!;
+      expect(Object.hasOwn(row, network)).toBe(true);
+      expect(typeof row[network]).toBe('object');
+      expect(row[network]!.held?.event).toBe('network.rule_triggered');
+      expect(decodeRuleScope(encodeRuleScope({ rules: limited.state, nextSeq: 2 })).rules).toEqual(
+        limited.state,
+      );
+    },
+  );
+});
