@@ -11,7 +11,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { type Silence, toSilence } from '../core/silence.ts';
+import { MAX_SILENCE_MS, type Silence, toSilence } from '../core/silence.ts';
 import type { SilenceStore } from '../ports.ts';
 import { KEY, TTL_ATTRIBUTE } from './table-schema.ts';
 
@@ -109,9 +109,13 @@ export class DynamoSilenceStore implements SilenceStore {
     }
   }
 
-  /** Ends a silence now (`endsAt` moved to `nowMs`), only if it exists and has not ended yet. */
+  /**
+   * Ends a silence now (`endsAt` moved to `nowMs`), only if it exists and has not ended yet: not at its stored
+   * end, nor at the 7-day cap that reading applies (a start more than 7 days ago).
+   */
   async end(id: string, nowMs: number): Promise<EndResult> {
     const endsAt = new Date(nowMs).toISOString();
+    const earliest = new Date(nowMs - MAX_SILENCE_MS).toISOString();
     this.stats.writes++;
     try {
       const out = await this.doc.send(
@@ -119,9 +123,9 @@ export class DynamoSilenceStore implements SilenceStore {
           TableName: this.table,
           Key: { pk: KEY.silence, sk: id },
           UpdateExpression: 'SET endsAt = :now, #ttl = :ttl',
-          ConditionExpression: 'attribute_exists(pk) AND endsAt > :now',
+          ConditionExpression: 'attribute_exists(pk) AND endsAt > :now AND startsAt > :earliest',
           ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':now': endsAt, ':ttl': expiresAt({ endsAt }) },
+          ExpressionAttributeValues: { ':now': endsAt, ':earliest': earliest, ':ttl': expiresAt({ endsAt }) },
           ReturnValues: 'ALL_NEW',
         }),
         this.http,

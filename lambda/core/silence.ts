@@ -317,6 +317,14 @@ export function heldKey(alert: Pick<AlertRecord, 'event' | 'incident'>): string 
   return alert.event === 'filter.status_changed' ? 'filter.status' : undefined;
 }
 
+/**
+ * Most bytes (as JSON) of the changes one outbox scope remembers: they share the item with its state and its
+ * outbox (a rule item's budgets, `rule-items.ts`, leave room for it). A change held back past it is suppressed
+ * all the same but not announced (its resolve is then sent): a silence over a huge attack cannot grow the item
+ * past DynamoDB's 400 KB limit.
+ */
+export const HELD_BUDGET_BYTES = 32_000;
+
 /** Whether a silence can hold an alert back: never a resolve, never the delivery check or an announcement. */
 export function mayBeSilenced(alert: Pick<AlertRecord, 'event'>, closes: boolean): boolean {
   return !closes && !NEVER_SILENCED.has(alert.event);
@@ -341,7 +349,8 @@ const without = (held: HeldChanges, key: string): HeldChanges =>
  * - a suppressed change is remembered; a status change back to where the held change started is suppressed
  *   with it (also just after the silence, before its end was announced), so neither is announced;
  * - a sent alert about what is held back tells its own story: the held change is forgotten.
- * Same input, same verdict: a cycle that handles the alert again after a crash decides the same.
+ * Same input, same verdict: a cycle that handles the alert again after a crash decides the same. The held
+ * changes come back as the same object when they do not change.
  */
 export function afterAlert(
   held: HeldChanges,
@@ -352,10 +361,14 @@ export function afterAlert(
   const key = heldKey(alert);
   const prior = key === undefined || !Object.hasOwn(held, key) ? undefined : held[key];
   if (prior?.closedBy === alert.seq) return { suppressedBy: prior.silence, held };
-  // Markers of alerts handled before this one (in sequence order, so they have left the outbox) can go.
-  const next: HeldChanges = Object.fromEntries(
-    Object.entries(held).filter(([, h]) => h.closedBy === undefined || h.closedBy > alert.seq),
-  );
+  // Markers of alerts handled before this one (in sequence order, so they have left the outbox) can go. The
+  // same object when nothing changes: the outbox then removes the alert without writing `held`.
+  const stale = Object.values(held).some((h) => h.closedBy !== undefined && h.closedBy < alert.seq);
+  const next: HeldChanges = stale
+    ? Object.fromEntries(
+        Object.entries(held).filter(([, h]) => h.closedBy === undefined || h.closedBy > alert.seq),
+      )
+    : held;
   const open = prior?.closedBy === undefined ? prior : undefined;
   if (key === undefined) {
     return silence === undefined ? { held } : { suppressedBy: silence.id, held };
@@ -400,7 +413,10 @@ export function afterAlert(
     ...pick(alert, ['incident', 'from', 'to', 'expected', 'severity', 'rule', 'network']),
     ...(continues ? { opened: true } : {}),
   };
-  return { suppressedBy: silence.id, held: { ...next, [key]: change } };
+  const grown = { ...next, [key]: change };
+  if (Buffer.byteLength(JSON.stringify(grown)) > HELD_BUDGET_BYTES)
+    return { suppressedBy: silence.id, held: next };
+  return { suppressedBy: silence.id, held: grown };
 }
 
 function pick<K extends keyof AlertRecord>(

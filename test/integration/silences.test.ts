@@ -446,6 +446,8 @@ describe('silences in the cycle', () => {
     // Assess
     expect(paged.delivered).toHaveLength(1);
     expect(back.suppressed).toEqual([]);
+    // Nothing held back: no write of what is held ever happened.
+    expect((await m.store.load()).heldRev).toBeUndefined();
     expect(back.delivered).toEqual([expect.objectContaining({ event: 'filter.status_changed' })]);
     expect(sns.documents.map((d) => [d['action'], d['incident']])).toEqual([
       ['trigger', expect.any(String)],
@@ -594,6 +596,7 @@ describe('silences in the cycle', () => {
     status('C');
     const day8 = await cycle(m);
     const listed = await silences.list();
+    const ending = await silences.end('s-bbbbbbbb', now());
 
     // Assess
     expect(day6.suppressed).toEqual([expect.objectContaining({ suppressedBy: 's-bbbbbbbb' })]);
@@ -601,5 +604,7 @@ describe('silences in the cycle', () => {
     expect(day8.delivered.map((d) => d.event)).toEqual(['filter.status_changed']);
     expect(sns.subjects).toEqual(['[shieldwatch] Filter status changed: B -> C']);
     expect(listed[0]!.endsAt).toBe(new Date(Date.parse(startsAt) + 7 * 86_400_000).toISOString());
+    // `silence end` agrees: it ended at the cap.
+    expect(ending).toEqual({ outcome: 'already-ended', silence: listed[0] });
   });
 });

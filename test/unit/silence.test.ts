@@ -6,6 +6,7 @@ import {
   afterAlert,
   dueAnnouncements,
   eventsMatching,
+  HELD_BUDGET_BYTES,
   type HeldChanges,
   isSilenceId,
   listedSilences,
@@ -385,6 +386,34 @@ describe('afterAlert: what a silence holds back, alert after alert', () => {
       [s.id, ['C']],
       [undefined, []],
     ]);
+  });
+
+  it('past the budget of remembered changes, a change is suppressed but not remembered (the item stays small)', () => {
+    let held: HeldChanges = {};
+    let remembered = 0;
+    for (let seq = 1; seq <= 1000; seq++) {
+      const trigger: AlertRecord = {
+        seq,
+        event: 'network.rule_triggered',
+        at: iso(T0),
+        rule: 'flood',
+        network: `net-${seq}`,
+        incident: `flood/net-${seq}/${iso(T0)}`,
+      };
+      const verdict = afterAlert(held, trigger, false, s);
+      expect(verdict.suppressedBy).toBe(s.id);
+      if (Object.keys(verdict.held).length > Object.keys(held).length) remembered++;
+      held = verdict.held;
+    }
+    expect(remembered).toBeGreaterThan(50);
+    expect(remembered).toBeLessThan(1000);
+    expect(Buffer.byteLength(JSON.stringify(held))).toBeLessThanOrEqual(HELD_BUDGET_BYTES);
+  });
+
+  it('nothing held and nothing to hold: the very same object back (no write of what is held)', () => {
+    const none: HeldChanges = {};
+    expect(afterAlert(none, status(2, 'B', 'A', back), true, undefined).held).toBe(none);
+    expect(afterAlert(none, status(2, 'A', 'B'), false, undefined).held).toBe(none);
   });
 
   it('a published change of what is held back drops the announcement', () => {
