@@ -122,12 +122,19 @@ describe('silences in the cycle', () => {
     status('B');
 
     // Act
+    const reads = () => (m.deps.silences as DynamoSilenceStore).stats.reads;
     const during = await cycle(m);
     nextTick();
+    const readsBefore = reads();
     const again = await cycle(m);
+    const readsWhileHeld = reads() - readsBefore;
     expect((await silences.end(s.id, now())).outcome).toBe('ended');
     nextTick();
     const after = await cycle(m);
+    nextTick();
+    const readsAfter = reads();
+    await cycle(m);
+    const readsOnceAnnounced = reads() - readsAfter;
 
     // Assess
     expect(during.suppressed).toEqual([
@@ -139,6 +146,8 @@ describe('silences in the cycle', () => {
     expect(after.delivered).toEqual([expect.objectContaining({ event: 'silence.still_holding' })]);
     expect(sns.subjects).toEqual([`[shieldwatch] still B after silence ${s.id}`]);
     expect((await m.store.load()).outbox).toEqual([]);
+    // The cost: one silence Query per cycle while a change is held back, none once it was announced.
+    expect([readsWhileHeld, readsOnceAnnounced]).toEqual([1, 0]);
     expect(await events(m)).toEqual([
       expect.objectContaining({ event: 'filter.status_changed', from: 'A', to: 'B', suppressedBy: s.id }),
       expect.objectContaining({ event: 'silence.still_holding', from: 'A', to: 'B' }),
