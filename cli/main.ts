@@ -20,6 +20,7 @@ import { uptimeCommand } from './commands/uptime.ts';
 import { DEFAULT_ENV_FILE, readEnvFile, withEnvFile } from './env-file.ts';
 import { UsageError } from './format.ts';
 import { type CliIo, type Command, println } from './io.ts';
+import { describeStack, helpWithStackOption, StackError, stackEnvironment, stackName } from './stack.ts';
 
 const COMMANDS: readonly Command[] = [
   pollCommand,
@@ -39,6 +40,39 @@ const COMMANDS: readonly Command[] = [
   demoCommand,
 ];
 
+/**
+ * The commands that read or write the history (and test-alert, which writes to the topic): they take
+ * `--stack NAME` (README, A deployed stack), with their subcommands.
+ */
+const STACK_COMMANDS: ReadonlySet<string> = new Set(
+  [
+    pollCommand,
+    runCommand,
+    historyCommand,
+    eventsCommand,
+    backtestCommand,
+    testAlertCommand,
+    silenceCommand,
+    uptimeCommand,
+    reportCommand,
+    statusCommand,
+  ].map((c) => c.name),
+);
+
+/** True when `command` (or the command it is a subcommand of) takes `--stack`. */
+function takesStack(command: Command): boolean {
+  return STACK_COMMANDS.has(command.name.split(' ')[0]!);
+}
+
+/** `command` with the `--stack` option and its help line. */
+function withStackOption(command: Command): Command {
+  return {
+    ...command,
+    help: helpWithStackOption(command.help),
+    options: { ...command.options, stack: { type: 'string' } },
+  };
+}
+
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
   return [
@@ -55,6 +89,11 @@ function mainHelp(): string {
     `  --env-file FILE  read settings from FILE (default: ./${DEFAULT_ENV_FILE} when it exists)`,
     '  -h, --help       show help',
     '  --version        print the version',
+    '',
+    'Options of the commands that read or write the history (poll, run, history, events, status, silence,',
+    'uptime, report, backtest, test-alert):',
+    '  --stack NAME     the stack deployed by `cdk deploy`: its table, topic and region come from its outputs',
+    '                   (CloudFormation DescribeStacks, usual AWS credentials); or SHIELDWATCH_STACK=NAME',
     '',
     'Configuration comes from SHIELDWATCH_* environment variables and the settings file (NAME=value lines;',
     'the environment wins over the file); see README.md.',
@@ -117,7 +156,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
   let env: Record<string, string | undefined>;
   try {
     const picked = pickSubcommand(found, rest);
-    command = picked.command;
+    command = takesStack(picked.command) ? withStackOption(picked.command) : picked.command;
     values = parseCommandArgs(command, picked.args);
     if (values['help'] === true) {
       println(io.stdout, command.help);
@@ -136,6 +175,26 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       `shieldwatch ${command.name}: ${error.message}\nRun \`shieldwatch ${command.name} --help\`.`,
     );
     return 2;
+  }
+  try {
+    // Resolved once, before the command: it then runs with the stack's table, topic and region.
+    const stack = takesStack(command) ? stackName(values['stack'], env) : undefined;
+    if (stack !== undefined) {
+      const resolved = stackEnvironment(env, await describeStack(stack, env));
+      env = resolved.env;
+      for (const warning of resolved.warnings) println(io.stderr, `shieldwatch: warning: ${warning}`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      println(
+        io.stderr,
+        `shieldwatch ${command.name}: ${error.message}\nRun \`shieldwatch ${command.name} --help\`.`,
+      );
+      return 2;
+    }
+    if (!(error instanceof StackError)) throw error;
+    println(io.stderr, `shieldwatch ${command.name}: ${error.message}`);
+    return error.exitCode;
   }
   try {
     return await command.run(values, { ...io, env });

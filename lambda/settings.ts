@@ -202,6 +202,12 @@ export const SETTINGS = {
     default: 'shieldwatch.env',
     scope: 'cli',
   },
+  stack: {
+    env: 'SHIELDWATCH_STACK',
+    meaning: 'the deployed stack whose table, topic and region the CLI uses (as --stack NAME)',
+    default: 'unset',
+    scope: 'cli',
+  },
   storeIdleMs: {
     env: 'SHIELDWATCH_STORE_IDLE_MS',
     meaning: "how long the embedded store's server waits idle before it stops, in milliseconds",

@@ -107,7 +107,7 @@ export const pollCommand: Command = {
         { cause: error },
       );
     };
-    const { monitor, close, checkClock } = await openMonitor(
+    const { monitor, store, close, checkClock } = await openMonitor(
       io,
       config,
       values['verbose'] === true,
@@ -123,6 +123,7 @@ export const pollCommand: Command = {
         Math.max(now + config.cycleTimeoutMs / 2, processDeadline),
       );
       println(io.stdout, summarize(result, io, monitor.deps.publisher.target));
+      println(io.stdout, `store: ${store.description}`);
       return 0;
     } finally {
       await close();

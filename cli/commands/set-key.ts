@@ -133,7 +133,10 @@ export function setKeyCommand(check: Command): Command & { readonly hideArgument
       stack: { type: 'string' },
     },
     async run(values, io: CliIo) {
-      const stackName = typeof values['stack'] === 'string' ? values['stack'] : DEFAULT_STACK_NAME;
+      const stackName =
+        typeof values['stack'] === 'string'
+          ? values['stack']
+          : (io.env['SHIELDWATCH_STACK'] ?? '').trim() || DEFAULT_STACK_NAME;
       const key = await readKey(process.stdin, io.stderr);
       const problem = keyProblem(key);
       if (problem !== undefined) throw new UsageError(problem);

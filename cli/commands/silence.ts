@@ -49,7 +49,8 @@ async function withSilences<T>(
   work: (silences: DynamoSilenceStore, description: string) => Promise<T>,
 ): Promise<T> {
   const config = loadStoreConfig(io.env);
-  const store = await openStore(io.env, config.table, { readOnly });
+  // A new silence is never the first thing in a store: with no store named and none here it is refused.
+  const store = await openStore(io.env, config.table, readOnly ? { readOnly } : { existingOnly: true });
   try {
     const silences = new DynamoSilenceStore(store.client, config.table);
     return await storeCall(store, () => work(silences, store.description));
@@ -136,7 +137,11 @@ const endCommand: Command = {
       );
     }
     const now = io.now();
-    const result = await withSilences(io, true, (store) => store.end(id, now));
+    let where = '';
+    const result = await withSilences(io, true, (store, description) => {
+      where = description;
+      return store.end(id, now);
+    });
     if (result.outcome === 'missing') {
       println(io.stderr, `shieldwatch silence end: no silence ${id} (shieldwatch silence list shows them)`);
       return 1;
@@ -146,6 +151,7 @@ const endCommand: Command = {
       return 0;
     }
     println(io.stdout, `silence ${id} ended at ${result.silence.endsAt}: changes seen from now on are sent`);
+    println(io.stdout, `store: ${where}`);
     return 0;
   },
 };
@@ -176,7 +182,10 @@ export const silenceCommand: Command = {
     '  end ID            end a silence now',
     '',
     `Events: ${SILENCEABLE_EVENTS.join(', ')}.`,
-    'Exit codes: 0 done, 1 the store failed, 2 bad usage (a duration over 7d, a pattern that matches no event).',
+    'A silence is written to the store named (--stack NAME, AWS settings) or to the local store of this',
+    'directory; with neither it is refused (a new local store would silence nothing the monitor sends).',
+    'Exit codes: 0 done, 1 the store failed or none is named, 2 bad usage (a duration over 7d, a pattern that',
+    'matches no event).',
   ].join('\n'),
   options: {
     for: { type: 'string' },
@@ -202,7 +211,9 @@ export const silenceCommand: Command = {
       silenceId(randomBytes(5)),
     );
     if (!checked.ok) throw new UsageError(checked.problems.join('\n'));
-    const silence = await withSilences(io, false, async (store) => {
+    let where = '';
+    const silence = await withSilences(io, false, async (store, description) => {
+      where = description;
       let candidate = checked.silence;
       for (let attempt = 1; attempt <= ID_ATTEMPTS; attempt++) {
         if (await store.put(candidate)) return candidate;
@@ -216,7 +227,12 @@ export const silenceCommand: Command = {
         `${silence.pattern} (${eventsMatching(silence.pattern).join(', ')})`,
     );
     if (silence.reason !== undefined) println(io.stdout, `reason: ${printable(silence.reason)}`);
-    println(io.stdout, `end it early with: shieldwatch silence end ${silence.id}`);
+    println(io.stdout, `store: ${where}`);
+    const stack = io.env['SHIELDWATCH_STACK'];
+    println(
+      io.stdout,
+      `end it early with: shieldwatch silence end ${silence.id}${stack === undefined ? '' : ` --stack ${stack}`}`,
+    );
     return 0;
   },
 };

@@ -332,7 +332,13 @@ export const statusCommand: Command = {
         expected,
         nowMs: io.now(),
       });
-      println(io.stdout, format === 'json' ? printableJson(report, 2) : renderText(report, io));
+      // Which store this is (a deployed stack's table, the embedded one): the answer depends on it.
+      println(
+        io.stdout,
+        format === 'json'
+          ? printableJson({ ...report, store: store.description }, 2)
+          : `${renderText(report, io)}\nstore          ${printable(store.description)}`,
+      );
       return 0;
     } finally {
       store.client.destroy();

@@ -50,7 +50,11 @@ export const testAlertCommand: Command = {
     const sns = createSnsClient(io.env);
     try {
       const messageId = await new SnsAlertPublisher(sns, config.topicArn).publish(alert);
-      println(io.stdout, `test alert published to ${config.topicArn} (message id ${messageId})`);
+      const stack = io.env['SHIELDWATCH_STACK'];
+      println(
+        io.stdout,
+        `test alert published to ${config.topicArn}${stack === undefined ? '' : ` (stack ${stack})`} (message id ${messageId})`,
+      );
       println(io.stdout, `subject: ${alert.subject}`);
       return 0;
     } catch (error) {

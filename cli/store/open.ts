@@ -6,6 +6,7 @@ import {
 } from '../../lambda/adapters/aws-clients.ts';
 import { ensureTable } from '../../lambda/adapters/dynamo-store.ts';
 import { ConfigError } from '../../lambda/config.ts';
+import { SETTINGS } from '../../lambda/settings.ts';
 import {
   defaultStoreDir,
   EMBEDDED_REGION,
@@ -40,6 +41,11 @@ export interface OpenStoreOptions {
    * saying where the store would be).
    */
   readonly readOnly?: boolean;
+  /**
+   * The command writes what only matters where the monitor reads it (a silence): an embedded store that does
+   * not exist yet is not created, and the command is refused, saying how to name the store it meant.
+   */
+  readonly existingOnly?: boolean;
   /** Aborts opening the store: its table check and creation (`poll`'s deadline). */
   readonly signal?: AbortSignal;
 }
@@ -62,7 +68,21 @@ export function noStoreMessage(dir: string): string {
   return (
     `this directory has no embedded store yet: there is none at ${dir} (and none was created). ` +
     'The CLI keeps its history in .shieldwatch/ of the directory it runs in: run this command where `poll` ' +
-    'or `run` ran, or set AWS settings (AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB, ...) to use a DynamoDB'
+    'or `run` ran, name a deployed stack (--stack NAME or SHIELDWATCH_STACK), or set AWS settings (AWS_REGION, ' +
+    'AWS_ENDPOINT_URL_DYNAMODB, ...) to use a DynamoDB'
+  );
+}
+
+/**
+ * Why a write that must reach the monitor's own store (a silence) is refused here: no store is named and this
+ * directory has none, so creating one would write where no monitor reads.
+ */
+export function noTargetMessage(dir: string): string {
+  return (
+    `no store is named and this directory has none (${dir}): the write would go to a new local store that no ` +
+    'monitor reads, so nothing was written. Name the store the monitor uses: --stack NAME (or ' +
+    'SHIELDWATCH_STACK) for a deployed stack, AWS settings (AWS_REGION or AWS_PROFILE, and SHIELDWATCH_TABLE) for ' +
+    'its DynamoDB table, or run this where the local monitor keeps its store (where `poll` or `run` ran)'
   );
 }
 
@@ -122,7 +142,7 @@ export async function storeCall<T>(store: Pick<CliStore, 'description'>, call: (
  * under `.shieldwatch/` (started if needed). The table is created when missing on the embedded store and on
  * endpoints outside AWS, never on AWS itself (there the stack owns it).
  *
- * @throws Error when `readOnly` and this directory has no embedded store.
+ * @throws Error when `readOnly` or `existingOnly` and this directory has no embedded store.
  */
 export async function openStore(env: Env, table: string, options: OpenStoreOptions = {}): Promise<CliStore> {
   let store: CliStore;
@@ -130,9 +150,14 @@ export async function openStore(env: Env, table: string, options: OpenStoreOptio
   if (hasAwsConfiguration(env)) {
     const endpoint = configuredEndpoint(env, 'dynamodb');
     const where = endpoint ?? `in ${env['AWS_REGION'] ?? env['AWS_DEFAULT_REGION'] ?? 'the profile region'}`;
+    const stack = env[SETTINGS.stack.env];
     store = {
       client: createDynamoClient(env),
-      description: `DynamoDB ${endpoint === undefined ? where : `at ${where}`}, table ${table}`,
+      // With a stack (cli/stack.ts resolved it): `DynamoDB table T (us-east-1, stack Shieldwatch)`.
+      description:
+        stack === undefined || stack === ''
+          ? `DynamoDB ${endpoint === undefined ? where : `at ${where}`}, table ${table}`
+          : `DynamoDB table ${table} (${env['AWS_REGION'] ?? ''}${endpoint === undefined ? '' : ` at ${endpoint}`}, stack ${stack})`,
       embedded: () => undefined,
       revive: async () => undefined,
       keepAlive: () => () => undefined,
@@ -142,6 +167,8 @@ export async function openStore(env: Env, table: string, options: OpenStoreOptio
     const idleMs = storeIdleMs(env);
     const dir = defaultStoreDir();
     if (options.readOnly === true && !(await embeddedStoreExists(dir))) throw new Error(noStoreMessage(dir));
+    if (options.existingOnly === true && !(await embeddedStoreExists(dir)))
+      throw new Error(noTargetMessage(dir));
     const ensure = () => ensureEmbeddedStore({ dir, ...(idleMs === undefined ? {} : { idleMs }) });
     let current = await ensure();
     const client = embeddedClient(() => current);

@@ -10,6 +10,8 @@ const ENDPOINT_VARIABLES = {
   dynamodb: 'AWS_ENDPOINT_URL_DYNAMODB',
   sns: 'AWS_ENDPOINT_URL_SNS',
   secretsmanager: 'AWS_ENDPOINT_URL_SECRETS_MANAGER',
+  // The CLI's `--stack` only (cli/stack.ts): the monitor itself never calls CloudFormation.
+  cloudformation: 'AWS_ENDPOINT_URL_CLOUDFORMATION',
 } as const;
 
 /**
