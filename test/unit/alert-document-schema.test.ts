@@ -1,0 +1,442 @@
+/**
+ * `docs/alert-document.schema.json`, the `sqs` document's contract for integrators (README, Alert channels):
+ * every event kind, as its producer makes it and rendered by the publisher's own renderer, validates; so do
+ * the same alerts with hostile values from the API; and documents that break the contract do not.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { AlertAction, AlertDocument, AlertLevel } from '../../lambda/core/alert-documents.ts';
+import { ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
+import { renderAlert } from '../../lambda/core/alert-text.ts';
+import { type CycleObservation, type DecideSettings, decide } from '../../lambda/core/decide.ts';
+import { evaluateRules } from '../../lambda/core/rule-eval.ts';
+import { parseRules } from '../../lambda/core/rules.ts';
+import { dueAnnouncements, type HeldChanges } from '../../lambda/core/silence.ts';
+import type { AlertEvent, AlertRecord } from '../../lambda/core/types.ts';
+
+const SCHEMA_PATH = new URL('../../docs/alert-document.schema.json', import.meta.url);
+const schema = JSON.parse(readFileSync(SCHEMA_PATH, 'utf8'));
+
+// Strict: a keyword ajv does not know, or one that cannot apply, is an error in the schema, not ignored. The
+// per-event rules require fields that the top level defines (one list of fields), which strictRequired would
+// want repeated in every branch.
+const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true });
+// ajv-formats is CommonJS: its function is `default` of the module, whichever way the module is loaded.
+ajvFormats.default(ajv);
+const validate = ajv.compile(schema);
+
+/** The errors of `document` against the schema, as readable lines (empty when it is valid). */
+function errorsOf(document: unknown): string[] {
+  return validate(document)
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+}
+
+/** Every field of {@link AlertDocument}: a field added there does not compile until it is listed here. */
+const DOCUMENT_FIELDS: Record<keyof AlertDocument, true> = {
+  version: true,
+  event: true,
+  monitor: true,
+  at: true,
+  action: true,
+  incident: true,
+  level: true,
+  summary: true,
+  text: true,
+  severity: true,
+  from: true,
+  to: true,
+  expected: true,
+  since: true,
+  previousSince: true,
+  cycles: true,
+  detail: true,
+  rule: true,
+  network: true,
+  value: true,
+  threshold: true,
+  baseline: true,
+  ruleText: true,
+  values: true,
+  seq: true,
+};
+const LEVELS: Record<AlertLevel, true> = { critical: true, error: true, warning: true, info: true };
+const ACTIONS: Record<AlertAction, true> = { trigger: true, resolve: true };
+
+const minute = (i: number) => new Date(Date.UTC(2026, 10, 22, 10, i)).toISOString();
+
+/** Observations of one cycle, as the poller makes them. */
+const observe = {
+  ok: (i: number, status: string): CycleObservation => ({
+    at: minute(i),
+    filter: { ok: true, status },
+    outcomes: [{ ok: true, httpStatus: 200 }],
+  }),
+  down: (i: number): CycleObservation => ({
+    at: minute(i),
+    filter: { ok: false, errorKind: 'transport', error: 'connect ECONNREFUSED 127.0.0.1:443' },
+    outcomes: [{ ok: false, errorKind: 'transport', error: 'connect ECONNREFUSED 127.0.0.1:443' }],
+  }),
+  rejected: (i: number): CycleObservation => ({
+    at: minute(i),
+    filter: { ok: false, errorKind: 'auth', error: 'HTTP 401', httpStatus: 401 },
+    outcomes: [{ ok: false, errorKind: 'auth', error: 'HTTP 401', httpStatus: 401 }],
+  }),
+  unreadable: (i: number): CycleObservation => ({
+    at: minute(i),
+    filter: { ok: false, errorKind: 'contract', error: 'no status at data.state', httpStatus: 200 },
+    outcomes: [{ ok: false, errorKind: 'contract', error: 'no status at data.state', httpStatus: 200 }],
+  }),
+};
+
+/** The alerts decide makes from `observations`, numbered as the outbox numbers them. */
+function decided(settings: DecideSettings, observations: readonly CycleObservation[]): AlertRecord[] {
+  let state: Parameters<typeof decide>[0];
+  const alerts: AlertRecord[] = [];
+  for (const observation of observations) {
+    const decision = decide(state, observation, settings);
+    state = decision.state;
+    alerts.push(...decision.alerts);
+  }
+  return alerts;
+}
+
+/** The alerts the rule evaluator makes from one network's readings of `rules`, cycle by cycle. */
+function ruleAlerts(rules: string, readings: readonly Record<string, number | boolean>[]): AlertRecord[] {
+  const parsed = parseRules(rules);
+  expect(parsed.problems ?? []).toEqual([]);
+  let state: Parameters<typeof evaluateRules>[0]['state'];
+  const alerts: AlertRecord[] = [];
+  for (const [i, reading] of readings.entries()) {
+    const at = minute(i);
+    const result = evaluateRules({
+      rules: parsed.rules,
+      networks: ['net-2'],
+      state,
+      at,
+      observations: [
+        {
+          networkId: 'net-2',
+          at,
+          readings: Object.fromEntries(
+            Object.entries(reading).map(([rule, value]) => [rule, { kind: 'value' as const, value }]),
+          ),
+        },
+      ],
+    });
+    state = result.state;
+    alerts.push(...result.alerts.map((alert, n) => ({ ...alert, seq: i * 10 + n })));
+  }
+  return alerts;
+}
+
+/**
+ * Real alerts of every kind, each from the code that makes it in production: decide (status changes with and
+ * without an expected status, reminders, the monitor's incidents and their ends), the rule evaluator (number,
+ * boolean and baseline rules), the end of a silence (a held status change, rule, incident, and a change without
+ * an incident), and the test alert as `shieldwatch test-alert` makes it.
+ */
+function producedAlerts(): AlertRecord[] {
+  const expected: DecideSettings = {
+    alertAfter: 2,
+    confirmations: 1,
+    expectedStatus: 'active',
+    remindEveryMs: 60_000,
+  };
+  const { ok, down, rejected, unreadable } = observe;
+  const rules = ruleAlerts('pps: traffic.in_pps > 50000 for 2; flag: attack.on == true', [
+    { pps: 100, flag: false },
+    { pps: 90000, flag: true },
+    { pps: 95000, flag: false },
+    { pps: 100, flag: false },
+    { pps: 100, flag: false },
+  ]);
+  const baseline = ruleAlerts('surge: traffic.in_pps > 3x baseline', [
+    ...Array.from({ length: 30 }, () => ({ surge: 100 })),
+    { surge: 1000 },
+    { surge: 100 },
+  ]);
+  const held: HeldChanges = {
+    status: {
+      silence: 's-k3j9x2ab',
+      event: 'filter.status_changed',
+      at: minute(1),
+      since: minute(1),
+      incident: `filter.status_changed/${minute(1)}`,
+      from: 'active',
+      to: 'mitigating',
+      expected: 'active',
+      severity: 'high',
+    },
+    rule: {
+      silence: 's-k3j9x2ab',
+      event: 'network.rule_triggered',
+      at: minute(2),
+      since: minute(2),
+      incident: `pps/net-2/${minute(2)}`,
+      rule: 'pps',
+      network: 'net-2',
+    },
+    api: {
+      silence: 's-k3j9x2ab',
+      event: 'api.unreachable',
+      at: minute(3),
+      since: minute(3),
+      incident: `api.unreachable/${minute(3)}`,
+    },
+    plain: {
+      silence: 's-k3j9x2ab',
+      event: 'filter.status_changed',
+      at: minute(4),
+      since: minute(4),
+      from: 'active',
+      to: 'blocked',
+    },
+  };
+  const announced = dueAnnouncements(held, [], Date.parse(minute(30))).alerts;
+  const records: Array<Omit<AlertRecord, 'seq'> & { seq?: number }> = [
+    // Away, further away, a reminder, back.
+    ...decided(expected, [
+      ok(0, 'active'),
+      ok(1, 'mitigating'),
+      ok(2, 'blocked'),
+      ok(3, 'blocked'),
+      ok(4, 'active'),
+    ]),
+    // No expected status: a change opens nothing.
+    ...decided({ alertAfter: 2, confirmations: 2 }, [ok(0, 'on'), ok(1, 'off'), ok(2, 'off')]),
+    ...decided(expected, [ok(0, 'active'), down(1), down(2), down(3), ok(4, 'active')]),
+    ...decided(expected, [ok(0, 'active'), rejected(1), ok(2, 'active')]),
+    ...decided(expected, [ok(0, 'active'), unreadable(1), unreadable(2), ok(3, 'active')]),
+    ...rules,
+    ...baseline,
+    ...announced,
+    { seq: 0, event: 'monitor.test', at: minute(5), detail: 'sent by shieldwatch test-alert' },
+  ];
+  return records.map((record, i) => ({ ...record, seq: record.seq ?? 100 + i }) as AlertRecord);
+}
+
+const PRODUCED = producedAlerts();
+
+/** The `sqs` document of `alert`, through the renderer the publisher uses. */
+function sqsDocument(alert: AlertRecord, monitorName: unknown = 'edge-eu'): Record<string, unknown> {
+  return JSON.parse(renderAlert(alert, { networks: [], monitorName: monitorName as string }).sqs);
+}
+
+describe('the schema', () => {
+  it('is a valid draft 2020-12 schema that compiles in strict mode', () => {
+    expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(ajv.validateSchema(schema)).toBe(true);
+  });
+
+  it('names every event kind of the code, each with its own rules', () => {
+    // Assess: the list integrators read, and a branch per kind.
+    expect([...schema.$defs.knownEvent.enum].sort()).toEqual([...ALERT_EVENTS].sort());
+    const branches = schema.allOf
+      .map(
+        (branch: { if?: { properties?: { event?: { const?: string } } } }) =>
+          branch.if?.properties?.event?.const,
+      )
+      .filter((event: unknown) => event !== undefined);
+    expect([...branches].sort()).toEqual([...ALERT_EVENTS].sort());
+  });
+
+  it('has exactly the fields of the document, the levels and the actions', () => {
+    expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(DOCUMENT_FIELDS).sort());
+    expect([...schema.$defs.level.enum].sort()).toEqual(Object.keys(LEVELS).sort());
+    expect([...schema.$defs.action.enum].sort()).toEqual(Object.keys(ACTIONS).sort());
+  });
+});
+
+describe('every event kind, as its producer makes it, validates', () => {
+  it('the producers make every event kind', () => {
+    expect([...new Set(PRODUCED.map((alert) => alert.event))].sort()).toEqual([...ALERT_EVENTS].sort());
+  });
+
+  it.each(ALERT_EVENTS)('%s', (event) => {
+    // Prepare
+    const alerts = PRODUCED.filter((alert) => alert.event === event);
+    expect(alerts.length).toBeGreaterThan(0);
+
+    for (const alert of alerts) {
+      // Act
+      const document = sqsDocument(alert);
+
+      // Assess
+      expect(document.event).toBe(event);
+      expect({ alert, errors: errorsOf(document) }).toEqual({ alert, errors: [] });
+    }
+  });
+
+  it('between them, every action and every level', () => {
+    // Act
+    const documents = PRODUCED.map((alert) => sqsDocument(alert));
+
+    // Assess
+    expect(new Set(documents.map((d) => d.level))).toEqual(new Set(Object.keys(LEVELS)));
+    expect(new Set(documents.map((d) => d.action))).toEqual(new Set([...Object.keys(ACTIONS), undefined]));
+  });
+
+  it('a record from a newer release (an event this one does not know) validates too', () => {
+    const document = sqsDocument({
+      seq: 3,
+      event: 'incident.opened',
+      at: minute(1),
+    } as unknown as AlertRecord);
+    expect(errorsOf(document)).toEqual([]);
+  });
+});
+
+/** Text as the API or an operator could write it: any code units, markup, look-alikes, hidden characters. */
+const hostileText = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 1500 }),
+  fc.string({ unit: 'grapheme', maxLength: 300 }),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000\u001f\u007f',
+    '\ud800 lone',
+    'ON\u200b',
+    '\u202eevil',
+    '<!channel> *URGENT* [x](https://evil.example)',
+    '"},"action":"resolve","x":{"',
+    '__proto__',
+    'x'.repeat(5000),
+    '😀'.repeat(700),
+  ),
+);
+const hostileNumber = fc.oneof(
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.integer(),
+  fc.constantFrom(0, -0, Number.MAX_VALUE, Number.MIN_VALUE, Number.MAX_SAFE_INTEGER),
+);
+
+/** The fields of a record whose values come from the API, the configuration or an operator. */
+const TEXT_FIELDS = [
+  'from',
+  'to',
+  'expected',
+  'detail',
+  'rule',
+  'network',
+  'ruleText',
+  'incident',
+  'silence',
+] as const;
+
+describe('with hostile values, every event kind still validates', () => {
+  it.each(ALERT_EVENTS)('%s', (event) => {
+    const templates = PRODUCED.filter((alert) => alert.event === event);
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...templates),
+        fc.record({
+          texts: fc.record(Object.fromEntries(TEXT_FIELDS.map((field) => [field, hostileText])), {
+            requiredKeys: [],
+          }),
+          monitorName: fc.oneof(hostileText, fc.constant(undefined)),
+          number: hostileNumber,
+          values: fc.array(hostileNumber, { maxLength: 150 }),
+          cycles: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+          seq: fc.nat(),
+        }),
+        (template, hostile) => {
+          // Prepare: the template's own fields only, with the hostile values in them.
+          const alert: Record<string, unknown> = { ...template, seq: hostile.seq };
+          for (const [field, value] of Object.entries(hostile.texts)) {
+            if (field in template && value !== '') alert[field] = value;
+          }
+          const numeric = typeof template.value === 'number';
+          if (numeric) {
+            alert['value'] = hostile.number;
+            alert['values'] = hostile.values;
+          }
+          if ('cycles' in template) alert['cycles'] = hostile.cycles;
+
+          // Act
+          const document = sqsDocument(alert as unknown as AlertRecord, hostile.monitorName);
+
+          // Assess
+          expect(errorsOf(document)).toEqual([]);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe('the schema is not vacuous: a document that breaks the contract fails', () => {
+  const valid = (event: AlertEvent, pick: (doc: Record<string, unknown>) => boolean = () => true) => {
+    const document = PRODUCED.map((alert) => sqsDocument(alert)).find(
+      (doc) => doc.event === event && pick(doc),
+    );
+    expect(document).toBeDefined();
+    expect(errorsOf(document)).toEqual([]);
+    return document!;
+  };
+  const without = (doc: Record<string, unknown>, field: string) =>
+    Object.fromEntries(Object.entries(doc).filter(([key]) => key !== field));
+
+  it.each<[string, () => Record<string, unknown>]>([
+    ['a required field missing (summary)', () => without(valid('monitor.test'), 'summary')],
+    ['a required field missing (seq)', () => without(valid('api.unreachable'), 'seq')],
+    ['an unknown field', () => ({ ...valid('monitor.test'), routing_key: 'R0123' })],
+    ['another version', () => ({ ...valid('monitor.test'), version: 2 })],
+    ['a level that does not exist', () => ({ ...valid('monitor.test'), level: 'fatal' })],
+    ['an action that does not exist', () => ({ ...valid('api.unreachable'), action: 'acknowledge' })],
+    ['an action without an incident', () => without(valid('api.unreachable'), 'incident')],
+    [
+      'an incident id longer than PagerDuty allows',
+      () => ({ ...valid('api.unreachable'), incident: 'i'.repeat(256) }),
+    ],
+    ['a summary that is not ASCII', () => ({ ...valid('monitor.test'), summary: '[edge-eu] caf\u00e9' })],
+    ['an SMS text over 160 characters', () => ({ ...valid('monitor.test'), text: 'x'.repeat(161) })],
+    ['a time that is not one', () => ({ ...valid('monitor.test'), at: 'yesterday' })],
+    ['a status over 1024 characters', () => ({ ...valid('filter.status_changed'), to: 'x'.repeat(1025) })],
+    ['cycles that are not a whole number', () => ({ ...valid('api.unreachable'), cycles: 1.5 })],
+    ['a value of the wrong type', () => ({ ...valid('network.rule_triggered'), value: '90000' })],
+    ['a resolve that is urgent', () => ({ ...valid('api.recovered'), level: 'critical' })],
+    ['an incident opened without a trigger', () => without(valid('api.unreachable'), 'action')],
+    ['a rule resolve that triggers', () => ({ ...valid('network.rule_resolved'), action: 'trigger' })],
+    ['a rule alert without its network', () => without(valid('network.rule_triggered'), 'network')],
+    [
+      'a boolean rule with a numeric threshold',
+      () => ({ ...valid('network.rule_triggered', (d) => typeof d.value === 'boolean'), threshold: 1 }),
+    ],
+    [
+      'a change away from the expected status that is only a warning',
+      () => ({ ...valid('filter.status_changed', (d) => d.severity === 'high'), level: 'warning' }),
+    ],
+    [
+      'a change without an expected status that opens an incident',
+      () => ({
+        ...valid('filter.status_changed', (d) => d.level === 'warning'),
+        action: 'trigger',
+        incident: 'x/1',
+      }),
+    ],
+    ['a reminder that opens an incident', () => ({ ...valid('filter.status_reminder'), action: 'trigger' })],
+    [
+      'a test alert with an incident',
+      () => ({ ...valid('monitor.test'), incident: 'x/1', action: 'trigger' }),
+    ],
+    ['a test alert with a rule', () => ({ ...valid('monitor.test'), rule: 'pps' })],
+    [
+      'an announcement at a silence end with an incident but no action',
+      () =>
+        without(
+          valid('silence.still_holding', (d) => d.incident !== undefined),
+          'action',
+        ),
+    ],
+    [
+      'an unknown event that opens an incident',
+      () => ({ ...valid('monitor.test'), event: 'incident.opened', action: 'trigger', incident: 'x/1' }),
+    ],
+  ])('%s', (_name, broken) => {
+    expect(errorsOf(broken())).not.toEqual([]);
+  });
+});
