@@ -13,6 +13,25 @@ import { type FakeSns, startFakeSns } from '../fixtures/fake-aws.ts';
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ENTRY = fileURLToPath(new URL('../../bin/shieldwatch.mjs', import.meta.url));
 
+/**
+ * Wall time one CLI process may take in these tests, start to exit. Every run starts Node, registers tsx and
+ * imports the CLI (about 0.5 s of CPU, 0.9-1.3 s wall on an idle 2-core machine), and a `poll` adds about
+ * 0.1 s of CPU for its cycle. Measured on this project's 2-core machine with both cores kept busy by other
+ * processes (load 11-23): a `poll` alone took 1.5-2.5 s, and inside the `describe.concurrent` suites, whose
+ * tests start their processes at the same time, up to about 4.7 s each (28 s for a test of 6 processes).
+ * The budget is that worst case with a margin of 1.7.
+ */
+export const CLI_PROCESS_BUDGET_MS = 8_000;
+
+/**
+ * A CLI test's timeout from its measured budget: `processes` CLI runs ({@link CLI_PROCESS_BUDGET_MS} each,
+ * counted one by one even when some run at once, since they share the same two cores) plus what the test waits
+ * for on purpose (`fixedMs`: intervals, deadlines). Never less than vitest's default of 30 s.
+ */
+export function cliTestTimeout(processes: number, fixedMs = 0): number {
+  return Math.max(30_000, processes * CLI_PROCESS_BUDGET_MS + fixedMs);
+}
+
 /** What one CLI run did. */
 export interface CliRun {
   /** Exit code; `null` when it was killed (see `timedOut`). */

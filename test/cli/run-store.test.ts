@@ -14,7 +14,15 @@ import { openMonitor } from '../../cli/monitor.ts';
 import { stopEmbeddedStore } from '../../cli/store/embedded.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
-import { describeRun, PROJECT_ROOT, parseJsonOutput, runCli, startWorld, type World } from './helpers.ts';
+import {
+  cliTestTimeout,
+  describeRun,
+  PROJECT_ROOT,
+  parseJsonOutput,
+  runCli,
+  startWorld,
+  type World,
+} from './helpers.ts';
 
 const ENTRY = path.join(PROJECT_ROOT, 'bin', 'shieldwatch.mjs');
 const CYCLE_LINE = /^\d\d:\d\d:\d\d {2}filter "on"/gm;
@@ -42,10 +50,13 @@ function startRun(args: readonly string[], env: Record<string, string>, cwd: str
   const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
   return {
     out,
-    /** Resolves once `n` cycle lines have been printed. */
+    /**
+     * Resolves once `n` cycle lines have been printed; fails when `run` has ended, or has taken longer than its
+     * start and `n` cycles may on a busy machine (a CLI process's budget each, at least 30 s: helpers.ts).
+     */
     async cycles(n: number): Promise<void> {
       while ((out.stdout.match(CYCLE_LINE) ?? []).length < n) {
-        if (child.exitCode !== null || Date.now() - started > 30_000) {
+        if (child.exitCode !== null || Date.now() - started > cliTestTimeout(1 + n)) {
           throw new Error(`run ended or took too long before cycle ${n}:\n${out.stdout}\n${out.stderr}`);
         }
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -80,74 +91,86 @@ describe('run on the embedded store keeps monitoring', () => {
   const storePid = async () =>
     (JSON.parse(await readFile(path.join(dir, '.shieldwatch', 'store.json'), 'utf8')) as { pid: number }).pid;
 
-  it('restarts the store server killed between cycles and stores every cycle', async () => {
-    // Prepare
-    const run = startRun(['--every', '1s', '--cycles', '4'], env, dir);
-    await run.cycles(2);
-    const killed = await storePid();
+  it(
+    'restarts the store server killed between cycles and stores every cycle',
+    async () => {
+      // Prepare
+      const run = startRun(['--every', '1s', '--cycles', '4'], env, dir);
+      await run.cycles(2);
+      const killed = await storePid();
 
-    // Act: right after a cycle, so the next one is a second away.
-    process.kill(killed, 'SIGKILL');
-    const result = await run.end();
-    const history = await runCli(['history', '--filter', '--format', 'json'], {}, { cwd: dir });
+      // Act: right after a cycle, so the next one is a second away.
+      process.kill(killed, 'SIGKILL');
+      const result = await run.end();
+      const history = await runCli(['history', '--filter', '--format', 'json'], {}, { cwd: dir });
 
-    // Assess
-    expect(result.code, describeRun(result)).toBe(0);
-    expect(result.stdout.match(CYCLE_LINE)).toHaveLength(4);
-    expect(result.stdout).toContain('stopped after 4 cycle(s)');
-    expect(result.stderr).not.toContain('could not run');
-    expect(await storePid()).not.toBe(killed);
-    expect(parseJsonOutput<Array<{ status?: string }>>(history).map((e) => e.status)).toEqual([
-      'on',
-      'on',
-      'on',
-      'on',
-    ]);
-  });
+      // Assess
+      expect(result.code, describeRun(result)).toBe(0);
+      expect(result.stdout.match(CYCLE_LINE)).toHaveLength(4);
+      expect(result.stdout).toContain('stopped after 4 cycle(s)');
+      expect(result.stderr).not.toContain('could not run');
+      expect(await storePid()).not.toBe(killed);
+      expect(parseJsonOutput<Array<{ status?: string }>>(history).map((e) => e.status)).toEqual([
+        'on',
+        'on',
+        'on',
+        'on',
+      ]);
+    },
+    cliTestTimeout(2 + 4, 4_000),
+  );
 
-  it('keeps the store server alive when the interval is longer than its idle time', async () => {
-    // Prepare: the server would stop after 300 ms without requests; cycles are 1 s apart.
-    const run = startRun(
-      ['--every', '1s', '--cycles', '3'],
-      { ...env, SHIELDWATCH_STORE_IDLE_MS: '300' },
-      dir,
-    );
-    await run.cycles(1);
-    const first = await storePid();
+  it(
+    'keeps the store server alive when the interval is longer than its idle time',
+    async () => {
+      // Prepare: the server would stop after 300 ms without requests; cycles are 1 s apart.
+      const run = startRun(
+        ['--every', '1s', '--cycles', '3'],
+        { ...env, SHIELDWATCH_STORE_IDLE_MS: '300' },
+        dir,
+      );
+      await run.cycles(1);
+      const first = await storePid();
 
-    // Act
-    await run.cycles(3);
-    const last = await storePid();
-    const result = await run.end();
+      // Act
+      await run.cycles(3);
+      const last = await storePid();
+      const result = await run.end();
 
-    // Assess: one server all along, every cycle ran.
-    expect(result.code, describeRun(result)).toBe(0);
-    expect(result.stdout.match(CYCLE_LINE)).toHaveLength(3);
-    expect(result.stderr).not.toContain('could not run');
-    expect(last).toBe(first);
-  });
+      // Assess: one server all along, every cycle ran.
+      expect(result.code, describeRun(result)).toBe(0);
+      expect(result.stdout.match(CYCLE_LINE)).toHaveLength(3);
+      expect(result.stderr).not.toContain('could not run');
+      expect(last).toBe(first);
+    },
+    cliTestTimeout(1 + 3, 3_000),
+  );
 
-  it('logs a cycle that could not run, goes on, and exits 1 at the end', async () => {
-    // Prepare: a store directory the server cannot open (a file where its data must go), fixed after cycle 1.
-    const run = startRun(['--every', '1s', '--cycles', '3'], env, dir);
-    await run.cycles(1);
-    const data = path.join(dir, '.shieldwatch', 'data');
-    process.kill(await storePid(), 'SIGKILL');
-    await rename(data, `${data}.away`);
-    await writeFile(data, 'not a directory');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    await rm(data);
-    await rename(`${data}.away`, data);
+  it(
+    'logs a cycle that could not run, goes on, and exits 1 at the end',
+    async () => {
+      // Prepare: a store directory the server cannot open (a file where its data must go), fixed after cycle 1.
+      const run = startRun(['--every', '1s', '--cycles', '3'], env, dir);
+      await run.cycles(1);
+      const data = path.join(dir, '.shieldwatch', 'data');
+      process.kill(await storePid(), 'SIGKILL');
+      await rename(data, `${data}.away`);
+      await writeFile(data, 'not a directory');
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await rm(data);
+      await rename(`${data}.away`, data);
 
-    // Act
-    const result = await run.end();
+      // Act
+      const result = await run.end();
 
-    // Assess
-    expect(result.code, describeRun(result)).toBe(1);
-    expect(result.stderr).toMatch(/cycle could not run .*embedded DynamoDB store/);
-    expect(result.stdout.match(CYCLE_LINE)).toHaveLength(2);
-    expect(result.stdout).toContain('stopped after 3 cycle(s), 1 of them could not run');
-  });
+      // Assess
+      expect(result.code, describeRun(result)).toBe(1);
+      expect(result.stderr).toMatch(/cycle could not run .*embedded DynamoDB store/);
+      expect(result.stdout.match(CYCLE_LINE)).toHaveLength(2);
+      expect(result.stdout).toContain('stopped after 3 cycle(s), 1 of them could not run');
+    },
+    cliTestTimeout(1 + 3, 3_000 + 1_500),
+  );
 });
 
 describe('run over many cycles', () => {
