@@ -16,7 +16,7 @@ command -v aws >/dev/null 2>&1 || missing="$missing awscli"
 install="apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q$missing"
 if [ "$(id -u)" -eq 0 ]; then
   echo "system-deps: installing$missing (Debian packages the tests need)" >&2
-  sh -c "$install"
+  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
   echo "system-deps: installing$missing with sudo (Debian packages the tests need)" >&2
   sudo sh -c "$install"

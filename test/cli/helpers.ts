@@ -17,9 +17,10 @@ const ENTRY = fileURLToPath(new URL('../../bin/shieldwatch.mjs', import.meta.url
  * Wall time one CLI process may take in these tests, start to exit. Every run starts Node, registers tsx and
  * imports the CLI (about 0.5 s of CPU, 0.9-1.3 s wall on an idle 2-core machine), and a `poll` adds about
  * 0.1 s of CPU for its cycle. Measured on this project's 2-core machine with both cores kept busy by other
- * processes (load 11-23): a `poll` alone took 1.5-2.5 s, and inside the `describe.concurrent` suites, whose
- * tests start their processes at the same time, up to about 4.7 s each (28 s for a test of 6 processes).
- * The budget is that worst case with a margin of 1.7.
+ * processes (load 11-23): a `poll` alone took 1.5-2.5 s; when the delivery and silence suites still ran their
+ * tests at once, up to about 4.7 s each (28 s for a test of 6 processes, over 40 s beside two busy loops);
+ * one test at a time beside two busy loops, 1.8-2.3 s each (the longest test, 11 processes, 25.6 s). The
+ * budget is the concurrent worst case with a margin of 1.7, 3.5 times the sequential one.
  */
 export const CLI_PROCESS_BUDGET_MS = 8_000;
 
