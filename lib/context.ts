@@ -328,7 +328,8 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
 
 /** A setting the context allows that the operator should hear about before deploying. */
 export interface ContextWarning {
-  readonly key: ContextKey;
+  /** The key concerned, or `subscribers` for the warning that no one is subscribed to the alerts. */
+  readonly key: ContextKey | 'subscribers';
   readonly message: string;
 }
 
@@ -338,10 +339,27 @@ export const MIN_UNRESERVED_CONCURRENCY = 100;
 /**
  * What is allowed but probably wrong or needs a check first, as the env loader warns about its variables:
  * an expected status with whitespace around it (compared exactly, so a status without it never matches), and
- * a reserved concurrency, which fails the deploy in accounts without that much spare concurrency.
+ * a reserved concurrency, which fails the deploy in accounts without that much spare concurrency; and a stack
+ * with no subscriber at all (no email, SMS, chat, PagerDuty or webhook), whose alerts would reach no one.
  */
 export function contextWarnings(settings: MonitorSettings): ContextWarning[] {
   const warnings: ContextWarning[] = [];
+  const { channels } = settings;
+  const subscribers =
+    settings.alertEmails.length +
+    settings.alertSms.length +
+    [channels.slack, channels.teams, channels.pagerDutyRoutingKeySecret, channels.webhookUrlSecret].filter(
+      (channel) => channel !== undefined,
+    ).length;
+  if (subscribers === 0) {
+    warnings.push({
+      key: 'subscribers',
+      message:
+        'no one will be told: no alertEmail, alertSms, Slack, Teams, pagerDutyRoutingKeySecret or ' +
+        'webhookUrlSecret is set, so alerts reach the SNS topic and no subscriber; set at least one, ' +
+        'e.g. -c alertEmail=ops@example.com (or subscribe to the TopicArn output yourself)',
+    });
+  }
   const expected = settings.expectedStatus;
   if (expected !== undefined && expected !== expected.trim()) {
     warnings.push({

@@ -110,8 +110,11 @@ function rateIntervals(expression: string): Parsed<[number, number]> {
   }
   const n = Number(count);
   if ((n === 1) !== (unitText === unit)) {
+    // Only the form that applies to this value: "rate(1 minutes) for more" would read as nonsense.
     return fail(
-      `write rate(1 ${unit}) for one and rate(${n} ${unit}s) for more (EventBridge rejects the other forms)`,
+      n === 1
+        ? `write rate(1 ${unit}): one ${unit} takes the singular (EventBridge refuses "${unitText}" here)`
+        : `write rate(${n} ${unit}s): more than one ${unit} takes the plural (EventBridge refuses "${unitText}" here)`,
     );
   }
   const minutes = n * RATE_UNITS[unit]!;

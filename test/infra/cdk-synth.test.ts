@@ -4,7 +4,7 @@
  * protection API and loopback SNS and Secrets Manager.
  */
 import { type ChildProcess, execFile, fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +38,23 @@ async function cdkCli(args: string[]): Promise<{ code: number; stdout: string; s
 }
 
 describe('cdk synth with invalid context', () => {
+  it('without apiUrl (cdk.json has no sample) fails naming it, and says how to give it', async () => {
+    // Prepare
+    const outdir = mkdtempSync(join(tmpdir(), 'shieldwatch-no-url-synth-'));
+
+    // Act
+    const result = await cdkCli(['synth', '-q', '-o', outdir]);
+
+    // Assess
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('Invalid shieldwatch context');
+    expect(result.stderr).toMatch(
+      /- apiUrl: required: the base URL of the protection API, e\.g\. -c apiUrl=https:\/\//,
+    );
+    expect(readdirSync(outdir).filter((file) => file.endsWith('.template.json'))).toEqual([]);
+    rmSync(outdir, { recursive: true, force: true });
+  });
+
   it('fails with one message that names every bad key and says what is expected', async () => {
     // Prepare
     const outdir = mkdtempSync(join(tmpdir(), 'shieldwatch-bad-synth-'));
@@ -134,6 +151,8 @@ describe('cdk synth and the bundled function', () => {
       '-q',
       '-o',
       outdir,
+      '-c',
+      'apiUrl=https://api.example.com',
       '-c',
       'networks=edge-1,edge#2',
       '-c',

@@ -159,12 +159,12 @@ describe('parseMonitorContext', () => {
     [
       'schedule',
       { schedule: 'rate(1 minutes)' },
-      /schedule: "rate\(1 minutes\)": write rate\(1 minute\) for one/,
+      /schedule: "rate\(1 minutes\)": write rate\(1 minute\): one minute takes the singular \(/,
     ],
     [
       'schedule',
       { schedule: 'rate(5 minute)' },
-      /schedule: "rate\(5 minute\)": write .* rate\(5 minutes\) for more/,
+      /schedule: "rate\(5 minute\)": write rate\(5 minutes\): more than one minute takes the plural \(/,
     ],
     ['schedule', { schedule: 'rate(0 minutes)' }, /schedule: .*value of a rate must be a positive whole/],
     ['schedule', { schedule: 'rate(30 seconds)' }, /schedule: .*unit of a rate must be minute/],

@@ -68,8 +68,14 @@ describe('parseScheduleExpression', () => {
     ['rate(30 seconds)', /unit of a rate must be minute\(s\), hour\(s\) or day\(s\), got "seconds"/],
     ['rate(1 week)', /unit of a rate must be minute/],
     ['rate(5 Minutes)', /unit of a rate must be minute/],
-    ['rate(1 minutes)', /write rate\(1 minute\) for one/],
-    ['rate(2 hour)', /rate\(2 hours\) for more/],
+    [
+      'rate(1 minutes)',
+      /^"rate\(1 minutes\)": write rate\(1 minute\): one minute takes the singular \(EventBridge refuses "minutes" here\)$/,
+    ],
+    [
+      'rate(2 hour)',
+      /^"rate\(2 hour\)": write rate\(2 hours\): more than one hour takes the plural \(EventBridge refuses "hour" here\)$/,
+    ],
     ['rate(5minutes)', /a rate expression is rate\(value unit\)/],
     ['rate(5  minutes)', /a rate expression is rate\(value unit\)/],
     ['rate(1441 minutes)', /runs less than once a day/],

@@ -200,9 +200,47 @@ describe('apiKeySecretKmsKeyArn', () => {
 });
 
 describe('synth warnings', () => {
+  /** The warnings of a stack with one subscriber (unless `context` says otherwise). */
   function warnings(context: Record<string, unknown>) {
-    return Annotations.fromStack(buildMonitor(context)).findWarning('*', Match.anyValue());
+    return Annotations.fromStack(buildMonitor({ alertEmail: 'ops@example.com', ...context })).findWarning(
+      '*',
+      Match.anyValue(),
+    );
   }
+
+  it('warns that no one will be told when the stack has no subscriber at all', () => {
+    // Act
+    const found = Annotations.fromStack(buildMonitor({})).findWarning('*', Match.anyValue());
+
+    // Assess
+    expect(found.map((w) => [w.id, String(w.entry.data)])).toEqual([
+      [
+        '/Shieldwatch',
+        expect.stringMatching(
+          /^no one will be told: no alertEmail, alertSms, Slack, Teams, pagerDutyRoutingKeySecret or webhookUrlSecret is set.* \[ack: shieldwatch:subscribers\]$/,
+        ),
+      ],
+    ]);
+  });
+
+  it.each([
+    { alertEmail: 'ops@example.com' },
+    { alertSms: '+14155550100' },
+    { slackWorkspaceId: 'T07EZ1ABC23', slackChannelId: 'C07EZ1ABC23' },
+    {
+      teamsTenantId: '11111111-2222-3333-4444-555555555555',
+      teamsTeamId: '11111111-2222-3333-4444-666666666666',
+      teamsChannelId: '19%3aabc%40thread.tacv2',
+    },
+    { pagerDutyRoutingKeySecret: 'shieldwatch/pagerduty' },
+    { webhookUrlSecret: 'shieldwatch/webhook' },
+  ])('says nothing about subscribers with %j', (context) => {
+    // Act
+    const found = Annotations.fromStack(buildMonitor(context)).findWarning('*', Match.anyValue());
+
+    // Assess
+    expect(found).toEqual([]);
+  });
 
   it('warns when reservedConcurrency is set, with the account check it needs', () => {
     // Act

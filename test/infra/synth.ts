@@ -11,7 +11,7 @@ import { MonitorStack } from '../../lib/monitor-stack.ts';
 /** The project root. */
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The `context` of cdk.json: feature flags, telemetry off, the sample apiUrl. */
+/** The `context` of cdk.json: feature flags, telemetry off (no apiUrl: a deploy must name its API). */
 export function cdkJsonContext(): Record<string, unknown> {
   const cdkJson = JSON.parse(readFileSync(`${projectRoot}cdk.json`, 'utf8')) as {
     context: Record<string, unknown>;
@@ -30,7 +30,10 @@ export interface SynthOptions {
   readonly outdir?: string;
 }
 
-/** Builds the app of bin/app.ts (without cdk-nag) with extra context; returns the stack. */
+/** The API the stack tests monitor unless they give another `apiUrl` (cdk.json has none). */
+export const TEST_API_URL = 'https://api.example.com';
+
+/** Builds the app of bin/app.ts (without cdk-nag) with extra context (`apiUrl` {@link TEST_API_URL} unless given); returns the stack. */
 export function buildMonitor(
   context: Record<string, unknown> = {},
   options: SynthOptions = {},
@@ -38,6 +41,7 @@ export function buildMonitor(
   const app = new App({
     context: {
       ...cdkJsonContext(),
+      apiUrl: TEST_API_URL,
       ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
       ...context,
     },
