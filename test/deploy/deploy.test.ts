@@ -80,6 +80,8 @@ let template: { Resources: Record<string, CfnResource> };
 let resources: Map<string, StackResourceSummary>;
 let outputs: Record<string, string>;
 let fills: Fill[];
+/** The `-c key=value` arguments of the deploy; destroy synthesizes the app again and needs them too. */
+let context: string[] = [];
 /** What the deployed function did in each cycle, and the AWS calls it made. */
 const cycles: { result: unknown; calls: AwsCall[]; output: string }[] = [];
 let functionConfig: {
@@ -121,7 +123,7 @@ beforeAll(async () => {
   const empty = join(work, 'bootstrap');
   mkdirSync(empty);
   await cdk(['bootstrap', `aws://${ACCOUNT}/${REGION}`], emulator, { cwd: empty });
-  const context = Object.entries(deployContext(api.url)).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+  context = Object.entries(deployContext(api.url)).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
   await cdk(
     [
       'deploy',
@@ -533,7 +535,7 @@ describe('cdk destroy', () => {
     const table = outputs['TableName']!;
     const tableResource = template.Resources[logicalIdsOf('AWS::DynamoDB::Table')[0]!]!;
     expect(tableResource.DeletionPolicy).toBe('Retain');
-    await cdk(['destroy', STACK, '--force', '--output', join(work, 'cdk.out')], emulator!);
+    await cdk(['destroy', STACK, '--force', '--output', join(work, 'cdk.out'), ...context], emulator!);
     await expect(aws.cloudformation.send(new DescribeStacksCommand({ StackName: STACK }))).rejects.toThrow();
     const kept = await aws.dynamo.send(new DescribeTableCommand({ TableName: table }));
     expect(kept.Table?.TableStatus).toBe('ACTIVE');
