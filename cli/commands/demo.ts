@@ -4,17 +4,19 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { loadConfig } from '../../lambda/config.ts';
+import type { RenderedAlert } from '../../lambda/core/types.ts';
 import { computeUptime } from '../../lambda/core/uptime.ts';
 import { runCycle } from '../../lambda/cycle.ts';
 import { buildMonitor } from '../../lambda/runtime.ts';
 import { numericSeries, renderLineChart } from '../chart.ts';
-import { renderEvents, toEventEntry, toHistoryEntry } from '../entries.ts';
-import { palette, parseCount, parseDurationMs, renderTable, useColour } from '../format.ts';
+import { toHistoryEntry } from '../entries.ts';
+import { palette, parseCount, parseDurationMs, printable, renderTable, useColour } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
-import { cycleLine, printAlert, terminalLog } from '../monitor.ts';
+import { cycleLine, terminalLog } from '../monitor.ts';
 import { buildReportFile, DEFAULT_REPORT_FILE } from '../report/build.ts';
 import { startSimulator } from '../simulator/server.ts';
 import { openStore } from '../store/open.ts';
+import { eventsCommand } from './events.ts';
 
 /** The table the demo writes to, in the embedded store; recreated on every run. */
 export const DEMO_TABLE = 'shieldwatch-demo';
@@ -69,12 +71,13 @@ export const demoCommand: Command = {
       shape: 'nested',
       scenario: 'demo',
       speed,
-      faults: { latencyMs: 20, jitterMs: 40, errorRate: 0.04 },
+      // Latency only: the banner promises no failures, so none are injected at random (a run might show none).
+      faults: { latencyMs: 20, jitterMs: 40 },
     });
     println(io.stdout, colour.bold('shieldwatch demo'));
     println(
       io.stdout,
-      `  simulated API  ${simulator.url} (nested body: status at data.filter.state; 4% of answers fail)`,
+      `  simulated API  ${simulator.url} (nested body: status at data.filter.state; 20-60 ms per answer)`,
     );
     const store = await openStore(env, DEMO_TABLE);
     await store.client.send(new DeleteTableCommand({ TableName: DEMO_TABLE }));
@@ -90,12 +93,16 @@ export const demoCommand: Command = {
       SHIELDWATCH_ALERT_AFTER: '2',
       SHIELDWATCH_RULES: DEMO_RULES,
     };
+    const sent: RenderedAlert[] = [];
     const monitor = buildMonitor({
       config: loadConfig(monitorEnv),
       env: monitorEnv,
       dynamo: fresh.client,
       log: terminalLog(io, false),
-      fallbackPublisher: new LogAlertPublisher((alert) => printAlert(io, alert)),
+      // Held until the cycle's line is printed: each alert then shows once, under the cycle that sent it.
+      fallbackPublisher: new LogAlertPublisher((alert) => {
+        sent.push(alert);
+      }),
       now: io.now,
     });
     println(
@@ -109,6 +116,14 @@ export const demoCommand: Command = {
       for (let i = 0; i < cycles; i++) {
         const result = await runCycle(monitor.deps, monitor.settings, io.now() + Math.max(everyMs, 2000));
         println(io.stdout, cycleLine(result, io));
+        for (const alert of sent.splice(0)) {
+          println(
+            io.stdout,
+            colour.bold(
+              colour.yellow(`ALERT ${alert.attributes['event'] ?? ''}: ${printable(alert.subject)}`),
+            ),
+          );
+        }
         if (i < cycles - 1) await sleep(Math.max(0, started + (i + 1) * everyMs - io.now()));
       }
 
@@ -128,9 +143,10 @@ export const demoCommand: Command = {
           ]),
         ),
       );
-      const events = (await storeView.queryEvents({})).map(toEventEntry);
+      // The events command itself, with no option, on the demo's table: the section is what it lists.
       println(io.stdout, `\n${colour.bold('Events')} (shieldwatch events)`);
-      println(io.stdout, renderEvents(events, 'table'));
+      const listed = await eventsCommand.run({}, { ...io, env: { ...env, SHIELDWATCH_TABLE: DEMO_TABLE } });
+      if (listed !== 0) throw new Error(`shieldwatch events failed on the demo's table (exit ${listed})`);
       const edge = (await storeView.querySnapshots({ kind: 'network', networkId: 'edge-1' }, {})).map(
         toHistoryEntry,
       );

@@ -6,8 +6,13 @@ import { DEMO_RULES, DEMO_TABLE } from '../../cli/commands/demo.ts';
 import { stopEmbeddedStore } from '../../cli/store/embedded.ts';
 import { runCli } from './helpers.ts';
 
+/** A cycle's line: its time, then the filter. */
+const CYCLE_LINE = /^\d\d:\d\d:\d\d {2}filter/;
+
 describe('the demo (npm start)', () => {
   const dirs: string[] = [];
+  /** The first test's demo output, which the next ones read. */
+  let demoRun = '';
   afterAll(async () => {
     for (const dir of dirs) {
       await stopEmbeddedStore(join(dir, '.shieldwatch'));
@@ -55,6 +60,53 @@ describe('the demo (npm start)', () => {
     expect(run.stdout).toMatch(/[╭╮╯╰]/);
     expect(run.stdout).not.toMatch(/\u001b\[/);
     expect(run.stdout.match(/^\d\d:\d\d:\d\d {2}filter/gm)).toHaveLength(10);
+    demoRun = run.stdout;
+  });
+
+  it('promises no failures in its banner, and shows none', () => {
+    // Prepare
+    const lines = demoRun.split('\n');
+    const firstCycle = lines.findIndex((line) => CYCLE_LINE.test(line));
+
+    // Assess
+    expect(firstCycle).toBeGreaterThan(0);
+    expect(lines.slice(0, firstCycle).join('\n')).not.toMatch(/fail|error/i);
+    const cycles = lines.filter((line) => CYCLE_LINE.test(line));
+    expect(cycles.filter((line) => !/filter "[a-z]+" {2}networks 2\/2 ok/.test(line))).toEqual([]);
+  });
+
+  it('prints each alert once, on one line, right after the line of the cycle that sent it', () => {
+    // Prepare
+    const lines = demoRun.split('\n');
+
+    // Act
+    const alerts = lines.flatMap((line, i) => (line.startsWith('ALERT ') ? [i] : []));
+
+    // Assess
+    expect(alerts).toHaveLength(4);
+    for (const i of alerts) {
+      let cycle = i - 1;
+      while (lines[cycle]?.startsWith('ALERT ')) cycle--;
+      expect(lines[cycle], lines.slice(cycle, i + 2).join('\n')).toMatch(CYCLE_LINE);
+      // Sent by that cycle: as many alerts follow it as it says it sent.
+      const sent = Number(/ {2}(\d+) sent/.exec(lines[cycle]!)?.[1] ?? 0);
+      let after = cycle + 1;
+      while (lines[after]?.startsWith('ALERT ')) after++;
+      expect(after - cycle - 1).toBe(sent);
+      // Once: no second rendering of the same alert (its SMS text) below it.
+      expect(lines[i + 1]).not.toMatch(/^\s+shieldwatch: /);
+    }
+    expect(demoRun).not.toMatch(/^\s+shieldwatch: /m);
+  });
+
+  it('its events section is what `shieldwatch events` lists', async () => {
+    // Act
+    const events = await runCli(['events'], { SHIELDWATCH_TABLE: DEMO_TABLE }, { cwd: dirs[0]! });
+
+    // Assess
+    expect(events.code, events.stderr).toBe(0);
+    const section = /\nEvents \(shieldwatch events\)\n([\s\S]*?)\n\nIncoming packets/.exec(demoRun)?.[1];
+    expect(section).toBe(events.stdout.replace(/\n$/, ''));
   });
 
   it("the simulated attack trips the demo's traffic rule and its end resolves it (backtest over the demo's history)", async () => {
@@ -94,9 +146,9 @@ describe('the demo (npm start)', () => {
 
     // Assess
     expect(events.code, events.stderr).toBe(0);
-    expect((JSON.parse(events.stdout) as Array<{ to: string }>).map((e) => e.to)).toEqual([
-      'mitigating',
-      'active',
-    ]);
+    const transitions = (JSON.parse(events.stdout) as Array<{ event: string; to: string }>).filter(
+      (e) => e.event === 'filter.status_changed',
+    );
+    expect(transitions.map((e) => e.to)).toEqual(['mitigating', 'active']);
   });
 });
