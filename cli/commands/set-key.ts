@@ -1,4 +1,3 @@
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { AWS_HTTP_OPTIONS, createSecretsClient } from '../../lambda/adapters/aws-clients.ts';
 import { ConfigError, MIN_KEY_LENGTH } from '../../lambda/config.ts';
@@ -77,6 +76,8 @@ export function keyProblem(key: string): string | undefined {
 
 /** The outputs of a stack, by key. */
 async function stackOutputs(env: Env, stackName: string): Promise<Record<string, string>> {
+  // Loaded here, as cli/stack.ts does: no other command pays for the CloudFormation client at start-up.
+  const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
   const region = env['AWS_REGION'] ?? env['AWS_DEFAULT_REGION'];
   const client = new CloudFormationClient({
     ...(region === undefined ? {} : { region }),

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient, ListTablesCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeApi } from '../fixtures/fake-api.ts';
 import { type MotoServer, startMoto } from '../fixtures/moto-server.ts';
 import { describeRun, parseJsonOutput, runCli } from './helpers.ts';
 
@@ -156,6 +157,40 @@ describe('the CLI on a deployed stack, by name', () => {
     expect(listed.code, describeRun(listed)).toBe(0);
     expect(parseJsonOutput<{ reason: string }[]>(listed).map((s) => s.reason)).toEqual(['planned work']);
     expect(existsSync(join(empty, '.shieldwatch'))).toBe(false);
+  });
+
+  it("poll --stack writes its cycle into the stack's table and names it", async () => {
+    // Prepare
+    const api = await startFakeApi({ key: 'stack-test-key' });
+    try {
+      // Act
+      const run = await runCli(
+        ['poll', '--stack', 'Shieldwatch'],
+        { ...aws, SHIELDWATCH_API_URL: api.url, SHIELDWATCH_API_KEY: 'stack-test-key' },
+        { cwd: empty },
+      );
+
+      // Assess
+      expect(run.code, describeRun(run)).toBe(0);
+      expect(run.stdout).toContain(
+        `store: DynamoDB table ${table} (${REGION} at ${moto.endpoint}, stack Shieldwatch)`,
+      );
+      const items = await dynamo.send(new ScanCommand({ TableName: table }));
+      expect(items.Items?.filter((item) => item['pk']?.S === 'filter')).toHaveLength(1);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("test-alert --stack publishes to the stack's topic and names it", async () => {
+    // Act
+    const run = await runCli(['test-alert', '--stack', 'Shieldwatch'], aws, { cwd: empty });
+
+    // Assess
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(run.stdout).toMatch(
+      new RegExp(`^test alert published to arn:aws:sns:${REGION}:\\d{12}:\\S+ \\(stack Shieldwatch\\)`, 'm'),
+    );
   });
 
   it('--stack wins over SHIELDWATCH_TABLE and says it ignored it', async () => {
