@@ -1,19 +1,19 @@
 /**
  * The context keys of the alert channels that AWS fans out from the topic (README, Alert channels): AWS
- * Chatbot's Slack and Microsoft Teams channels, and the secrets of PagerDuty and of a webhook. Pure: every
- * problem names its key.
+ * Chatbot's Slack and Microsoft Teams channels, and the secret of each forwarding channel (PagerDuty, a
+ * webhook: `lib/channels/`). Pure: every problem names its key.
  */
+import { FORWARDING_CHANNELS, FORWARDING_CONTEXT_KEYS, type ForwardingContextKey } from './channels/index.ts';
 import { optional, type Parsed, parseSecretId, show } from './context-values.ts';
 
-/** The context keys of the alert channels, in README order. */
+/** The context keys of the alert channels, in README order: chat ids, then each forwarding channel's secret. */
 export const CHANNEL_CONTEXT_KEYS = [
   'slackWorkspaceId',
   'slackChannelId',
   'teamsTenantId',
   'teamsTeamId',
   'teamsChannelId',
-  'pagerDutyRoutingKeySecret',
-  'webhookUrlSecret',
+  ...FORWARDING_CONTEXT_KEYS,
 ] as const;
 
 /** One of {@link CHANNEL_CONTEXT_KEYS}. */
@@ -35,14 +35,26 @@ export interface TeamsChannel {
   readonly channelId: string;
 }
 
+/**
+ * The secret (name or complete ARN) of each forwarding channel that is set, under the channel's context key;
+ * what each secret holds is its descriptor's `secretHolds`.
+ */
+export type ForwardingSecrets = { readonly [K in ForwardingContextKey]?: string };
+
 /** The alert channels of one deployment; each is absent when its keys are unset. */
-export interface ChannelSettings {
+export interface ChannelSettings extends ForwardingSecrets {
   readonly slack?: SlackChannel;
   readonly teams?: TeamsChannel;
-  /** Name (or complete ARN) of the secret holding the PagerDuty Events API v2 routing key. */
-  readonly pagerDutyRoutingKeySecret?: string;
-  /** Name (or complete ARN) of the secret holding the webhook's https URL. */
-  readonly webhookUrlSecret?: string;
+}
+
+/** The channels a deployment has, by name for people (`Slack`, `Teams`) or context key: the subscribers' warning. */
+export const CHANNEL_NAMES = ['Slack', 'Teams', ...FORWARDING_CONTEXT_KEYS] as const;
+
+/** How many of the channels are set (a Slack or Teams channel counts once). */
+export function channelCount(channels: ChannelSettings): number {
+  return [channels.slack, channels.teams, ...FORWARDING_CONTEXT_KEYS.map((key) => channels[key])].filter(
+    (channel) => channel !== undefined,
+  ).length;
 }
 
 const UUID = /^[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}$/;
@@ -107,11 +119,10 @@ export function parseChannelContext(present: (key: ChannelContextKey) => unknown
 
   const slack = group(['slackWorkspaceId', 'slackChannelId'], 'a Slack channel');
   const teams = group(['teamsTenantId', 'teamsTeamId', 'teamsChannelId'], 'a Microsoft Teams channel');
-  const pagerDuty = take(
-    'pagerDutyRoutingKeySecret',
-    optional(present('pagerDutyRoutingKeySecret'), parseSecretId),
-  );
-  const webhook = take('webhookUrlSecret', optional(present('webhookUrlSecret'), parseSecretId));
+  const secrets = FORWARDING_CHANNELS.flatMap(({ contextKey }) => {
+    const secret = take(contextKey, optional(present(contextKey), parseSecretId));
+    return secret === undefined ? [] : [[contextKey, secret] as const];
+  });
   return {
     problems,
     settings: {
@@ -127,8 +138,7 @@ export function parseChannelContext(present: (key: ChannelContextKey) => unknown
               channelId: teams.teamsChannelId,
             },
           }),
-      ...(pagerDuty === undefined ? {} : { pagerDutyRoutingKeySecret: pagerDuty }),
-      ...(webhook === undefined ? {} : { webhookUrlSecret: webhook }),
+      ...(Object.fromEntries(secrets) as ForwardingSecrets),
     },
   };
 }

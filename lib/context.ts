@@ -5,7 +5,13 @@
  */
 import { nearest } from '../lambda/core/nearest.ts';
 import { REMOVED_SETTINGS, rangeOf, SETTINGS, type SettingId } from '../lambda/settings.ts';
-import { CHANNEL_CONTEXT_KEYS, type ChannelSettings, parseChannelContext } from './context-channels.ts';
+import {
+  CHANNEL_CONTEXT_KEYS,
+  CHANNEL_NAMES,
+  type ChannelSettings,
+  channelCount,
+  parseChannelContext,
+} from './context-channels.ts';
 import {
   optional,
   type Parsed,
@@ -345,19 +351,15 @@ export const MIN_UNRESERVED_CONCURRENCY = 100;
 export function contextWarnings(settings: MonitorSettings): ContextWarning[] {
   const warnings: ContextWarning[] = [];
   const { channels } = settings;
-  const subscribers =
-    settings.alertEmails.length +
-    settings.alertSms.length +
-    [channels.slack, channels.teams, channels.pagerDutyRoutingKeySecret, channels.webhookUrlSecret].filter(
-      (channel) => channel !== undefined,
-    ).length;
+  const subscribers = settings.alertEmails.length + settings.alertSms.length + channelCount(channels);
   if (subscribers === 0) {
+    const names = ['alertEmail', 'alertSms', ...CHANNEL_NAMES];
     warnings.push({
       key: 'subscribers',
       message:
-        'no one will be told: no alertEmail, alertSms, Slack, Teams, pagerDutyRoutingKeySecret or ' +
-        'webhookUrlSecret is set, so alerts reach the SNS topic and no subscriber; set at least one, ' +
-        'e.g. -c alertEmail=ops@example.com (or subscribe to the TopicArn output yourself)',
+        `no one will be told: no ${names.slice(0, -1).join(', ')} or ${names.at(-1)} is set, so alerts ` +
+        'reach the SNS topic and no subscriber; set at least one, e.g. -c alertEmail=ops@example.com (or ' +
+        'subscribe to the TopicArn output yourself)',
     });
   }
   const expected = settings.expectedStatus;

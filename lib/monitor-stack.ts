@@ -2,6 +2,7 @@ import { Annotations, CfnOutput, Stack, type StackProps, Validations } from 'aws
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { KEY } from '../lambda/adapters/table-schema.ts';
+import { FORWARDING_CHANNELS } from './channels/index.ts';
 import { AlertForwarding } from './constructs/alert-forwarding.ts';
 import { AlertTopic } from './constructs/alert-topic.ts';
 import { ApiKeySecret } from './constructs/api-key-secret.ts';
@@ -108,27 +109,13 @@ export class MonitorStack extends Stack {
       topic: alerts.topic,
       schedule: settings.schedule,
     });
-    const { slack, teams, pagerDutyRoutingKeySecret, webhookUrlSecret } = settings.channels;
-    const forwarding = [
-      ...(pagerDutyRoutingKeySecret === undefined
+    const { slack, teams } = settings.channels;
+    const forwarding = FORWARDING_CHANNELS.flatMap((channel) => {
+      const secretName = settings.channels[channel.contextKey];
+      return secretName === undefined
         ? []
-        : [
-            new AlertForwarding(this, 'PagerDuty', {
-              alerts,
-              destination: 'pagerduty',
-              secretName: pagerDutyRoutingKeySecret,
-            }),
-          ]),
-      ...(webhookUrlSecret === undefined
-        ? []
-        : [
-            new AlertForwarding(this, 'Webhook', {
-              alerts,
-              destination: 'webhook',
-              secretName: webhookUrlSecret,
-            }),
-          ]),
-    ];
+        : [new AlertForwarding(this, channel.id, { alerts, channel, secretName })];
+    });
     const allAlarms = [...alarms.all(), ...forwarding.map((f) => f.alarm)];
     if (slack !== undefined || teams !== undefined) {
       new ChatChannels(this, 'Chat', {

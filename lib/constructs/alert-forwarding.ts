@@ -7,67 +7,35 @@ import { CfnPipe } from 'aws-cdk-lib/aws-pipes';
 import { Subscription, SubscriptionFilter, SubscriptionProtocol } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { ChannelFilterPolicy, ForwardingChannel } from '../channels/index.ts';
 import type { AlertTopic } from './alert-topic.ts';
-
-/** PagerDuty's Events API v2. */
-export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
 
 /** Receives of one alert before it is left in the dead-letter queue: with the visibility time-out, ~20 minutes of retries. */
 export const FORWARD_MAX_RECEIVES = 10;
 /** How long a received alert stays invisible before the pipe may try it again. */
 export const FORWARD_RETRY_AFTER = Duration.minutes(2);
 
-/** The connection's body parameter that carries PagerDuty's routing key (Events API v2 wants it in the body). */
-export const PAGERDUTY_ROUTING_KEY_PARAMETER = 'routing_key';
-
-/**
- * The PagerDuty Events API v2 request made of an `sqs` document (README, Alert channels): `event_action` from
- * `action`, `dedup_key` from `incident` (so a duplicate collapses and the end resolves the page),
- * `payload.summary` the subject, `severity` the level, `source` the monitor. `<$.body.x>` is EventBridge Pipes'
- * substitution from the SQS message body. The routing key is not here: the pipe's configuration is returned in
- * clear by `pipes:DescribePipe`, so the key rides on the connection as a secret body parameter
- * ({@link PAGERDUTY_ROUTING_KEY_PARAMETER}), which EventBridge adds to this JSON object when it calls PagerDuty.
- */
-export const PAGERDUTY_INPUT_TEMPLATE = [
-  '{',
-  '"event_action": "<$.body.action>",',
-  '"dedup_key": "<$.body.incident>",',
-  '"payload": {',
-  '"summary": "<$.body.summary>",',
-  '"severity": "<$.body.level>",',
-  '"source": "<$.body.monitor>",',
-  '"timestamp": "<$.body.at>",',
-  '"component": "<$.body.event>",',
-  '"custom_details": <$.body>',
-  '}',
-  '}',
-].join('\n');
-
-/** The webhook request: the `sqs` document itself. */
-export const WEBHOOK_INPUT_TEMPLATE = '<$.body>';
-
-/** Where alerts go: PagerDuty (incidents only) or a webhook (every message of the topic). */
-export type ForwardingDestination = 'pagerduty' | 'webhook';
-
 /** Properties of {@link AlertForwarding}. */
 export interface AlertForwardingProps {
   /** The topic, its key (which encrypts the queues too) and its subscriptions' dead-letter queue. */
   readonly alerts: AlertTopic;
-  readonly destination: ForwardingDestination;
+  /** Where the alerts go and how: endpoint, auth, input template, filter policy (`lib/channels/`). */
+  readonly channel: ForwardingChannel;
   /**
-   * Name (or complete ARN) of an existing secret: PagerDuty's routing key, or the webhook's https URL. Read by
-   * CloudFormation through a dynamic reference at deploy time: the value is never in the template.
+   * Name (or complete ARN) of an existing secret, holding what the channel's `secretHolds` says (PagerDuty's
+   * routing key, the webhook's https URL). Read by CloudFormation through a dynamic reference at deploy
+   * time: the value is never in the template.
    */
   readonly secretName: string;
 }
 
 /**
- * Forwards alerts from the topic to an HTTPS endpoint through AWS (README, Alert channels): the topic delivers
- * the raw `sqs` document to an encrypted queue, an EventBridge Pipe reads it and calls an API destination
- * (PagerDuty's Events API v2 with its input template, or the webhook with the document as it is). A failed call
- * leaves the message in the queue to be tried again every {@link FORWARD_RETRY_AFTER}; after
+ * Forwards alerts from the topic to one channel's HTTPS endpoint through AWS (README, Alert channels): the
+ * topic delivers the raw `sqs` document to an encrypted queue (only the alerts of the channel's filter
+ * policy), an EventBridge Pipe reads it and calls an API destination with the channel's input template. A
+ * failed call leaves the message in the queue to be tried again every {@link FORWARD_RETRY_AFTER}; after
  * {@link FORWARD_MAX_RECEIVES} receives it moves to a dead-letter queue, whose alarm notifies the topic.
- * PagerDuty's subscription takes only alerts with an `action` (incidents that open or close).
+ * Everything that differs between channels is in the {@link ForwardingChannel} descriptor.
  */
 export class AlertForwarding extends Construct {
   readonly queue: Queue;
@@ -82,8 +50,11 @@ export class AlertForwarding extends Construct {
   constructor(scope: Construct, id: string, props: AlertForwardingProps) {
     super(scope, id);
     const { topic, key } = props.alerts;
-    const pagerDuty = props.destination === 'pagerduty';
-    const secret = SecretValue.secretsManager(props.secretName).unsafeUnwrap();
+    const { channel } = props;
+    const values = {
+      secret: SecretValue.secretsManager(props.secretName).unsafeUnwrap(),
+      stackName: Stack.of(this).stackName,
+    };
     props.alerts.allowQueueDelivery();
 
     this.deadLetterQueue = new Queue(this, 'DeadLetters', {
@@ -115,39 +86,34 @@ export class AlertForwarding extends Construct {
       endpoint: this.queue.queueArn,
       rawMessageDelivery: true,
       deadLetterQueue: props.alerts.deliveryFailures.queue,
-      ...(pagerDuty
-        ? { filterPolicy: { action: SubscriptionFilter.stringFilter({ allowlist: ['trigger', 'resolve'] }) } }
-        : {}),
+      ...(channel.filterPolicy === undefined ? {} : { filterPolicy: filterPolicyOf(channel.filterPolicy) }),
     });
     if (sendFromTopic.policyDependable !== undefined)
       this.subscription.node.addDependency(sendFromTopic.policyDependable);
 
-    // A connection needs an authorization. PagerDuty gets its routing key again as a header it ignores; the
-    // webhook a header naming the sender (its URL is its credential). PagerDuty's routing key goes into the
-    // request body from the connection, whose secret parameters EventBridge keeps in Secrets Manager and never
-    // returns from DescribeConnection; in the pipe's input template it would be returned by DescribePipe.
+    // Secret body parameters live on the connection, whose secret values EventBridge keeps in Secrets
+    // Manager and never returns from DescribeConnection; in the pipe's input template DescribePipe would.
+    const bodyParameters = Object.entries(channel.secretBodyParameters ?? {}).map(([name, value]) => ({
+      key: name,
+      value: value(values),
+      isValueSecret: true,
+    }));
     this.connection = new CfnConnection(this, 'Connection', {
-      description: `shieldwatch alerts to ${pagerDuty ? 'PagerDuty' : 'the webhook'}`,
+      description: `shieldwatch alerts to ${channel.label}`,
       authorizationType: 'API_KEY',
-      authParameters: pagerDuty
-        ? {
-            apiKeyAuthParameters: { apiKeyName: 'X-Routing-Key', apiKeyValue: secret },
-            invocationHttpParameters: {
-              bodyParameters: [{ key: PAGERDUTY_ROUTING_KEY_PARAMETER, value: secret, isValueSecret: true }],
-            },
-          }
-        : {
-            apiKeyAuthParameters: {
-              apiKeyName: 'X-Shieldwatch-Monitor',
-              apiKeyValue: Stack.of(this).stackName,
-            },
-          },
+      authParameters: {
+        apiKeyAuthParameters: {
+          apiKeyName: channel.apiKey.header,
+          apiKeyValue: channel.apiKey.value(values),
+        },
+        ...(bodyParameters.length === 0 ? {} : { invocationHttpParameters: { bodyParameters } }),
+      },
     });
     this.apiDestination = new CfnApiDestination(this, 'Destination', {
-      description: `shieldwatch alerts to ${pagerDuty ? 'PagerDuty' : 'the webhook'}`,
+      description: `shieldwatch alerts to ${channel.label}`,
       connectionArn: this.connection.attrArn,
       httpMethod: 'POST',
-      invocationEndpoint: pagerDuty ? PAGERDUTY_EVENTS_URL : secret,
+      invocationEndpoint: channel.endpoint(values),
       invocationRateLimitPerSecond: 10,
     });
 
@@ -165,13 +131,13 @@ export class AlertForwarding extends Construct {
       }),
     );
     this.pipe = new CfnPipe(this, 'Pipe', {
-      description: `shieldwatch: alert queue to ${pagerDuty ? 'PagerDuty' : 'the webhook'}`,
+      description: `shieldwatch: alert queue to ${channel.label}`,
       roleArn: this.role.roleArn,
       source: this.queue.queueArn,
       sourceParameters: { sqsQueueParameters: { batchSize: 1 } },
       target: this.apiDestination.attrArn,
       targetParameters: {
-        inputTemplate: pagerDuty ? PAGERDUTY_INPUT_TEMPLATE : WEBHOOK_INPUT_TEMPLATE,
+        inputTemplate: channel.inputTemplate,
         httpParameters: { headerParameters: { 'Content-Type': 'application/json' } },
       },
       desiredState: 'RUNNING',
@@ -180,7 +146,7 @@ export class AlertForwarding extends Construct {
 
     this.alarm = new Alarm(this, 'UndeliveredAlarm', {
       alarmDescription:
-        `shieldwatch: alerts could not be delivered to ${pagerDuty ? 'PagerDuty' : 'the webhook'} after ` +
+        `shieldwatch: alerts could not be delivered to ${channel.label} after ` +
         `${FORWARD_MAX_RECEIVES} tries and wait in its dead-letter queue (README, Alert channels).`,
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
         period: Duration.minutes(5),
@@ -195,4 +161,14 @@ export class AlertForwarding extends Construct {
     this.alarm.addAlarmAction(action);
     this.alarm.addOkAction(action);
   }
+}
+
+/** The SNS filter policy of a channel's subscription: each attribute one of its listed strings. */
+function filterPolicyOf(policy: ChannelFilterPolicy): Record<string, SubscriptionFilter> {
+  return Object.fromEntries(
+    Object.entries(policy).map(([attribute, allowlist]) => [
+      attribute,
+      SubscriptionFilter.stringFilter({ allowlist: [...allowlist] }),
+    ]),
+  );
 }
