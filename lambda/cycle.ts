@@ -1,5 +1,11 @@
 import { setMaxListeners } from 'node:events';
-import { type DecideSettings, decide, INITIAL_STATE } from './core/decide.ts';
+import {
+  type DecideSettings,
+  decide,
+  INITIAL_STATE,
+  type MonitorState,
+  type PolledRecord,
+} from './core/decide.ts';
 import { pickFigures } from './core/figures.ts';
 import { storedBodyBytes, toCycleObservation, toSnapshot } from './core/observation.ts';
 import type { Rule, RuleNetworkObservation, RuleReading } from './core/rule-types.ts';
@@ -464,7 +470,12 @@ async function applyObservation(
     if (decision.stale) return { queued: [], stale: true, status: loaded.state.status, loaded } as Applied;
     let committed: boolean;
     try {
-      committed = await deps.state.commit(decision.state, loaded.version, decision.alerts, claim);
+      committed = await deps.state.commit(
+        withPolled(decision.state, settings, observation.at),
+        loaded.version,
+        decision.alerts,
+        claim,
+      );
     } catch (error) {
       throw new StoreError(`cannot write the monitor state: ${describeError(error)}`, { cause: error });
     }
@@ -478,4 +489,17 @@ async function applyObservation(
     }
   }
   throw new StoreError(`the monitor state kept changing under this cycle (${COMMIT_ATTEMPTS} attempts)`);
+}
+
+/**
+ * The state to write with what this cycle polled and judged by (`shieldwatch status` shows the monitor's own
+ * networks and rules, not those of the terminal it runs in): fields of the item the cycle writes anyway.
+ */
+function withPolled(state: MonitorState, settings: CycleSettings, at: string): MonitorState {
+  const polled: PolledRecord = {
+    at,
+    networks: settings.networks,
+    rules: (settings.rules ?? []).map((rule) => rule.text),
+  };
+  return { ...state, polled };
 }

@@ -1,32 +1,54 @@
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
+import { ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
+import { patternMatches } from '../../lambda/core/silence.ts';
 import { EVENT_NAMES, parseChoice, timeWindow } from '../args.ts';
 import { renderEvents, toEventEntry } from '../entries.ts';
 import { parseFormat, UsageError } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
+/**
+ * The events `--event PATTERN` selects: an exact event name (a typo gets the nearest name), or a glob with
+ * `*` (any run of characters, dots included) that matches at least one event, as `silence --event` takes.
+ */
+export function eventFilter(pattern: string): (event: string) => boolean {
+  if (!pattern.includes('*')) {
+    const name = parseChoice('--event', pattern, EVENT_NAMES);
+    return (event) => event === name;
+  }
+  if (!/^[a-z0-9._*]+$/.test(pattern) || !ALERT_EVENTS.some((event) => patternMatches(pattern, event))) {
+    const families = [...new Set(ALERT_EVENTS.map((event) => `${event.split('.')[0]}.*`))];
+    throw new UsageError(
+      `--event: the pattern ${JSON.stringify(pattern)} matches no event; families: ${families.join(', ')}; ` +
+        `events: ${ALERT_EVENTS.join(', ')}`,
+    );
+  }
+  return (event) => patternMatches(pattern, event);
+}
+
 export const eventsCommand: Command = {
   name: 'events',
-  summary: 'print filter status transitions (--all: every alert event), oldest first',
+  summary: 'print every alert event (status changes, incidents, rule alerts, suppressed ones), oldest first',
   help: [
-    'Usage: shieldwatch events [--since 24h|7d|ISO] [--until ...] [--limit N] [--all | --event NAME]',
+    'Usage: shieldwatch events [--since 24h|7d|ISO] [--until ...] [--limit N] [--event PATTERN]',
     '                          [--format table|json|csv]',
     '',
-    'Prints the filter status transitions (filter.status_changed) kept in the store, oldest first.',
-    "With --all, also the other alert events: the incidents about the monitor's view of the API",
-    '(api.auth_failed, api.unreachable, filter.status_unreadable and their recoveries) and the',
-    'reminders (filter.status_reminder). Events never expire. An alert a silence suppressed is listed',
-    'with the silence id (shieldwatch silence): it was recorded, never sent.',
+    'Prints every alert event kept in the store, oldest first: filter status changes and reminders, the',
+    "incidents about the monitor's view of the API (api.*, filter.status_unreadable), rule and network",
+    'alerts (network.*), silence announcements (silence.*) and delivery checks (monitor.test). Events never',
+    'expire. An alert a silence suppressed is listed with the silence id (shieldwatch silence): it was',
+    'recorded, never sent.',
     '',
     'Options:',
     '  --since WHEN      from WHEN: a duration back from now (90s, 30m, 24h, 7d, 2w) or an ISO date',
     '  --until WHEN      up to WHEN (same forms)',
-    '  --limit N         only the most recent N (still printed oldest first)',
-    '  --all             every alert event, not only the status transitions',
-    '  --event NAME      only events of this name, e.g. api.unreachable',
+    '  --limit N         only the most recent N of those selected (still printed oldest first)',
+    '  --event PATTERN   only these events: a name (filter.status_changed) or a family with * (filter.*,',
+    '                    api.*, network.*, network.rule_*, silence.*, monitor.*), as silence --event',
+    '  --all             accepted for older scripts: every event is shown by default',
     '  --format FORMAT   table (default), json (an array of {at, event, from?, to?, detail?,',
-    '                    suppressedBy?}) or csv',
+    '                    suppressedBy?, rule?, network?, value?}) or csv',
     '  -h, --help        show this help',
   ].join('\n'),
   options: {
@@ -40,24 +62,21 @@ export const eventsCommand: Command = {
   async run(values, io: CliIo) {
     const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);
     const query = timeWindow(values, io.now());
-    const named = typeof values['event'] === 'string' ? values['event'] : undefined;
-    if (named !== undefined && values['all'] === true)
-      throw new UsageError('give --all or --event NAME, not both');
-    if (named !== undefined) parseChoice('--event', named, EVENT_NAMES);
-    // README, CLI: `events` lists the status transitions; the other alert events on request.
-    const only = values['all'] === true ? undefined : (named ?? 'filter.status_changed');
+    const pattern = typeof values['event'] === 'string' ? values['event'] : undefined;
+    // README, CLI: `events` lists every event; `--event` narrows it. `--all` is what the default now is.
+    const keep = pattern === undefined ? undefined : eventFilter(pattern);
     const config = loadStoreConfig(io.env);
     const store = await openStore(io.env, config.table, { readOnly: true });
     try {
       const all = await storeCall(store, () =>
         new DynamoStore(store.client, config.table).queryEvents(
-          only === undefined ? query : { ...query, limit: undefined },
+          keep === undefined ? query : { ...query, limit: undefined },
         ),
       );
       const picked =
-        only === undefined
+        keep === undefined
           ? all
-          : all.filter((e) => e.event === only).slice(-(query.limit ?? Number.MAX_SAFE_INTEGER));
+          : all.filter((e) => keep(e.event)).slice(-(query.limit ?? Number.MAX_SAFE_INTEGER));
       println(io.stdout, renderEvents(picked.map(toEventEntry), format));
       return 0;
     } finally {

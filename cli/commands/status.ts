@@ -1,11 +1,14 @@
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
+import { DynamoSilenceStore } from '../../lambda/adapters/silence-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
 import { formatDuration } from '../../lambda/core/alert-text.ts';
 import type { IncidentKind, MonitorState } from '../../lambda/core/decide.ts';
 import { extractFigures } from '../../lambda/core/figures.ts';
+import { parseRules, readRules } from '../../lambda/core/rules.ts';
+import { remainingMs, type Silence, silenceStatus } from '../../lambda/core/silence.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
-import type { OutboxEntry } from '../../lambda/ports.ts';
+import type { OutboxEntry, RuleScopeState, VersionedState } from '../../lambda/ports.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
 import { toHistoryEntry } from '../entries.ts';
 import {
@@ -63,11 +66,55 @@ export interface StatusReport {
     readonly kind: IncidentKind;
     readonly open: boolean;
     readonly since: string | null;
+    readonly forMs: number | null;
     readonly cycles: number;
     readonly lastError: string | null;
   }>;
-  /** Alerts in the outbox: decided, not yet published (or their removal not yet written). */
+  /**
+   * Open rule incidents, from every rule item of every shard: the rule, the network, since when, and the
+   * value the rule reads in the network's newest stored snapshot (null when none is readable).
+   */
+  readonly ruleIncidents: ReadonlyArray<{
+    readonly rule: string;
+    readonly network: string;
+    readonly since: string | null;
+    readonly forMs: number | null;
+    readonly incident: string | null;
+    readonly value: number | boolean | null;
+    readonly valueAt: string | null;
+    /** True while the trigger's alert waits behind the per-item alert cap (README, Traffic rules). */
+    readonly held: boolean;
+    /** The rule item it lives in (`rules#<shard>[#<chunk>]`). */
+    readonly item: string;
+  }>;
+  /** What the monitor's own cycles recorded: the last applied cycle, its networks and the rules in force. */
+  readonly monitor: {
+    readonly lastCycleAt: string | null;
+    /** The monitor's networks: its last cycle's, and those any rule item (of any shard) judges. */
+    readonly networks: readonly string[];
+    readonly rules: readonly string[];
+  };
+  /** Where the networks shown come from: the monitor's record, or `--networks`. */
+  readonly networksFrom: 'monitor' | 'option';
+  /** Active silences (and those set to start later), the soonest to end first, with their time left. */
+  readonly silences: ReadonlyArray<{
+    readonly id: string;
+    readonly status: 'active' | 'pending';
+    readonly pattern: string;
+    readonly reason: string | null;
+    readonly startsAt: string;
+    readonly endsAt: string;
+    readonly remainingMs: number;
+  }>;
+  /** Alerts waiting, per outbox: `monitor`, then each rule item by key. Only outboxes with alerts. */
+  readonly outboxes: ReadonlyArray<{ readonly outbox: string; readonly pending: number }>;
+  /** Alerts in every outbox: decided, not yet published (or their removal not yet written). */
   readonly pending: ReadonlyArray<{
+    /** `monitor`, or the rule item's key. */
+    readonly outbox: string;
+    readonly rule: string | null;
+    readonly network: string | null;
+    readonly value: number | boolean | null;
     readonly seq: number;
     readonly event: string;
     readonly at: string;
@@ -98,6 +145,82 @@ function lastObservation(snapshot: Snapshot | undefined, nowMs: number): LastObs
   };
 }
 
+/** A rule item as `status` reads it: its key, state and outbox. */
+export interface RuleItemView {
+  readonly key: string;
+  readonly loaded: VersionedState<RuleScopeState>;
+}
+
+/** One open rule cell, as `status` shows it. */
+interface OpenCell {
+  readonly rule: string;
+  readonly network: string;
+  readonly since?: string;
+  readonly incident?: string;
+  readonly held: boolean;
+  readonly item: string;
+}
+
+/**
+ * The open rule cells of every item. An edit may leave a copy of a cell in two items for a while: the copy
+ * judged last (the item's newest cycle) stands, as in the cycle itself.
+ */
+function openRuleCells(items: readonly RuleItemView[]): OpenCell[] {
+  const newest = new Map<string, { readonly asOf: string; readonly cell: OpenCell | undefined }>();
+  for (const { key, loaded } of items) {
+    const asOf = loaded.state.rules.lastAt ?? '';
+    for (const [rule, cells] of Object.entries(loaded.state.rules.cells)) {
+      for (const [network, cell] of Object.entries(cells)) {
+        const id = JSON.stringify([rule, network]);
+        const before = newest.get(id);
+        if (before !== undefined && before.asOf >= asOf) continue;
+        newest.set(id, {
+          asOf,
+          cell: cell.open
+            ? {
+                rule,
+                network,
+                ...(cell.since === undefined ? {} : { since: cell.since }),
+                ...(cell.incident === undefined ? {} : { incident: cell.incident }),
+                // An open cell with a held trigger: triggered, its alert waiting behind the per-item cap.
+                held: cell.held?.event === 'network.rule_triggered',
+                item: key,
+              }
+            : undefined,
+        });
+      }
+    }
+  }
+  return [...newest.values()].flatMap(({ cell }) => (cell === undefined ? [] : [cell]));
+}
+
+/**
+ * The monitor's networks as its cycles recorded them: the last applied cycle's (the shard that polls the
+ * filter) and every network a rule item of any shard judges, in that order, without repeats.
+ */
+export function monitorNetworks(state: MonitorState, items: readonly RuleItemView[]): string[] {
+  const networks = new Set(state.polled?.networks ?? []);
+  for (const { loaded } of items) {
+    for (const cells of Object.values(loaded.state.rules.cells)) {
+      for (const network of Object.keys(cells)) networks.add(network);
+    }
+  }
+  return [...networks];
+}
+
+/** The value `rule` reads in a network's snapshot, or null. */
+function ruleValue(
+  ruleText: string | undefined,
+  snapshot: Snapshot | undefined,
+): { value: number | boolean; at: string } | null {
+  if (ruleText === undefined || snapshot === undefined || !snapshot.ok) return null;
+  const data = toHistoryEntry(snapshot).data;
+  const [rule] = parseRules(ruleText).rules;
+  if (data === undefined || rule === undefined) return null;
+  const reading = readRules([rule], data)[rule.name];
+  return reading?.kind === 'value' ? { value: reading.value, at: snapshot.at } : null;
+}
+
 /** Builds the report from what the store holds. Pure: the time comes in as `nowMs`. */
 export function statusReport(input: {
   readonly state: MonitorState;
@@ -106,8 +229,22 @@ export function statusReport(input: {
   readonly networks: ReadonlyArray<{ readonly id: string; readonly last: Snapshot | undefined }>;
   readonly expected: string | undefined;
   readonly nowMs: number;
+  /** Every rule item of every shard. @default [] */
+  readonly ruleItems?: readonly RuleItemView[];
+  /** Every stored silence. @default [] */
+  readonly silences?: readonly Silence[];
+  /** The newest snapshot of each network with an open rule incident (and of those shown). */
+  readonly lastOf?: (network: string) => Snapshot | undefined;
+  /** @default 'monitor' */
+  readonly networksFrom?: 'monitor' | 'option';
 }): StatusReport {
   const { state, expected, nowMs } = input;
+  const ruleItems = [...(input.ruleItems ?? [])].sort((a, b) => a.key.localeCompare(b.key));
+  const recordedRules = state.polled?.rules ?? [];
+  const ruleTextOf = (name: string): string | undefined =>
+    recordedRules.find((text) => parseRules(text).rules[0]?.name === name);
+  const sinceFor = (since: string | undefined) =>
+    since === undefined ? null : Math.max(0, nowMs - Date.parse(since));
   const status = state.status ?? null;
   const standing: Standing =
     expected === undefined || status === null
@@ -123,6 +260,7 @@ export function statusReport(input: {
       kind,
       open: incident.open,
       since: incident.since ?? null,
+      forMs: sinceFor(incident.since),
       cycles: incident.count,
       lastError: incident.lastError ?? null,
     }));
@@ -142,7 +280,54 @@ export function statusReport(input: {
     },
     networks: input.networks.map(({ id, last }) => ({ id, last: lastObservation(last, nowMs) })),
     incidents,
-    pending: input.outbox.map((entry) => ({
+    ruleIncidents: openRuleCells(ruleItems).map((cell) => {
+      const read = ruleValue(ruleTextOf(cell.rule), input.lastOf?.(cell.network));
+      return {
+        rule: cell.rule,
+        network: cell.network,
+        since: cell.since ?? null,
+        forMs: sinceFor(cell.since),
+        incident: cell.incident ?? null,
+        value: read?.value ?? null,
+        valueAt: read?.at ?? null,
+        held: cell.held,
+        item: cell.item,
+      };
+    }),
+    monitor: {
+      lastCycleAt: state.polled?.at ?? state.lastObservationAt ?? null,
+      networks: monitorNetworks(state, ruleItems),
+      rules: recordedRules,
+    },
+    networksFrom: input.networksFrom ?? 'monitor',
+    silences: (input.silences ?? [])
+      .map((silence) => ({ silence, status: silenceStatus(silence, nowMs) }))
+      .filter((s): s is { silence: Silence; status: 'active' | 'pending' } => s.status !== 'ended')
+      .sort(
+        (a, b) =>
+          a.silence.endsAt.localeCompare(b.silence.endsAt) || a.silence.id.localeCompare(b.silence.id),
+      )
+      .map(({ silence, status }) => ({
+        id: silence.id,
+        status,
+        pattern: silence.pattern,
+        reason: silence.reason ?? null,
+        startsAt: silence.startsAt,
+        endsAt: silence.endsAt,
+        remainingMs: remainingMs(silence, nowMs),
+      })),
+    outboxes: [
+      { outbox: 'monitor', pending: input.outbox.length },
+      ...ruleItems.map((item) => ({ outbox: item.key, pending: item.loaded.outbox.length })),
+    ].filter((o) => o.pending > 0),
+    pending: [
+      ...input.outbox.map((entry) => ({ outbox: 'monitor', entry })),
+      ...ruleItems.flatMap((item) => item.loaded.outbox.map((entry) => ({ outbox: item.key, entry }))),
+    ].map(({ outbox, entry }) => ({
+      outbox,
+      rule: entry.rule ?? null,
+      network: entry.network ?? null,
+      value: entry.value ?? null,
       seq: entry.seq,
       event: entry.event,
       at: entry.at,
@@ -181,7 +366,7 @@ function renderText(report: StatusReport, io: CliIo): string {
           ? `${colour.red(shown)} (AWAY from expected ${quoted(filter.expected ?? '')})`
           : `${shown} (no expected status: set ${SETTINGS.expectedStatus.env} to mark it)`;
     const since =
-      filter.since === null ? '' : `  since ${filter.since} (${formatDuration(filter.forMs ?? 0)})`;
+      filter.since === null ? '' : `  since ${filter.since} (for ${formatDuration(filter.forMs ?? 0)})`;
     lines.push(`filter status  ${value}${since}`);
   }
   if (filter.candidate !== null) {
@@ -200,11 +385,20 @@ function renderText(report: StatusReport, io: CliIo): string {
         }${answerOf(last)}`,
   );
 
-  lines.push('', 'networks');
-  if (report.networks.length === 0) {
+  const { monitor } = report;
+  lines.push('');
+  if (report.networksFrom === 'option') {
+    lines.push('networks       as given by --networks');
+  } else if (monitor.lastCycleAt === null) {
+    lines.push('networks       none recorded yet: no cycle of the monitor has been applied to this store');
+  } else {
     lines.push(
-      `  none configured (set ${SETTINGS.networks.env} or give --networks to see their last figures)`,
+      `networks       ${monitor.networks.length} polled by the monitor (its record of its last cycle, ${monitor.lastCycleAt}, ${formatDuration(Math.max(0, Date.parse(report.at) - Date.parse(monitor.lastCycleAt)))} ago)`,
     );
+  }
+  if (report.networks.length === 0) {
+    if (report.networksFrom === 'monitor' && monitor.lastCycleAt !== null)
+      lines.push('  none: the monitor polls the filter status only');
   } else {
     const rows = report.networks.map(({ id, last: seen }) => [
       clip(printable(id), 40),
@@ -224,54 +418,120 @@ function renderText(report: StatusReport, io: CliIo): string {
           ),
     ]);
     lines.push(renderTable(['id', 'age', 'result', 'figures / error'], rows).replace(/^/gm, '  '));
+    const more = report.networksFrom === 'monitor' ? monitor.networks.length - report.networks.length : 0;
+    if (more > 0)
+      lines.push(`  ... and ${more} more (--networks A,B shows given ones; --format json lists them all)`);
   }
 
   lines.push('');
-  if (report.incidents.length === 0) {
+  if (monitor.lastCycleAt === null) {
+    lines.push('rules          none recorded yet');
+  } else if (monitor.rules.length === 0) {
+    lines.push('rules          none in force');
+  } else {
+    lines.push(`rules          ${monitor.rules.length} in force`);
+    for (const text of monitor.rules) lines.push(`  ${clip(printable(text), 150)}`);
+  }
+
+  const since = (at: string | null, forMs: number | null): string =>
+    at === null ? '-' : `since ${at} (for ${formatDuration(forMs ?? 0)})`;
+  lines.push('');
+  const openCount = report.incidents.filter((i) => i.open).length + report.ruleIncidents.length;
+  if (report.incidents.length === 0 && report.ruleIncidents.length === 0) {
     lines.push(`incidents      ${colour.green('none open')}`);
   } else {
-    lines.push('incidents');
-    const rows = report.incidents.map((incident) => [
-      incident.kind,
-      incident.open ? colour.red('OPEN') : colour.yellow('counting'),
-      incident.since ?? '-',
-      String(incident.cycles),
-      clip(printable(incident.lastError ?? ''), 80),
+    lines.push(
+      `incidents      ${openCount === 0 ? colour.green('none open') : colour.red(`${openCount} open`)}`,
+    );
+    if (report.incidents.length > 0) {
+      const rows = report.incidents.map((incident) => [
+        incident.kind,
+        incident.open ? colour.red('OPEN') : colour.yellow('counting'),
+        since(incident.since, incident.forMs),
+        String(incident.cycles),
+        clip(printable(incident.lastError ?? ''), 80),
+      ]);
+      lines.push(renderTable(['api', 'state', 'since', 'cycles', 'last error'], rows).replace(/^/gm, '  '));
+    }
+    if (report.ruleIncidents.length > 0) {
+      const rows = report.ruleIncidents.map((incident) => [
+        clip(printable(incident.rule), 40),
+        clip(printable(incident.network), 40),
+        `${colour.red('OPEN')}${incident.held ? ' (alert held)' : ''}`,
+        since(incident.since, incident.forMs),
+        incident.value === null
+          ? '- (no readable value stored)'
+          : `${String(incident.value)} at ${incident.valueAt ?? '?'}`,
+      ]);
+      lines.push(renderTable(['rule', 'network', 'state', 'since', 'last value'], rows).replace(/^/gm, '  '));
+    }
+  }
+
+  lines.push('');
+  if (report.silences.length === 0) {
+    lines.push(`silences       ${colour.green('none active')}`);
+  } else {
+    const active = report.silences.filter((x) => x.status === 'active').length;
+    lines.push(
+      `silences       ${colour.yellow(`${active} active`)}${active === report.silences.length ? '' : `, ${report.silences.length - active} to start`} (matching alerts are recorded, not sent)`,
+    );
+    const rows = report.silences.map((silence) => [
+      silence.id,
+      clip(printable(silence.pattern), 40),
+      silence.status === 'active'
+        ? `until ${silence.endsAt} (${formatDuration(silence.remainingMs)} left)`
+        : `from ${silence.startsAt} until ${silence.endsAt}`,
+      clip(printable(silence.reason ?? ''), 60),
     ]);
-    lines.push(renderTable(['kind', 'state', 'since', 'cycles', 'last error'], rows).replace(/^/gm, '  '));
+    lines.push(renderTable(['id', 'events', 'time', 'reason'], rows).replace(/^/gm, '  '));
   }
 
   lines.push('');
   if (report.pending.length === 0) {
-    lines.push(`pending alerts ${colour.green('none')} (the outbox is empty)`);
+    lines.push(`pending alerts ${colour.green('none')} (every outbox is empty)`);
   } else {
     lines.push(
-      `pending alerts ${colour.yellow(String(report.pending.length))} (in the outbox, sent by the next cycle)`,
+      `pending alerts ${colour.yellow(String(report.pending.length))} (in the outbox, sent by the next cycle): ${report.outboxes
+        .map((o) => `${o.outbox} ${o.pending}`)
+        .join(', ')}`,
     );
     const rows = report.pending.map((alert) => [
+      alert.outbox,
       String(alert.seq),
       alert.event,
       alert.at,
-      alert.from === null && alert.to === null
-        ? '-'
-        : `${alert.from === null ? '-' : quoted(alert.from)} -> ${alert.to === null ? '-' : quoted(alert.to)}`,
+      alert.rule !== null
+        ? clip(
+            printable(
+              `${alert.rule} on ${alert.network ?? '?'}${alert.value === null ? '' : `: ${String(alert.value)}`}`,
+            ),
+            60,
+          )
+        : alert.from === null && alert.to === null
+          ? '-'
+          : `${alert.from === null ? '-' : quoted(alert.from)} -> ${alert.to === null ? '-' : quoted(alert.to)}`,
       `${alert.failures}${alert.claimed ? ' (being sent)' : ''}`,
       clip(printable(alert.lastError ?? ''), 80),
     ]);
     lines.push(
-      renderTable(['seq', 'event', 'at', 'change', 'failures', 'last error'], rows).replace(/^/gm, '  '),
+      renderTable(['outbox', 'seq', 'event', 'at', 'what', 'failures', 'last error'], rows).replace(
+        /^/gm,
+        '  ',
+      ),
     );
   }
   return lines.join('\n');
 }
 
-/** The networks to show: `--networks`, else `SHIELDWATCH_NETWORKS`, read leniently (nothing is requested). */
-function networksToShow(values: Readonly<Record<string, unknown>>, io: CliIo): string[] {
-  const raw =
-    typeof values['networks'] === 'string' ? values['networks'] : (io.env[SETTINGS.networks.env] ?? '');
+/** Networks whose last figures the table shows at most (JSON lists every recorded one without figures). */
+const NETWORKS_SHOWN = 50;
+
+/** `--networks A,B`, or undefined when not given. */
+function networksOption(values: Readonly<Record<string, unknown>>): string[] | undefined {
+  if (typeof values['networks'] !== 'string') return undefined;
   return [
     ...new Set(
-      raw
+      values['networks']
         .split(',')
         .map((id) => id.trim())
         .filter((id) => id !== ''),
@@ -286,18 +546,23 @@ export const statusCommand: Command = {
   help: [
     'Usage: shieldwatch status [--networks A,B] [--format table|json]',
     '',
-    'Reads the store only (no API request) and shows:',
+    'Reads the store only (no API request) and shows the monitor as its own cycles left it:',
     '  - the confirmed filter status and since when; against SHIELDWATCH_EXPECTED_STATUS, when set, it is',
     '    labelled (expected) in green or (AWAY from expected ...) in red; a status seen but not yet',
     '    confirmed; the last filter snapshot and its age;',
-    "  - each network's last figures (or error) and their age;",
-    '  - incidents about the API (key rejected, unreachable, status unreadable): open, or counting;',
-    '  - pending alerts: the outbox, decided but not yet published.',
+    '  - the networks the monitor polled, as its last cycle recorded them (not SHIELDWATCH_NETWORKS of',
+    '    this terminal), each with its last figures (or error) and their age; the first 50 in the table;',
+    '  - the rules in force, as the monitor last applied them;',
+    '  - incidents: about the API (key rejected, unreachable, status unreadable), open or counting; and',
+    '    each open rule incident (rule, network, since when, the value the rule reads in the newest',
+    '    snapshot of that network);',
+    '  - active silences, with the time left;',
+    "  - pending alerts: every outbox (the monitor's and each rule item's), decided but not yet published.",
     'Colour only on a terminal, never with NO_COLOR set; every colour has a label too.',
     '',
     'Options:',
-    '  --networks A,B   the networks to show (default SHIELDWATCH_NETWORKS)',
-    '  --format FORMAT  table (default) or json',
+    "  --networks A,B   show these networks instead of the monitor's own",
+    '  --format FORMAT  table (default) or json (the same, every recorded network listed)',
     '  -h, --help       show this help',
     '',
     'Needs only the store settings (SHIELDWATCH_TABLE, AWS settings or the embedded store).',
@@ -307,7 +572,7 @@ export const statusCommand: Command = {
   async run(values, io: CliIo) {
     const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);
     if (format === 'csv') throw new UsageError('--format must be table or json');
-    const networks = networksToShow(values, io);
+    const given = networksOption(values);
     const rawExpected = io.env[SETTINGS.expectedStatus.env];
     // Compared exactly, as the monitor does: not trimmed; only blank means unset.
     const expected = rawExpected !== undefined && rawExpected.trim() !== '' ? rawExpected : undefined;
@@ -315,22 +580,48 @@ export const statusCommand: Command = {
     const store = await openStore(io.env, config.table, { readOnly: true });
     try {
       const view = new DynamoStore(store.client, config.table);
-      const [{ state, outbox }, filter, lasts] = await storeCall(store, () =>
-        Promise.all([
+      const silenceView = new DynamoSilenceStore(store.client, config.table);
+      const report = await storeCall(store, async () => {
+        const [{ state, outbox }, filter, ruleItems, silences] = await Promise.all([
           view.load(),
           view.querySnapshots({ kind: 'filter' }, { limit: 1 }),
-          Promise.all(
-            networks.map((networkId) => view.querySnapshots({ kind: 'network', networkId }, { limit: 1 })),
-          ),
-        ]),
-      );
-      const report = statusReport({
-        state,
-        outbox,
-        filter: filter[0],
-        networks: networks.map((id, i) => ({ id, last: lasts[i]?.[0] })),
-        expected,
-        nowMs: io.now(),
+          view.allRuleItems(),
+          silenceView.list(),
+        ]);
+        // The networks shown, and those with an open rule incident (for the value their rule reads now).
+        const recorded = monitorNetworks(state, ruleItems);
+        const shown = given ?? (format === 'json' ? recorded : recorded.slice(0, NETWORKS_SHOWN));
+        const draft = statusReport({
+          state,
+          outbox,
+          filter: filter[0],
+          networks: [],
+          expected,
+          nowMs: 0,
+          ruleItems,
+        });
+        const wanted = [...new Set([...shown, ...draft.ruleIncidents.map((i) => i.network)])];
+        const found = new Map<string, Snapshot | undefined>();
+        // A few at a time: a sharded monitor may record thousands of networks.
+        for (let i = 0; i < wanted.length; i += 25) {
+          const batch = wanted.slice(i, i + 25);
+          const snapshots = await Promise.all(
+            batch.map((networkId) => view.querySnapshots({ kind: 'network', networkId }, { limit: 1 })),
+          );
+          for (const [j, id] of batch.entries()) found.set(id, snapshots[j]?.[0]);
+        }
+        return statusReport({
+          state,
+          outbox,
+          filter: filter[0],
+          networks: shown.map((id) => ({ id, last: found.get(id) })),
+          expected,
+          nowMs: io.now(),
+          ruleItems,
+          silences,
+          lastOf: (id) => found.get(id),
+          networksFrom: given === undefined ? 'monitor' : 'option',
+        });
       });
       // Which store this is (a deployed stack's table, the embedded one): the answer depends on it.
       println(

@@ -226,6 +226,36 @@ export class DynamoStore implements SnapshotStore, StateStore, RuleStateStore {
     return found;
   }
 
+  /**
+   * Every rule item of every shard, for `shieldwatch status`: one strongly consistent Query on pk `state`,
+   * sk from `rules#`, paged (spilled alerts, `<key>/<seq>`, come with their item's load, not as items).
+   */
+  async allRuleItems(): Promise<FoundRuleItem[]> {
+    const found: FoundRuleItem[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      this.stats.reads++;
+      const out = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': KEY.state, ':prefix': RULE_SCOPE_PREFIX },
+          ConsistentRead: true,
+          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+        }),
+        this.http,
+      );
+      for (const item of out.Items ?? []) {
+        const key = str(item['sk']);
+        if (key === undefined || key.includes('/')) continue;
+        const store = this.ruleScope(key);
+        found.push({ key, loaded: await store.fromItem(item), store });
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return found;
+  }
+
   async discardRuleItem(key: string, version: number, heldRev = 0): Promise<boolean> {
     this.stats.writes++;
     try {

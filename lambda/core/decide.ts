@@ -43,6 +43,21 @@ export interface MonitorState {
    * away, its reminders, further changes while still away, and the change back (README, Alert channels).
    */
   readonly awayIncident?: string;
+  /**
+   * What the last applied cycle polled and judged by, for `shieldwatch status` (README, CLI: status): set by
+   * the cycle on the state it writes anyway (no write of its own), not by {@link decide}.
+   */
+  readonly polled?: PolledRecord;
+}
+
+/** The networks and rules of the last applied cycle of the monitor (the shard that polls the filter). */
+export interface PolledRecord {
+  /** The cycle's observation time, ISO-8601. */
+  readonly at: string;
+  /** The networks that cycle requested (a sharded stack: this shard's; the others' rule items name theirs). */
+  readonly networks: readonly string[];
+  /** The traffic rules in force, as written. */
+  readonly rules: readonly string[];
 }
 
 /** The outcome of one request of a cycle. */

@@ -246,9 +246,12 @@ describe('alert delivery across CLI processes', () => {
         expect([opened.action, closed.action]).toEqual(['trigger', 'resolve']);
         expect(opened.incident).toMatch(/^api\.unreachable\//);
         expect(closed.incident).toBe(opened.incident);
-        const transitions = await runCli(['events', '--format', 'json'], world.storeEnv);
+        const transitions = await runCli(
+          ['events', '--event', 'filter.status_changed', '--format', 'json'],
+          world.storeEnv,
+        );
         expect(parseJsonOutput<EventEntry[]>(transitions)).toEqual([]);
-        const run = await runCli(['events', '--all', '--format', 'json'], world.storeEnv);
+        const run = await runCli(['events', '--format', 'json'], world.storeEnv);
         expect(parseJsonOutput<EventEntry[]>(run).map((e) => e.event)).toEqual([
           'api.unreachable',
           'api.recovered',
