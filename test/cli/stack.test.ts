@@ -227,6 +227,19 @@ describe('the CLI on a deployed stack, by name', () => {
     expect(run.stderr).toContain('has no output TableName or TopicArn');
   });
 
+  it('without a region it says to set one, exit 2, before any request', async () => {
+    // Act: credentials but no region and no endpoint (nothing is sent: the region is needed first).
+    const run = await runCli(
+      ['status', '--stack', 'Shieldwatch'],
+      { AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y', AWS_EC2_METADATA_DISABLED: 'true' },
+      { cwd: empty },
+    );
+
+    // Assess
+    expect(run.code, describeRun(run)).toBe(2);
+    expect(run.stderr).toContain('--stack Shieldwatch: no AWS region: set AWS_REGION');
+  });
+
   it('a name that cannot be a stack is a usage error', async () => {
     // Act
     const run = await runCli(['status', '--stack', 'my stack'], aws, { cwd: empty });
