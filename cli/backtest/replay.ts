@@ -3,7 +3,8 @@
  * into cycles and replayed through the same pure `readRules` and `evaluateRules` the Lambda runs.
  * Pure: no store, no clock, no environment; the command feeds it snapshots oldest first.
  */
-import { BASELINE_MIN_VALUES, evaluateRules, ruleNetworks } from '../../lambda/core/rule-eval.ts';
+import { evaluateRules, ruleNetworks } from '../../lambda/core/rule-eval.ts';
+import { ruleKind } from '../../lambda/core/rule-kinds/index.ts';
 import type {
   Rule,
   RuleAlert,
@@ -241,8 +242,8 @@ export class RuleReplay {
       (this.watched.get(rule.name) ?? []).map((network): ReplayCount => {
         const tally = this.tallies.get(rule.name)?.get(network) ?? { readings: 0, triggered: 0, resolved: 0 };
         const cell = this.cells.get(rule.name)?.get(network);
-        const learning =
-          rule.threshold.kind === 'baseline' && (cell?.window?.length ?? 0) < BASELINE_MIN_VALUES;
+        // Learning: the rule's kind cannot yet say what a reading is compared with (a baseline filling up).
+        const learning = ruleKind(rule).compare(rule.threshold, cell?.window) === undefined;
         return {
           rule: rule.name,
           network,

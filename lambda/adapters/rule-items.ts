@@ -4,7 +4,10 @@
  * networks into items that stay far below DynamoDB's 400 KB item limit. No I/O.
  */
 
-import { own } from '../core/rule-eval.ts';
+import { own } from '../core/own-record.ts';
+import { ruleIncidentId } from '../core/rule-eval.ts';
+import { conditionOf, ruleKind } from '../core/rule-kinds/index.ts';
+import { decodeValues, encodeValues, NUMBER_CHARS } from '../core/rule-kinds/value-text.ts';
 import type { HeldTransition, LeavingCell, Rule, RuleCell, RuleState } from '../core/rule-types.ts';
 import type { RuleScopeState } from '../ports.ts';
 
@@ -18,15 +21,12 @@ export const MAX_ALERTS_PER_COMMIT = 100;
 /** Sort key prefix of the rule items under pk `state`. */
 export const RULE_SCOPE_PREFIX = 'rules#';
 
-/** Characters of one number in a value list: its 8 bytes (IEEE 754) in base64 without the padding. */
-const NUMBER_CHARS = 11;
-const TRUE_MARK = '!';
-const FALSE_MARK = '~';
-/** Values of a baseline window (rule-eval's BASELINE_WINDOW). */
-const WINDOW_VALUES = 30;
+// The value list text is the rule kinds' (their memory is a value list); named here as before.
+export { decodeValues, encodeValues };
+
 /** `[1,99,"…","…","<24>"],` and the slots of the cell, beside its value lists. */
 const CELL_OVERHEAD = 48;
-/** A held resolve's time (`,0,"<11>"`), beside its values in the cell's list; a baseline rule's adds its baseline. */
+/** A held resolve's time (`,0,"<11>"`), beside its values in the cell's list; a kind with a reference adds it. */
 const HELD_CHARS = 2 + NUMBER_CHARS + 3;
 /** The run slot of a cell holding a transition back (rule-limit.ts): its event. */
 const HELD_TRIGGER = -1;
@@ -47,44 +47,6 @@ export interface RuleScopePlan {
   readonly key: string;
   readonly networks: readonly string[];
 }
-
-/** A value list as text: each number as 11 base64 characters (its 8 bytes), a boolean as one mark. */
-export function encodeValues(values: readonly (number | boolean)[]): string {
-  let text = '';
-  for (const value of values) {
-    if (typeof value === 'boolean') text += value ? TRUE_MARK : FALSE_MARK;
-    else {
-      const bytes = Buffer.alloc(8);
-      bytes.writeDoubleBE(value);
-      text += bytes.toString('base64').slice(0, NUMBER_CHARS);
-    }
-  }
-  return text;
-}
-
-/** The values of {@link encodeValues}' text; a damaged text yields the values read before the damage. */
-export function decodeValues(text: unknown): (number | boolean)[] {
-  const values: (number | boolean)[] = [];
-  if (typeof text !== 'string') return values;
-  for (let i = 0; i < text.length; ) {
-    const mark = text[i];
-    if (mark === TRUE_MARK || mark === FALSE_MARK) {
-      values.push(mark === TRUE_MARK);
-      i++;
-      continue;
-    }
-    const chunk = text.slice(i, i + NUMBER_CHARS);
-    const bytes = Buffer.from(`${chunk}=`, 'base64');
-    if (chunk.length < NUMBER_CHARS || bytes.length !== 8) break;
-    const value = bytes.readDoubleBE(0);
-    if (!Number.isFinite(value)) break;
-    values.push(value);
-    i += NUMBER_CHARS;
-  }
-  return values;
-}
-
-const incidentOf = (rule: string, network: string, since: string): string => `${rule}/${network}/${since}`;
 
 type StoredCell = (number | string)[];
 
@@ -109,7 +71,7 @@ function encodeCell(rule: string, network: string, cell: RuleCell): StoredCell {
   ];
   // The evaluator names an incident after its rule, network and start: kept only when it is another name.
   const incident =
-    cell.incident !== undefined && cell.incident !== incidentOf(rule, network, cell.since ?? '')
+    cell.incident !== undefined && cell.incident !== ruleIncidentId(rule, network, cell.since ?? '')
       ? cell.incident
       : 0;
   stored.push(incident);
@@ -153,7 +115,7 @@ function decodeCell(rule: string, network: string, stored: unknown): RuleCell | 
     }
   }
   if ((cell.open || cell.held !== undefined) && cell.since !== undefined) {
-    cell.incident = typeof incident === 'string' ? incident : incidentOf(rule, network, cell.since);
+    cell.incident = typeof incident === 'string' ? incident : ruleIncidentId(rule, network, cell.since);
   }
   return cell;
 }
@@ -255,9 +217,11 @@ export function networkStateBytes(rules: readonly Rule[], network: string): numb
   let bytes = jsonBytes(network) + 3 + 2 * rules.length;
   for (const rule of rulesOf(rules, network)) {
     // A run holds at most forCycles - 1 values: the forCycles-th triggers or resolves and empties it; a held
-    // transition (the cell then takes no evidence) holds forCycles, its time and its baseline.
-    const values = rule.forCycles + (rule.threshold.kind === 'baseline' ? WINDOW_VALUES : 0);
-    const held = HELD_CHARS + (rule.threshold.kind === 'baseline' ? NUMBER_CHARS + 3 : 0);
+    // transition (the cell then takes no evidence) holds forCycles, its time and its reference (a baseline);
+    // the kind's memory holds at most memoryValues.
+    const kind = ruleKind(rule);
+    const values = rule.forCycles + kind.memoryValues;
+    const held = HELD_CHARS + (kind.hasReference ? NUMBER_CHARS + 3 : 0);
     bytes += CELL_OVERHEAD + held + values * NUMBER_CHARS;
   }
   return bytes;
@@ -280,7 +244,11 @@ export function ruleAlertBytes(rules: readonly Rule[], networks: readonly string
         ALERT_OVERHEAD +
         2 * (Buffer.byteLength(rule.name) + longestId) +
         Buffer.byteLength(rule.text) +
-        (rule.forCycles + 4) * JSON_NUMBER_BYTES,
+        (rule.forCycles + 4) * JSON_NUMBER_BYTES +
+        // The parsed condition travels with the alert (`"condition":{…}` in its numbers' JSON text).
+        jsonBytes('condition') +
+        Buffer.byteLength(JSON.stringify(conditionOf(rule)), 'utf8') +
+        2,
     ),
   );
 }

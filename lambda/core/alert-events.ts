@@ -2,6 +2,7 @@
  * Every alert event with its texts, in one exhaustive record: a new {@link AlertEvent} does not compile until
  * it has its subject, SMS sentence and email introduction here. The event families derive from it.
  */
+import { own } from './own-record.ts';
 import type { AlertEvent } from './types.ts';
 
 /**
@@ -110,9 +111,7 @@ export const ALERT_EVENTS = Object.keys(ALERT_EVENT_TEXTS) as readonly AlertEven
 
 /** The texts of `event`, or undefined for a name this version does not know (a newer writer, a corrupt record). */
 export function eventTexts(event: unknown): EventTexts | undefined {
-  return typeof event === 'string' && Object.hasOwn(ALERT_EVENT_TEXTS, event)
-    ? ALERT_EVENT_TEXTS[event as AlertEvent]
-    : undefined;
+  return typeof event === 'string' ? own(ALERT_EVENT_TEXTS, event) : undefined;
 }
 
 function eventsOf(...families: EventFamily[]): ReadonlySet<AlertEvent> {

@@ -1,12 +1,15 @@
 /**
  * The texts of the `rule` family (README, Traffic rules): a traffic rule triggered or resolved on a network.
  * The subject and SMS name the network, the rule and the observed value against the threshold; the email adds
- * the rule as written, the values of the last N cycles and, for a baseline rule, the baseline. Network ids and
- * paths come from configuration but may hold anything: they are folded and escaped as API text is. Pure.
+ * the rule as written, the values of the last N cycles and what the rule's kind adds (a baseline rule's
+ * baseline). The path, operator and threshold come from the record's `condition`, never from parsing the rule
+ * text again. Network ids and paths come from configuration but may hold anything: they are folded and
+ * escaped as API text is. Pure.
  */
 import { ALERT_EVENT_TEXTS } from './alert-events.ts';
 import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { formatDuration, momentOf } from './alert-time.ts';
+import { conditionOf, kindOf, type RuleCondition } from './rule-kinds/index.ts';
 import type { RuleOp } from './rule-types.ts';
 import { parseRules } from './rules.ts';
 import type { AlertRecord, Severity } from './types.ts';
@@ -27,22 +30,16 @@ const NEGATED: Readonly<Record<RuleOp, RuleOp>> = {
   '!=': '==',
 };
 
-/** What the rule as written says that the record does not: the path, the operator and a baseline's factor. */
-interface RuleShape {
-  readonly path: string;
-  readonly op: RuleOp;
-  readonly factor?: number;
-}
-
-function shapeOf(alert: AlertRecord): RuleShape | undefined {
+/**
+ * The rule's path, operator and threshold, as the record carries them. A record stored before records
+ * carried them (an outbox entry waiting across an upgrade) has only the rule as written: that text is read
+ * here, and only for such a record. Undefined when neither says (the texts then compare with `vs`).
+ */
+function conditionOfAlert(alert: AlertRecord): RuleCondition | undefined {
+  if (alert.condition !== undefined) return alert.condition;
   if (typeof alert.ruleText !== 'string') return undefined;
   const rule = parseRules(shorten(alert.ruleText, MAX_TEXT_IN_EMAIL)).rules[0];
-  if (rule === undefined) return undefined;
-  return {
-    path: rule.path,
-    op: rule.op,
-    ...(rule.threshold.kind === 'baseline' ? { factor: rule.threshold.factor } : {}),
-  };
+  return rule === undefined ? undefined : conditionOf(rule);
 }
 
 /** The severity of a rule alert: a trigger is `high`, a resolve `resolved`. */
@@ -67,13 +64,13 @@ function oneLine(text: unknown, fallback: string): string {
 
 /** The pieces of the subject and SMS: `net N: rule verb (path value op threshold)`. */
 function parts(alert: AlertRecord) {
-  const shape = shapeOf(alert);
+  const shape = conditionOfAlert(alert);
   const resolved = alert.event === 'network.rule_resolved';
   const op = shape === undefined ? 'vs' : resolved ? NEGATED[shape.op] : shape.op;
   const threshold =
-    shape?.factor !== undefined && typeof alert.baseline === 'number'
-      ? `${shape.factor}x baseline ${shortValue(alert.baseline)}`
-      : shortValue(alert.threshold);
+    shape === undefined
+      ? shortValue(alert.threshold)
+      : kindOf(shape.threshold).shortThreshold(shape.threshold, alert, shortValue);
   return {
     network: oneLine(alert.network, '?'),
     rule: oneLine(alert.rule, '?'),
@@ -152,24 +149,18 @@ export function ruleEmailLines(
   alert: AlertRecord,
   field: (label: string, value: string) => string,
 ): string[] {
-  const shape = shapeOf(alert);
+  const shape = conditionOfAlert(alert);
   const resolved = alert.event === 'network.rule_resolved';
   const lines = [
     field('Rule', emailText(alert.ruleText)),
     field('Network', emailText(alert.network)),
     field(resolved ? 'Value (resolving)' : 'Value (triggering)', exact(alert.value)),
   ];
-  if (shape?.factor !== undefined && typeof alert.baseline === 'number') {
-    lines.push(field('Threshold', `${shape.factor} x baseline = ${exact(alert.threshold)}`));
-    lines.push(
-      field(
-        'Baseline',
-        `${exact(alert.baseline)} (the median of the network's last readable values before the incident)`,
-      ),
-    );
-  } else {
-    lines.push(field('Threshold', exact(alert.threshold)));
-  }
+  const thresholdLines =
+    shape === undefined
+      ? [['Threshold', exact(alert.threshold)] as const]
+      : kindOf(shape.threshold).thresholdLines(shape.threshold, alert, exact);
+  for (const [label, value] of thresholdLines) lines.push(field(label, value));
   const values: readonly unknown[] = Array.isArray(alert.values) ? alert.values : [];
   if (values.length > 0) {
     const shown = values.slice(-MAX_VALUES_IN_EMAIL).map(exact).join(', ');

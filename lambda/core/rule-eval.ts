@@ -5,6 +5,8 @@
  */
 
 import { cycleOrder } from './clock.ts';
+import { own } from './own-record.ts';
+import { ruleKind } from './rule-kinds/index.ts';
 import type {
   Rule,
   RuleAlert,
@@ -15,11 +17,8 @@ import type {
 } from './rule-types.ts';
 import { holds } from './rules.ts';
 
-/** Readable values a baseline rule needs before it can trigger or resolve (before that it is learning). */
-export const BASELINE_MIN_VALUES = 10;
-
-/** Readable values a baseline window keeps: the baseline is their median. */
-export const BASELINE_WINDOW = 30;
+// The baseline kind's figures and median live with the kind (rule-kinds/baseline.ts); named here as before.
+export { BASELINE_MIN_VALUES, BASELINE_WINDOW, median } from './rule-kinds/baseline.ts';
 
 /** What {@link evaluateRules} is given. */
 export interface RuleEvalInput {
@@ -60,29 +59,14 @@ export function ruleNetworks(rule: Rule, networks: readonly string[]): readonly 
   return rule.networks.filter((id) => configured.has(id));
 }
 
-/** The median of a non-empty list of finite numbers; finite too, even for values near the largest double. */
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : midpoint(sorted[middle - 1]!, sorted[middle]!);
-}
-
-/**
- * Halfway from `low` to `high` (low <= high) without overflow: `(low + high) / 2` is Infinity for two values
- * near Number.MAX_VALUE, and a baseline of Infinity would make every `<` rule trigger. With opposite signs
- * the sum cannot overflow; with the same sign the difference cannot.
- */
-function midpoint(low: number, high: number): number {
-  return Math.sign(low) === Math.sign(high) ? low + (high - low) / 2 : (low + high) / 2;
-}
-
 /**
  * Applies one cycle to the rule state (README, Traffic rules). Per rule and network: while closed, a reading
  * that holds the condition grows the count in a row and one that fails it resets it; `forCycles` in a row
  * trigger. While open the same with the roles swapped, and `forCycles` in a row resolve. A `none` reading or
- * a network not observed is no evidence: its cell is left as it is. A baseline rule compares with factor x
- * the median of its window before the reading, learns (no evidence either way) until the window holds
- * {@link BASELINE_MIN_VALUES} values, and freezes the window while open. Cells of rules or networks no longer
+ * a network not observed is no evidence: its cell is left as it is. The rule's kind (`rule-kinds/`) says
+ * what a reading is compared with and what the cell remembers: a baseline rule compares with factor x the
+ * median of its window before the reading, learns (no evidence either way) until the window holds
+ * BASELINE_MIN_VALUES values, and freezes the window while open. Cells of rules or networks no longer
  * configured are dropped. A cycle not newer than `state.lastAt` is stale and changes nothing, unless that
  * time came from a clock ahead (`decideByMs`; README, Clocks): then it is disregarded and the cycle applies.
  */
@@ -112,16 +96,20 @@ export function evaluateRules(input: RuleEvalInput): RuleEvalResult {
   return { state: { lastAt: at, cells: Object.fromEntries(cells) }, alerts, stale: false, ...skewed };
 }
 
-/** `record[key]` when it is the record's own property (never something inherited from Object.prototype). */
-export function own<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
-  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+/**
+ * The id of a rule incident: its rule, network and the observation time that triggered it. Shared by the
+ * incident's trigger and resolve; the rule item codec stores an id only when it is not this one.
+ */
+export function ruleIncidentId(rule: string, network: string, since: string): string {
+  return `${rule}/${network}/${since}`;
 }
 
-/** The stored cell, or a new one; a baseline rule's cell has a window, any other's none (a rule may be edited). */
+/** The stored cell, or a new one, with the memory its rule's kind keeps, and none other (a rule may be edited). */
 function fitCell(rule: Rule, stored: RuleCell | undefined): RuleCell {
   const cell = stored ?? CLOSED;
-  if (rule.threshold.kind === 'baseline') return cell.window === undefined ? { ...cell, window: [] } : cell;
-  if (cell.window === undefined) return cell;
+  const memory = ruleKind(rule).startMemory(cell.window);
+  if (memory === cell.window) return cell;
+  if (memory !== undefined) return { ...cell, window: memory };
   const { window: _dropped, ...rest } = cell;
   return rest;
 }
@@ -129,19 +117,6 @@ function fitCell(rule: Rule, stored: RuleCell | undefined): RuleCell {
 interface Step {
   readonly cell: RuleCell;
   readonly alert?: RuleAlert;
-}
-
-/** The threshold a reading is compared with, and the baseline it came from; undefined while learning. */
-function thresholdOf(
-  rule: Rule,
-  cell: RuleCell,
-): { threshold: number | boolean; baseline?: number } | undefined {
-  const threshold = rule.threshold;
-  if (threshold.kind !== 'baseline') return { threshold: threshold.value };
-  const window = cell.window ?? [];
-  if (window.length < BASELINE_MIN_VALUES) return undefined;
-  const baseline = median(window);
-  return { threshold: threshold.factor * baseline, baseline };
 }
 
 function applyReading(
@@ -155,14 +130,12 @@ function applyReading(
   // A transition the alert cap held back is sent first: until then the cell takes no evidence (rule-limit.ts).
   if (cell.held !== undefined) return { cell };
   const value = reading.value;
+  const kind = ruleKind(rule);
   // A reading of the wrong type is no evidence, as readRules would have said.
-  if (typeof value !== (rule.threshold.kind === 'boolean' ? 'boolean' : 'number')) return { cell };
-  const compared = thresholdOf(rule, cell);
-  // The window grows only while closed, so a long incident never becomes its own baseline.
-  const window =
-    cell.window === undefined || cell.open
-      ? cell.window
-      : [...cell.window, value as number].slice(-BASELINE_WINDOW);
+  if (typeof value !== kind.reads) return { cell };
+  // Compared with the memory before this reading; then the reading joins it.
+  const compared = kind.compare(rule.threshold, cell.window);
+  const window = kind.remember(cell.window, value, cell.open);
   const withWindow = (next: RuleCell): RuleCell => (window === undefined ? next : { ...next, window });
   if (compared === undefined) return { cell: withWindow(cell) };
 
@@ -174,7 +147,7 @@ function applyReading(
   const run = cell.run + 1;
   if (run < rule.forCycles) return { cell: withWindow({ ...cell, run, values }) };
 
-  const incident = (cell.open ? cell.incident : undefined) ?? `${rule.name}/${network}/${at}`;
+  const incident = (cell.open ? cell.incident : undefined) ?? ruleIncidentId(rule.name, network, at);
   const since = (cell.open ? cell.since : undefined) ?? at;
   const alert: RuleAlert = {
     event: cell.open ? 'network.rule_resolved' : 'network.rule_triggered',

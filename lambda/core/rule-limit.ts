@@ -3,7 +3,9 @@
  * lives). A cycle in which every network of a large shard trips a rule at once would otherwise write
  * thousands of alerts into one DynamoDB item. Pure: no clock, no environment.
  */
-import { own, type RuleEvalResult } from './rule-eval.ts';
+import { own } from './own-record.ts';
+import { type RuleEvalResult, ruleIncidentId } from './rule-eval.ts';
+import { ruleKind } from './rule-kinds/index.ts';
 import type { HeldTransition, Rule, RuleAlert, RuleCell } from './rule-types.ts';
 
 /** One transition that wants to go out this cycle: held from an earlier one, or made by this one. */
@@ -106,12 +108,8 @@ function released(cell: RuleCell): RuleCell {
 /** The alert of a held transition, as the evaluator made it in the cycle that held it back. */
 function heldAlert(rule: Rule, network: string, cell: RuleCell, held: HeldTransition): RuleAlert {
   const value = held.values[held.values.length - 1] ?? 0;
-  const threshold =
-    rule.threshold.kind !== 'baseline'
-      ? rule.threshold.value
-      : held.baseline === undefined
-        ? value
-        : rule.threshold.factor * held.baseline;
+  // A threshold that cannot be known (a damaged reference) shows the value itself.
+  const threshold = ruleKind(rule).heldThreshold(rule.threshold, held.baseline) ?? value;
   const since = cell.since ?? held.at;
   return {
     event: held.event,
@@ -123,7 +121,7 @@ function heldAlert(rule: Rule, network: string, cell: RuleCell, held: HeldTransi
     ...(held.baseline === undefined ? {} : { baseline: held.baseline }),
     ruleText: rule.text,
     values: held.values,
-    incident: cell.incident ?? `${rule.name}/${network}/${since}`,
+    incident: cell.incident ?? ruleIncidentId(rule.name, network, since),
     since,
   };
 }

@@ -6,7 +6,8 @@
  * the item that gave it keeps it ("leaving") until the new one holds it, so that no failed write loses it.
  * Pure: no clock, no environment.
  */
-import { own, ruleNetworks } from './rule-eval.ts';
+import { own } from './own-record.ts';
+import { ruleNetworks } from './rule-eval.ts';
 import type { LeavingCell, Rule, RuleCell, RuleState } from './rule-types.ts';
 
 /** One rule item as the cycle read it: its sort key and its state (undefined: not stored). */

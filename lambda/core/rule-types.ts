@@ -8,12 +8,10 @@
 /** Comparison operators of a rule. */
 export type RuleOp = '>' | '>=' | '<' | '<=' | '==' | '!=';
 
-/** What a rule compares the field with. */
-export type RuleThreshold =
-  | { readonly kind: 'number'; readonly value: number }
-  | { readonly kind: 'boolean'; readonly value: boolean }
-  /** `K x baseline`: K times the median of the field over the network's last readable observations. */
-  | { readonly kind: 'baseline'; readonly factor: number };
+import type { RuleCondition, RuleThreshold } from './rule-kinds/index.ts';
+
+/** What a rule compares the field with: one kind's threshold (`rule-kinds/`, one file per kind). */
+export type { RuleCondition, RuleThreshold };
 
 /** One parsed rule. */
 export interface Rule {
@@ -54,7 +52,10 @@ export interface RuleCell {
   readonly run: number;
   /** The values of that run, oldest first (at most `forCycles`), for the email. */
   readonly values: readonly (number | boolean)[];
-  /** Baseline rules: the last readable values of the field, oldest first (at most 30). */
+  /**
+   * The memory of the rule's kind (a baseline rule's window: the last readable values of the field, oldest
+   * first, at most 30); absent for a kind without memory.
+   */
   readonly window?: readonly number[];
   /** When the open incident was triggered, ISO-8601. */
   readonly since?: string;
@@ -76,7 +77,7 @@ export interface HeldTransition {
   readonly at: string;
   /** The values of its run, oldest first; the last is the alert's value. */
   readonly values: readonly (number | boolean)[];
-  /** Baseline rules: the median the threshold came from. */
+  /** The reference its threshold came from (a baseline rule's median). */
   readonly baseline?: number;
 }
 
@@ -111,6 +112,11 @@ export interface RuleAlertFields {
   readonly baseline?: number;
   /** The rule as written. */
   readonly ruleText: string;
+  /**
+   * The rule's path, operator and parsed threshold, so the alert's texts never parse `ruleText` (README,
+   * Traffic rules). Set once the alert enters an outbox; absent on a record stored before it was carried.
+   */
+  readonly condition?: RuleCondition;
   /** The values of the last `forCycles` cycles, oldest first. */
   readonly values: readonly (number | boolean)[];
   /** Stable id shared by an incident's trigger and its resolve. */

@@ -5,6 +5,8 @@
  */
 import { lookUp, pathSegments } from './dot-path.ts';
 import { networkIdProblem } from './network-id.ts';
+import { ALL_RULE_KINDS, kindOf, ruleKind } from './rule-kinds/index.ts';
+import { RULE_OPS as OPS, quoteText as quote } from './rule-kinds/kind.ts';
 import type { Rule, RuleOp, RuleReading, RuleThreshold } from './rule-types.ts';
 
 /** Most rules a deployment may have: each is evaluated on every network in every cycle and kept in state. */
@@ -23,12 +25,7 @@ export const MAX_RULE_PATH_LENGTH = 100;
 export const MIN_FOR_CYCLES = 1;
 export const MAX_FOR_CYCLES = 100;
 
-/** The operators, longest first so that `>=` is not read as `>`. */
-const OPS: readonly RuleOp[] = ['>=', '<=', '==', '!=', '>', '<'];
-
 const NAME = /^[A-Za-z0-9_-]{1,40}$/;
-const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-const SUFFIX: Readonly<Record<string, number>> = { k: 1e3, M: 1e6, G: 1e9 };
 const HIDDEN = /[\p{Cc}\p{Cf}]/u;
 
 /** What the parser made of the text: the rules that are well formed, and every problem of the others. */
@@ -80,11 +77,6 @@ interface OneRuleParse {
   readonly name?: string;
   readonly rule?: Rule;
   readonly problems: string[];
-}
-
-function quote(text: string, max = 40): string {
-  if (HIDDEN.test(text)) return '(text with hidden characters)';
-  return JSON.stringify(text.length > max ? `${text.slice(0, max - 3)}...` : text);
 }
 
 function parseRule(text: string, position: number): OneRuleParse {
@@ -151,14 +143,23 @@ interface Tail {
   readonly networks?: readonly string[];
 }
 
+/** `a, b, or c`. */
+const either = (texts: readonly string[]): string =>
+  texts.length < 2 ? texts.join('') : `${texts.slice(0, -1).join(', ')}, or ${texts[texts.length - 1]}`;
+
+/** `VALUE [for N] [on ID,...]` after the operator: a VALUE written with spaces by some kind, or one word. */
+const TAIL = new RegExp(
+  `^(?<value>${[...ALL_RULE_KINDS.flatMap((kind) => kind.valuePattern ?? []), '\\S+'].map((p) => `(?:${p})`).join('|')})(?:\\s+for\\s+(?<for>\\S+))?(?:\\s+on\\s+(?<on>.*))?$`,
+  'isu',
+);
+
 /** `VALUE [for N] [on ID,...]` after the operator. */
 function parseTail(rest: string, op: RuleOp, problem: (what: string) => void): Tail | undefined {
-  const match =
-    /^(?<value>(?:\S+?\s*x\s+baseline)|\S+)(?:\s+for\s+(?<for>\S+))?(?:\s+on\s+(?<on>.*))?$/isu.exec(rest);
+  const match = TAIL.exec(rest);
   if (match?.groups === undefined || rest === '') {
     problem(
       rest === ''
-        ? 'the value after the operator is missing (a number such as 50000 or 1.5M, true/false, or Kx baseline)'
+        ? `the value after the operator is missing (${either(ALL_RULE_KINDS.map((kind) => kind.syntax))})`
         : `expected VALUE [for N] [on ID,...] after the operator, got ${quote(rest)}`,
     );
     return undefined;
@@ -185,42 +186,21 @@ function parseTail(rest: string, op: RuleOp, problem: (what: string) => void): T
   return { threshold, forCycles, ...(networks === undefined ? {} : { networks }) };
 }
 
+/** The threshold of VALUE: the first kind that reads it as written its way, or one problem. */
 function parseThreshold(value: string, op: RuleOp, note: (what: string) => void): RuleThreshold | undefined {
-  const ordering = op !== '==' && op !== '!=';
-  const baseline = /^(?<factor>\S+?)\s*x\s+baseline$/isu.exec(value);
-  if (baseline?.groups !== undefined) {
-    const factorText = baseline.groups.factor!;
-    const factor = NUMBER.test(factorText) ? Number(factorText) : Number.NaN;
-    if (!(factor > 0) || !Number.isFinite(factor)) {
-      note(
-        `the baseline factor must be a positive number such as 3 or 1.5 (as in 3x baseline), got ${quote(factorText)}`,
-      );
+  for (const kind of ALL_RULE_KINDS) {
+    const parsed = kind.parse(value, op);
+    if (parsed === undefined) continue;
+    if ('problem' in parsed) {
+      note(parsed.problem);
       return undefined;
     }
-    if (!ordering) {
-      note(`a baseline is compared with > >= < or <=, not ${op}`);
-      return undefined;
-    }
-    return { kind: 'baseline', factor };
+    return parsed.threshold;
   }
-  if (value === 'true' || value === 'false') {
-    if (ordering) {
-      note(`true and false are compared with == or !=, not ${op}`);
-      return undefined;
-    }
-    return { kind: 'boolean', value: value === 'true' };
-  }
-  const suffix = SUFFIX[value.slice(-1)];
-  const digits = suffix === undefined ? value : value.slice(0, -1);
-  const number = NUMBER.test(digits) ? Number(digits) * (suffix ?? 1) : Number.NaN;
-  if (!Number.isFinite(number)) {
-    note(
-      `the value ${quote(value)} is not a number (such as 50000, 1.5e6 or 1.5M; suffixes k M G), true/false, or Kx baseline`,
-    );
-    return undefined;
-  }
-  // -0 and 0 are the same threshold; keeping one of them makes a printed rule parse back the same.
-  return { kind: 'number', value: number === 0 ? 0 : number };
+  note(
+    `the value ${quote(value)} is not ${either(ALL_RULE_KINDS.map((kind) => kind.syntaxInDetail ?? kind.syntax))}`,
+  );
+  return undefined;
 }
 
 function parseOn(on: string, note: (what: string) => void): readonly string[] | undefined {
@@ -260,14 +240,7 @@ export function ruleNetworkProblems(rules: readonly Rule[], networks: readonly s
 
 /** A rule's threshold as written in a rule: `50000`, `true`, `3x baseline`. */
 export function printThreshold(threshold: RuleThreshold): string {
-  switch (threshold.kind) {
-    case 'number':
-      return String(threshold.value);
-    case 'boolean':
-      return String(threshold.value);
-    case 'baseline':
-      return `${threshold.factor}x baseline`;
-  }
+  return kindOf(threshold).print(threshold);
 }
 
 /** A rule written back in the grammar {@link parseRules} reads (its `text` aside). */
@@ -299,7 +272,7 @@ const NONE: RuleReading = { kind: 'none' };
 
 /**
  * Each rule's reading of one network body, by rule name: the value at the rule's path when it has the
- * rule's type (a finite number for number and baseline rules, a boolean for boolean rules), `none`
+ * type its kind reads (a finite number for threshold and baseline rules, a boolean for boolean rules), `none`
  * otherwise. Never throws.
  */
 export function readRules(rules: readonly Rule[], body: unknown): Record<string, RuleReading> {
@@ -309,7 +282,7 @@ export function readRules(rules: readonly Rule[], body: unknown): Record<string,
     try {
       const found = lookUp(body, pathSegments(rule.path));
       if (found.found) {
-        const wanted = rule.threshold.kind === 'boolean' ? 'boolean' : 'number';
+        const wanted = ruleKind(rule).reads;
         const value = found.value;
         if (typeof value === wanted && (typeof value !== 'number' || Number.isFinite(value))) {
           reading = { kind: 'value', value: value as number | boolean };
