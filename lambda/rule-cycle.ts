@@ -7,6 +7,7 @@
  * holds back no other's. The rules themselves are judged by the pure `evaluateRules`.
  */
 import { evaluateRules } from './core/rule-eval.ts';
+import { withConditions } from './core/rule-kinds/index.ts';
 import { limitRuleAlerts } from './core/rule-limit.ts';
 import {
   type CellOwners,
@@ -199,7 +200,11 @@ async function commitScope(
     );
     if (result.stale) return { scope, loaded, queued: [], stale: true, state: loaded.state };
     const nextSeq = loaded.state.nextSeq;
-    const queued: AlertRecord[] = result.alerts.map((alert, i) => ({ ...alert, seq: nextSeq + i }));
+    // Each alert carries its rule's parsed condition: its texts never parse the rule text (rule-kinds/).
+    const queued: AlertRecord[] = withConditions(input.rules, result.alerts).map((alert, i) => ({
+      ...alert,
+      seq: nextSeq + i,
+    }));
     const leaving = leavingCells(scope.key, mine, owners, items);
     const next: RuleScopeState = {
       rules: { ...result.state, ...(leaving === undefined ? {} : { leaving }) },

@@ -1,5 +1,6 @@
 /** How snapshots and alert events map to DynamoDB items and back (no I/O). */
 import { MAX_STORED_BODY_BYTES } from '../core/observation.ts';
+import { readCondition } from '../core/rule-kinds/index.ts';
 import type { AlertRecord, FailureKind, Snapshot, Target } from '../core/types.ts';
 import { KEY, TTL_ATTRIBUTE, targetKey } from './table-schema.ts';
 
@@ -71,12 +72,13 @@ const RULE_VALUES = 'ruleValues';
 
 /**
  * An alert as stored (an outbox entry, a spilled item, an event item): a rule alert's value, threshold,
- * baseline and values as one JSON text in {@link RULE_VALUES}, every other field as it is.
+ * baseline, values and parsed condition (whose threshold is a number too) as one JSON text in
+ * {@link RULE_VALUES}, every other field as it is.
  */
 export function storedAlert<T extends AlertRecord>(alert: T): Record<string, unknown> {
   if (alert.rule === undefined) return { ...alert } as Record<string, unknown>;
-  const { value, threshold, baseline, values, ...rest } = alert;
-  return { ...rest, [RULE_VALUES]: JSON.stringify({ value, threshold, baseline, values }) };
+  const { value, threshold, baseline, values, condition, ...rest } = alert;
+  return { ...rest, [RULE_VALUES]: JSON.stringify({ value, threshold, baseline, values, condition }) };
 }
 
 /** The fields of {@link storedAlert} back; a damaged number text leaves the numbers out. */
@@ -84,16 +86,16 @@ export function fromStoredAlert(item: Record<string, unknown>): Record<string, u
   const { [RULE_VALUES]: text, ...rest } = item;
   if (typeof text !== 'string') return rest;
   try {
-    const parsed = JSON.parse(text) as Record<string, unknown>;
+    const { value, threshold, baseline, values, condition } = JSON.parse(text) as Record<string, unknown>;
     const scalar = (v: unknown) => (typeof v === 'number' || typeof v === 'boolean' ? v : undefined);
     return dropUndefined({
       ...rest,
-      value: scalar(parsed['value']),
-      threshold: scalar(parsed['threshold']),
-      baseline: num(parsed['baseline']),
-      values: Array.isArray(parsed['values'])
-        ? parsed['values'].filter((v) => scalar(v) !== undefined)
-        : undefined,
+      value: scalar(value),
+      threshold: scalar(threshold),
+      baseline: num(baseline),
+      values: Array.isArray(values) ? values.filter((v) => scalar(v) !== undefined) : undefined,
+      // A condition this version cannot read is left out: the texts then read the rule as written.
+      condition: readCondition(condition),
     });
   } catch {
     return rest;
