@@ -1,21 +1,29 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awsQueryCommand } from '../../cli/commands/store.ts';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
+import { docPages, PROJECT_ROOT } from '../fixtures/doc-pages.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+/** docs/design/storage.md: the storage layout and its `aws dynamodb query` example. */
+const storagePage = readFileSync(new URL('../../docs/design/storage.md', import.meta.url), 'utf8');
+/** Every page of the documentation, one text. */
+const allDocs = docPages()
+  .map((page) => readFileSync(join(PROJECT_ROOT, page), 'utf8'))
+  .join('\n');
 
-/** The README's `aws dynamodb query` example, as the arguments the AWS CLI would send. */
+/** The `aws dynamodb query` example of docs/design/storage.md, as the arguments the AWS CLI would send. */
 function readmeQuery(): {
   keyCondition: string;
   values: Record<string, { S: string }>;
   forward: boolean;
   max: number;
 } {
-  const block = /```sh\n(aws dynamodb query[\s\S]*?)```/.exec(readme)?.[1];
-  if (block === undefined) throw new Error('README has no aws dynamodb query example');
+  const block = /```sh\n(aws dynamodb query[\s\S]*?)```/.exec(storagePage)?.[1];
+  if (block === undefined) throw new Error('docs/design/storage.md has no aws dynamodb query example');
   const oneLine = block.replace(/\\\n\s*/g, ' ');
   return {
     keyCondition: /--key-condition-expression '([^']+)'/.exec(oneLine)![1]!,
@@ -25,7 +33,7 @@ function readmeQuery(): {
   };
 }
 
-describe('the README stays true', () => {
+describe('the README and the docs stay true', () => {
   let dynamo: LocalDynamo;
   beforeAll(async () => {
     dynamo = await startDynamo();
@@ -73,13 +81,13 @@ describe('the README stays true', () => {
 
   it('its aws dynamodb query example is the command `shieldwatch store --aws` prints, without the local parts', () => {
     // Prepare
-    const block = /```sh\n(aws dynamodb query[\s\S]*?)\n```/.exec(readme)?.[1];
+    const block = /```sh\n(aws dynamodb query[\s\S]*?)\n```/.exec(storagePage)?.[1];
     const since = /"2\d{3}-[^"]+"/.exec(block ?? '')?.[0];
 
-    // Act: the README names the deployed table by the shell variable it read from the stack's output.
-    const asReadme = (command: string) => command.replace('--table-name TABLE', '--table-name "$TABLE"');
-    const printed = asReadme(awsQueryCommand({ table: 'TABLE', since: JSON.parse(since ?? '""') as string }));
-    const embedded = asReadme(
+    // Act: the page names the deployed table by the shell variable it read from the stack's output.
+    const asDocs = (command: string) => command.replace('--table-name TABLE', '--table-name "$TABLE"');
+    const printed = asDocs(awsQueryCommand({ table: 'TABLE', since: JSON.parse(since ?? '""') as string }));
+    const embedded = asDocs(
       awsQueryCommand({
         table: 'TABLE',
         since: JSON.parse(since ?? '""') as string,
@@ -97,19 +105,19 @@ describe('the README stays true', () => {
         'AWS_ACCESS_KEY_ID=token AWS_SECRET_ACCESS_KEY=local AWS_PAGER= aws dynamodb query --endpoint-url http://127.0.0.1:8000 --region us-east-1',
       ),
     );
-    expect(readme).toContain('npx shieldwatch store --aws');
+    expect(storagePage).toContain('npx shieldwatch store --aws');
   });
 
   it("names the deployed table only through the stack's TableName output, never by a literal name", () => {
     // Prepare: CloudFormation generates the table's name, so `shieldwatch` (the CLI's default) is not it.
-    const tableNames = [...readme.matchAll(/--table-name ([^\s`]+)/g)].map((match) => match[1]);
+    const tableNames = [...allDocs.matchAll(/--table-name ([^\s`]+)/g)].map((match) => match[1]);
     const output = `TABLE=$(aws cloudformation describe-stacks --stack-name Shieldwatch \\
   --query "Stacks[0].Outputs[?OutputKey=='TableName'].OutputValue" --output text)`;
 
     // Assess
     expect(tableNames.length).toBeGreaterThan(0);
     expect(tableNames.filter((name) => name !== '"$TABLE"')).toEqual([]);
-    expect(readme).toContain(output);
+    expect(allDocs).toContain(output);
   });
 
   it('documents every configuration variable the loader reads', () => {

@@ -1,4 +1,4 @@
-/** The `https` (AWS Chatbot) and `sqs` (plain JSON) documents of every published alert (README, Alert channels). */
+/** The `https` (AWS Chatbot) and `sqs` (plain JSON) documents of every published alert (docs/channels.md). */
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -616,13 +616,13 @@ describe('hostile markdown in the chat title and lead line, every event kind (is
   });
 });
 
-describe('the README examples (Alert channels) are what the code sends', () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+describe('the examples of docs/channels.md are what the code sends', () => {
+  const page = readFileSync(new URL('../../docs/channels.md', import.meta.url), 'utf8');
   /** The JSON code blocks after a heading, up to the next heading. */
   const examples = (heading: string): unknown[] => {
-    const start = readme.indexOf(`\n${heading}\n`);
-    const end = readme.indexOf('\n### ', start + heading.length + 2);
-    const section = readme.slice(start, end);
+    const start = page.indexOf(`\n${heading}\n`);
+    const end = page.indexOf('\n## ', start + heading.length + 2);
+    const section = page.slice(start, end);
     return [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!));
   };
   const change = renderAlert(
@@ -646,22 +646,22 @@ describe('the README examples (Alert channels) are what the code sends', () => {
       event: 'network.rule_resolved',
       at: '2026-11-22T10:21:00.000Z',
       rule: 'pps',
-      network: 'net-2',
+      network: 'edge-2',
       value: 40000,
       threshold: 50000,
-      ruleText: 'pps: traffic.in_pps > 50k for 3',
+      ruleText: 'pps: traffic.in.pps > 50k for 3',
       values: [45000, 42000, 40000],
-      incident: 'pps/net-2/2026-11-22T10:09:00.000Z',
+      incident: 'pps/edge-2/2026-11-22T10:09:00.000Z',
       since: '2026-11-22T10:09:00.000Z',
     },
     { networks: [], monitorName: 'edge-eu' },
   );
 
   it('the sqs examples', () => {
-    expect(examples('### The `sqs` document')).toEqual([JSON.parse(change.sqs), JSON.parse(ruleEnd.sqs)]);
+    expect(examples('## The `sqs` document')).toEqual([JSON.parse(change.sqs), JSON.parse(ruleEnd.sqs)]);
   });
 
   it('the https example', () => {
-    expect(examples('### The `https` document')).toEqual([JSON.parse(change.https)]);
+    expect(examples('## The `https` document')).toEqual([JSON.parse(change.https)]);
   });
 });

@@ -801,10 +801,10 @@ describe('renderAlert: hidden and look-alike characters in statuses (issue 15.8)
 });
 
 describe('the alert events', () => {
-  it("are the README's event table, each with its texts", () => {
+  it('are the event table of docs/alerts.md, each with its texts', () => {
     // Prepare
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const table = readme.split('### Event names')[1]?.split('\n\n')[1] ?? '';
+    const page = readFileSync(new URL('../../docs/alerts.md', import.meta.url), 'utf8');
+    const table = page.split('## Event names')[1]?.split('\n\n')[1] ?? '';
 
     // Act
     const documented = [...table.matchAll(/^\| `([a-z_]+\.[a-z_]+)` \|/gm)].map((match) => match[1]);

@@ -1,24 +1,28 @@
-/** The README's configuration and context tables agree with the settings catalogue (lambda/settings.ts). */
+/**
+ * The configuration table (README.md, Configuration) and the context table (docs/deploy.md, Deploy) agree with
+ * the settings catalogue (lambda/settings.ts).
+ */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SETTING_ENV_NAMES, SETTINGS } from '../../lambda/settings.ts';
 import { CONTEXT_KEYS } from '../../lib/context.ts';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const deployPage = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
 
 /** The first-column names of the table rows under a heading, up to the next heading. */
-function tableNames(heading: string): string[] {
-  const start = readme.indexOf(`\n${heading}\n`);
-  if (start < 0) throw new Error(`README has no heading ${heading}`);
-  const end = readme.slice(start + heading.length + 2).search(/\n#{2,3} /);
-  const section = readme.slice(start, end < 0 ? undefined : start + heading.length + 2 + end);
+function tableNames(page: string, heading: string): string[] {
+  const start = page.indexOf(`\n${heading}\n`);
+  if (start < 0) throw new Error(`the page has no heading ${heading}`);
+  const end = page.slice(start + heading.length + 2).search(/\n#{2,3} /);
+  const section = page.slice(start, end < 0 ? undefined : start + heading.length + 2 + end);
   return [...section.matchAll(/^\|\s*`([^`]+)`\s*\|/gm)].map((match) => match[1]!);
 }
 
-describe('the settings catalogue and the README', () => {
+describe('the settings catalogue and the documentation', () => {
   it('the configuration table lists every setting of the catalogue, and nothing else', () => {
     // Act
-    const documented = tableNames('## Configuration');
+    const documented = tableNames(readme, '## Configuration');
 
     // Assess
     expect([...documented].sort()).toEqual([...SETTING_ENV_NAMES].sort());
@@ -29,7 +33,7 @@ describe('the settings catalogue and the README', () => {
     const keys = Object.values(SETTINGS).flatMap((spec) => ('context' in spec ? [spec.context] : []));
 
     // Act
-    const documented = tableNames('### Deploy');
+    const documented = tableNames(deployPage, '## Deploy');
 
     // Assess
     expect(keys.length).toBeGreaterThan(5);
