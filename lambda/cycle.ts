@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { type CommitClaim, commitJudged } from './commit.ts';
 import {
   type DecideSettings,
   decide,
@@ -117,7 +118,6 @@ export interface CycleOptions {
 
 const CUT_SHORT = `${CUT_SHORT_PREFIX}: the monitor was stopped`;
 
-const COMMIT_ATTEMPTS = 8;
 const EMPTY_STATE: VersionedState = { state: INITIAL_STATE, version: 0, outbox: [] };
 const MAX_STORED_FIGURES = 20;
 /**
@@ -439,18 +439,17 @@ interface Applied {
 }
 
 /**
- * Applies the observation with optimistic locking: when another cycle wrote first, read again and decide
- * again on the newer state, so a duplicate or concurrent cycle never applies the same transition twice.
+ * Applies the observation with optimistic locking ({@link commitJudged}): when another cycle wrote first,
+ * decide again on the newer state, so a duplicate or concurrent cycle never applies the same transition twice.
  */
 async function applyObservation(
   deps: CycleDeps,
   settings: CycleSettings,
   observation: ReturnType<typeof toCycleObservation>,
   first: VersionedState,
-  claim: { readonly claimant: string; readonly untilMs: number },
+  claim: CommitClaim,
 ): Promise<Applied> {
-  let loaded = first;
-  for (let attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
+  const done = await commitJudged(deps.state, 'the monitor state', first, claim, (loaded) => {
     // The claim ends after the cycle's deadline, by which it decides: a later stored time is a clock's ahead.
     const decision = decide(
       loaded.version === 0 ? undefined : loaded.state,
@@ -467,28 +466,14 @@ async function applyObservation(
         },
       );
     }
-    if (decision.stale) return { queued: [], stale: true, status: loaded.state.status, loaded } as Applied;
-    let committed: boolean;
-    try {
-      committed = await deps.state.commit(
-        withPolled(decision.state, settings, observation.at),
-        loaded.version,
-        decision.alerts,
-        claim,
-      );
-    } catch (error) {
-      throw new StoreError(`cannot write the monitor state: ${describeError(error)}`, { cause: error });
-    }
-    if (committed) {
-      return { queued: decision.alerts, stale: false, status: decision.state.status, loaded } as Applied;
-    }
-    try {
-      loaded = await deps.state.load();
-    } catch (error) {
-      throw new StoreError(`cannot read the monitor state: ${describeError(error)}`, { cause: error });
-    }
-  }
-  throw new StoreError(`the monitor state kept changing under this cycle (${COMMIT_ATTEMPTS} attempts)`);
+    if (decision.stale) return { stale: true };
+    return {
+      stale: false,
+      state: withPolled(decision.state, settings, observation.at),
+      alerts: decision.alerts,
+    };
+  });
+  return { queued: done.queued, stale: done.stale, status: done.state.status, loaded: done.loaded };
 }
 
 /**

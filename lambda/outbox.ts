@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { alertAction } from './core/alert-documents.ts';
 import { renderAlert } from './core/alert-text.ts';
+import { fullJitterMs } from './core/backoff.ts';
 import {
   afterAlert,
   dueAnnouncements,
@@ -473,7 +474,7 @@ async function removeSent<S>(
         return true;
       } catch (error) {
         mark();
-        const wait = Math.random() * Math.min(REMOVE_BACKOFF_CAP_MS, 50 * 2 ** attempt);
+        const wait = fullJitterMs(attempt, 50, REMOVE_BACKOFF_CAP_MS);
         if (deps.now() + wait >= deadlineMs) {
           const what = messageId === undefined ? 'suppressed' : 'published';
           deps.log.error(`alert ${what} but not removed from the outbox; a later cycle removes it`, {

@@ -6,6 +6,8 @@
  * behind, is sent after the monitor's, with the same protocol. Items are independent: one item's failure
  * holds back no other's. The rules themselves are judged by the pure `evaluateRules`.
  */
+
+import { commitJudged, type Judgement } from './commit.ts';
 import { evaluateRules } from './core/rule-eval.ts';
 import { withConditions } from './core/rule-kinds/index.ts';
 import { limitRuleAlerts } from './core/rule-limit.ts';
@@ -32,7 +34,6 @@ import type {
   VersionedState,
 } from './ports.ts';
 
-const COMMIT_ATTEMPTS = 8;
 const EMPTY: VersionedState<RuleScopeState> = {
   state: { rules: { cells: {} }, nextSeq: 1 },
   version: 0,
@@ -180,56 +181,47 @@ async function commitScope(
   owners: CellOwners,
   found: readonly RuleItemState[],
 ): Promise<RuleScopeRun> {
-  let loaded = first;
-  for (let attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
-    const mine = loaded.version === 0 ? undefined : loaded.state.rules;
-    // This item as last read, among the others as the cycle found them.
-    const items = [...found.filter((item) => item.key !== scope.key), { key: scope.key, state: mine }];
-    const result = limitRuleAlerts(
-      input.rules,
-      evaluateRules({
-        rules: input.rules,
-        networks: scope.networks,
-        state: startingState(scope.key, scope.networks, items, owners),
-        at: input.at,
-        // The claim ends after the cycle's deadline, by which it decides (README, Clocks).
-        decideByMs: input.claim.untilMs,
-        observations: input.observations,
-      }),
-      scope.maxAlerts,
-    );
-    if (result.stale) return { scope, loaded, queued: [], stale: true, state: loaded.state };
-    const nextSeq = loaded.state.nextSeq;
-    // Each alert carries its rule's parsed condition: its texts never parse the rule text (rule-kinds/).
-    const queued: AlertRecord[] = withConditions(input.rules, result.alerts).map((alert, i) => ({
-      ...alert,
-      seq: nextSeq + i,
-    }));
-    const leaving = leavingCells(scope.key, mine, owners, items);
-    const next: RuleScopeState = {
-      rules: { ...result.state, ...(leaving === undefined ? {} : { leaving }) },
-      nextSeq: nextSeq + queued.length,
-    };
-    let committed: boolean;
-    try {
-      committed = await scope.store.commit(next, loaded.version, queued, input.claim);
-    } catch (error) {
-      throw new StoreError(`cannot write the rule state (${scope.key}): ${describeError(error)}`, {
-        cause: error,
-      });
-    }
-    if (committed) return { scope, loaded, queued, stale: false, state: next };
-    try {
-      loaded = await scope.store.load();
-    } catch (error) {
-      throw new StoreError(`cannot read the rule state (${scope.key}): ${describeError(error)}`, {
-        cause: error,
-      });
-    }
-  }
-  throw new StoreError(
-    `the rule state (${scope.key}) kept changing under this cycle (${COMMIT_ATTEMPTS} attempts)`,
+  const done = await commitJudged(
+    scope.store,
+    `the rule state (${scope.key})`,
+    first,
+    input.claim,
+    (loaded): Judgement<RuleScopeState> => {
+      const mine = loaded.version === 0 ? undefined : loaded.state.rules;
+      // This item as last read, among the others as the cycle found them.
+      const items = [...found.filter((item) => item.key !== scope.key), { key: scope.key, state: mine }];
+      const result = limitRuleAlerts(
+        input.rules,
+        evaluateRules({
+          rules: input.rules,
+          networks: scope.networks,
+          state: startingState(scope.key, scope.networks, items, owners),
+          at: input.at,
+          // The claim ends after the cycle's deadline, by which it decides (README, Clocks).
+          decideByMs: input.claim.untilMs,
+          observations: input.observations,
+        }),
+        scope.maxAlerts,
+      );
+      if (result.stale) return { stale: true };
+      const nextSeq = loaded.state.nextSeq;
+      // Each alert carries its rule's parsed condition: its texts never parse the rule text (rule-kinds/).
+      const queued: AlertRecord[] = withConditions(input.rules, result.alerts).map((alert, i) => ({
+        ...alert,
+        seq: nextSeq + i,
+      }));
+      const leaving = leavingCells(scope.key, mine, owners, items);
+      return {
+        stale: false,
+        state: {
+          rules: { ...result.state, ...(leaving === undefined ? {} : { leaving }) },
+          nextSeq: nextSeq + queued.length,
+        },
+        alerts: queued,
+      };
+    },
   );
+  return { scope, ...done };
 }
 
 /**

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { AnswerResponse, ClassifiedAnswer } from '../core/answer.ts';
+import { fullJitterMs } from '../core/backoff.ts';
 import type { ApiResponse, FailureKind } from '../core/types.ts';
 import type { ProtectionApi, RequestContext } from '../ports.ts';
 import { readAnswer } from './answer-body.ts';
@@ -234,8 +235,7 @@ export class ProtectionApiClient implements ProtectionApi {
   /** Full jitter from an exponential ceiling; a server's `Retry-After` wins but is capped too. */
   #backoff(retryIndex: number, retryAfterMs: number | undefined): number {
     if (retryAfterMs !== undefined) return Math.min(retryAfterMs, this.#retryMaxDelayMs);
-    const ceiling = Math.min(this.#retryMaxDelayMs, this.#retryBaseDelayMs * 2 ** retryIndex);
-    return Math.random() * ceiling;
+    return fullJitterMs(retryIndex, this.#retryBaseDelayMs, this.#retryMaxDelayMs);
   }
 
   #headers(key: string): Record<string, string> {

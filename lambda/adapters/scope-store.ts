@@ -15,6 +15,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { fullJitterMs } from '../core/backoff.ts';
 import { type HeldChanges, toHeldChanges } from '../core/silence.ts';
 import type { AlertRecord } from '../core/types.ts';
 import type { OutboxEntry, OutboxRef, StateStore, VersionedState } from '../ports.ts';
@@ -90,7 +91,7 @@ export async function writeBatch(
       throw new Error(`DynamoDB left ${pending.length} ${what} unprocessed after ${attempt} attempts`);
     }
     // Throttled: back off with full jitter, as the SDK does for its own retries.
-    await sleep(Math.random() * Math.min(2000, 50 * 2 ** attempt));
+    await sleep(fullJitterMs(attempt, 50, 2000));
   }
 }
 
