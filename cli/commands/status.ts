@@ -82,13 +82,14 @@ export interface StatusReport {
     readonly incident: string | null;
     readonly value: number | boolean | null;
     readonly valueAt: string | null;
-    /** True while the trigger's alert waits behind the per-item alert cap (README, Traffic rules). */
+    /** True while the trigger's alert waits behind the per-item alert cap (docs/rules.md). */
     readonly held: boolean;
     /** The rule item it lives in (`rules#<shard>[#<chunk>]`). */
     readonly item: string;
   }>;
   /** What the monitor's own cycles recorded: the last applied cycle, its networks and the rules in force. */
   readonly monitor: {
+    /** The observation time of the last cycle that recorded them; null when none did (none ran, or an older version). */
     readonly lastCycleAt: string | null;
     /** The monitor's networks: its last cycle's, and those any rule item (of any shard) judges. */
     readonly networks: readonly string[];
@@ -295,7 +296,7 @@ export function statusReport(input: {
       };
     }),
     monitor: {
-      lastCycleAt: state.polled?.at ?? state.lastObservationAt ?? null,
+      lastCycleAt: state.polled?.at ?? null,
       networks: monitorNetworks(state, ruleItems),
       rules: recordedRules,
     },
@@ -390,7 +391,11 @@ function renderText(report: StatusReport, io: CliIo): string {
   if (report.networksFrom === 'option') {
     lines.push('networks       as given by --networks');
   } else if (monitor.lastCycleAt === null) {
-    lines.push('networks       none recorded yet: no cycle of the monitor has been applied to this store');
+    lines.push(
+      monitor.networks.length === 0
+        ? 'networks       none recorded yet: no cycle of this version of the monitor has been applied to this store'
+        : `networks       ${monitor.networks.length} judged by the monitor's rules (its last cycle recorded no list)`,
+    );
   } else {
     lines.push(
       `networks       ${monitor.networks.length} polled by the monitor (its record of its last cycle, ${monitor.lastCycleAt}, ${formatDuration(Math.max(0, Date.parse(report.at) - Date.parse(monitor.lastCycleAt)))} ago)`,

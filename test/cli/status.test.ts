@@ -87,7 +87,7 @@ describe('shieldwatch status, run for real', () => {
     expect(run.stdout).toContain('filter status  (none confirmed yet');
     // The monitor has recorded no network yet: this terminal's SHIELDWATCH_NETWORKS are not shown instead.
     expect(run.stdout).toContain(
-      'networks       none recorded yet: no cycle of the monitor has been applied to this store',
+      'networks       none recorded yet: no cycle of this version of the monitor has been applied to this store',
     );
     expect(run.stdout).not.toContain('edge-1');
     expect(run.stdout).toContain('pending alerts none (every outbox is empty)');
