@@ -1,11 +1,11 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
-import type { RenderedAlert } from '../core/types.ts';
+import { MESSAGE_PROTOCOLS, type RenderedAlert } from '../core/types.ts';
 import type { AlertPublisher } from '../ports.ts';
 
 /**
- * Publishes alerts to an SNS topic with one message per protocol (`MessageStructure: json`). Give it a
- * client that does not retry (`createSnsClient`): a retried `Publish` whose first answer was lost is a
- * second alert.
+ * Publishes alerts to an SNS topic with one text per protocol of `MESSAGE_PROTOCOLS` (`MessageStructure:
+ * json`). Give it a client that does not retry (`createSnsClient`): a retried `Publish` whose first answer was
+ * lost is a second alert.
  */
 export class SnsAlertPublisher implements AlertPublisher {
   readonly target: string;
@@ -23,13 +23,9 @@ export class SnsAlertPublisher implements AlertPublisher {
         TopicArn: this.topicArn,
         Subject: alert.subject,
         MessageStructure: 'json',
-        Message: JSON.stringify({
-          default: alert.default,
-          email: alert.email,
-          sms: alert.sms,
-          https: alert.https,
-          sqs: alert.sqs,
-        }),
+        Message: JSON.stringify(
+          Object.fromEntries(MESSAGE_PROTOCOLS.map((protocol) => [protocol, alert[protocol]])),
+        ),
         MessageAttributes: Object.fromEntries(
           Object.entries(alert.attributes).map(([name, value]) => [
             name,

@@ -120,7 +120,7 @@ export interface AlertRecord extends Partial<RuleAlertFields> {
   /** A short human explanation (incidents: the last error). */
   readonly detail?: string;
   /**
-   * `silence.still_holding` only: the silence that held back the change it announces (README, Silences), and
+   * `silence.still_holding` only: the silence that held back the change it announces (docs/silences.md), and
    * the event it held back (`since` is then when that change began).
    */
   readonly silence?: string;
@@ -138,18 +138,28 @@ export interface NetworkFigures {
   readonly error?: string;
 }
 
-/** A rendered SNS message: one text per protocol plus the message attributes. */
-export interface RenderedAlert {
+/**
+ * The SNS protocols each alert has its own text for (`MessageStructure: json`), in the message's order:
+ * - `default`: the text of every protocol not listed (the email's text);
+ * - `email`: the plain-text email;
+ * - `sms`: at most 160 characters;
+ * - `https`: the AWS Chatbot custom-notification document, as JSON (Slack and Teams; docs/channels.md);
+ * - `sqs`: the alert as a plain JSON document with `incident` and `action` (the queues to PagerDuty and webhooks).
+ * A protocol added here is a field {@link RenderedAlert} requires (so rendering does not compile without its
+ * text) and a key the SNS publisher sends.
+ */
+export const MESSAGE_PROTOCOLS = ['default', 'email', 'sms', 'https', 'sqs'] as const;
+
+/** One of {@link MESSAGE_PROTOCOLS}. */
+export type MessageProtocol = (typeof MESSAGE_PROTOCOLS)[number];
+
+/** One text per {@link MessageProtocol}. */
+export type ProtocolTexts = { readonly [P in MessageProtocol]: string };
+
+/** A rendered SNS message: one text per protocol ({@link MESSAGE_PROTOCOLS}) plus the subject and attributes. */
+export interface RenderedAlert extends ProtocolTexts {
   /** ASCII, at most 99 characters. */
   readonly subject: string;
-  /** At most 160 characters. */
-  readonly sms: string;
-  readonly email: string;
-  readonly default: string;
-  /** The AWS Chatbot custom-notification document, as JSON (Slack and Teams; README, Alert channels). */
-  readonly https: string;
-  /** The alert as a plain JSON document with `incident` and `action` (the queue to PagerDuty and webhooks). */
-  readonly sqs: string;
   /** String message attributes: always `event`; `from` and `to` for status changes; `rule` and `network` for rule alerts. */
   readonly attributes: Readonly<Record<string, string>>;
 }
