@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/report-open.ts`: what a large report costs (README, The report).
+ * `npx tsx bench/report-open.ts`: what a large report costs (docs/report.md).
  *
  * A week of one-minute snapshots of 20 networks (about 200,000 points, test/fixtures/report-history.ts) is
  * prepared and rendered by the same code as `shieldwatch report` (the store left out: its reading time is the

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`, traffic rules: a sharded deployment's cycle (every shard's cycle at once, as the schedules
- * run them) with and without three rules, one of them a baseline (README, Traffic rules: where rule state
- * lives). In-process cycles (the Lambda's code path: `buildMonitor` + `runCycle` with each shard's settings,
+ * run them) with and without three rules, one of them a baseline
+ * (docs/design/rule-state.md). In-process cycles (the Lambda's code path: `buildMonitor` + `runCycle` with each shard's settings,
  * as the handler applies its schedule input) against the API simulator and a dynalite that counts requests.
  */
 import { startSimulator } from '../cli/simulator/server.ts';

@@ -4,7 +4,7 @@ import type { Snapshot } from '../lambda/core/types.ts';
 import type { StoredEvent } from '../lambda/ports.ts';
 import { clip, type Format, printable, printableJson, renderCsv, renderTable } from './format.ts';
 
-/** One snapshot as `history --format json` prints it (README, CLI: `history --format json`). */
+/** One snapshot as `history --format json` prints it (docs/cli.md, JSON and CSV). */
 export interface HistoryEntry {
   at: string;
   ok: boolean;
@@ -36,16 +36,16 @@ export function toHistoryEntry(snapshot: Snapshot): HistoryEntry {
   };
 }
 
-/** One event as `events --format json` prints it (README, CLI: `events --format json`). */
+/** One event as `events --format json` prints it (docs/cli.md, JSON and CSV). */
 export interface EventEntry {
   at: string;
   event: string;
   from?: string;
   to?: string;
   detail?: string;
-  /** The silence that suppressed the alert: it was recorded, never sent (README, Silences). */
+  /** The silence that suppressed the alert: it was recorded, never sent (docs/silences.md). */
   suppressedBy?: string;
-  /** Rule alerts (README, Traffic rules): the rule, the network and the value observed. */
+  /** Rule alerts (docs/rules.md): the rule, the network and the value observed. */
   rule?: string;
   network?: string;
   value?: number | boolean;

@@ -74,7 +74,7 @@ function codePointEscape(char: string): string {
 }
 
 /**
- * Stored text made safe to print (README, hidden characters): each control, invisible format character (the
+ * Stored text made safe to print (docs/cli.md, Output): each control, invisible format character (the
  * bidirectional overrides and isolates among them) and unusual space shown as a visible escape such as
  * `<U+202E>`, as the alert texts show them, so that a hostile value can neither move the cursor, break a
  * line nor reorder the rest of the line. Plain spaces stay.

@@ -39,7 +39,7 @@ export function printAlert(io: CliIo, alert: RenderedAlert): void {
 
 /**
  * Builds the monitor for the CLI: the store (embedded or configured), SNS or the terminal for alerts.
- * `signal` aborts opening the store. `checkClock` is to be called before each cycle (README, Clocks).
+ * `signal` aborts opening the store. `checkClock` is to be called before each cycle (docs/design/cycle.md, Clocks).
  */
 export async function openMonitor(io: CliIo, config: MonitorConfig, verbose: boolean, signal?: AbortSignal) {
   const store = await openStore(io.env, config.table, signal === undefined ? {} : { signal });

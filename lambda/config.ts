@@ -61,7 +61,7 @@ export interface MonitorConfig extends StoreConfig {
    */
   readonly figureFields: readonly string[];
   /**
-   * Traffic rules on each network's real-time body (README, Traffic rules); their `on` networks are among
+   * Traffic rules on each network's real-time body (docs/rules.md); their `on` networks are among
    * {@link networks}. @default [] (no rules)
    */
   readonly rules: readonly Rule[];

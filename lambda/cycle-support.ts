@@ -39,8 +39,8 @@ export function untilDeadline<T extends object>(store: T, deadline: AbortSignal)
 }
 
 /**
- * The silences of one cycle: read at most once, and only when an outbox has an alert to send (README,
- * Silences: one Query in a cycle that has an alert to send, none otherwise), ended by the deadline. Without a
+ * The silences of one cycle: read at most once, and only when an outbox has an alert to send
+ * (docs/silences.md: one Query in a cycle that has an alert to send, none otherwise), ended by the deadline. Without a
  * silence store nothing is silenced.
  */
 export function silencesOnce(store: SilenceStore | undefined, deadline: AbortSignal): SilenceStore {

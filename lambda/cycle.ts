@@ -55,7 +55,7 @@ export interface CycleDeps {
   readonly published?: PublishedAlerts;
   /** Where rule state lives; without it (or without rules) no rule is judged. */
   readonly ruleState?: RuleStateStore;
-  /** Silences (README, Silences), read only by a cycle with an alert to send; none: nothing is silenced. */
+  /** Silences (docs/silences.md), read only by a cycle with an alert to send; none: nothing is silenced. */
   readonly silences?: SilenceStore;
 }
 
@@ -77,7 +77,7 @@ export interface CycleSettings extends DecideSettings {
    * @default {@link CYCLE_BODY_BUDGET_BYTES}
    */
   readonly bodyBudgetBytes?: number;
-  /** Traffic rules on each network's body (README, Traffic rules). @default [] (none) */
+  /** Traffic rules on each network's body (docs/rules.md). @default [] (none) */
   readonly rules?: readonly Rule[];
   /** The shard whose rule items this cycle owns (its schedule's `shard`). @default 0 (the CLI, no sharding) */
   readonly ruleShard?: number;
@@ -94,7 +94,7 @@ export interface CycleResult {
   readonly queued: readonly AlertRecord[];
   readonly delivered: readonly DeliveryOutcome[];
   readonly failed: readonly DeliveryOutcome[];
-  /** Alerts a silence suppressed: recorded, never sent (README, Silences). */
+  /** Alerts a silence suppressed: recorded, never sent (docs/silences.md). */
   readonly suppressed: readonly DeliveryOutcome[];
   /** Alerts still waiting in the outbox after this cycle. */
   readonly pending: number;
@@ -147,7 +147,7 @@ interface Observed {
   readonly figures: ReadonlyArray<readonly [string, number]>;
   /** A network's chosen figures (`figureFields`), for the metrics. */
   readonly chosen: ReadonlyArray<readonly [string, number]>;
-  /** A network's reading of each rule, when it answered (README, Traffic rules). */
+  /** A network's reading of each rule, when it answered (docs/rules.md). */
   readonly readings?: Readonly<Record<string, RuleReading>>;
 }
 

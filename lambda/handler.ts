@@ -41,7 +41,7 @@ function coldStart(): Monitor {
 export type PollEvent = Partial<ScheduledEvent> & {
   readonly networks?: readonly string[];
   readonly pollFilter?: boolean;
-  /** The shard's index: its rule items are `rules#<shard>...` (README, Traffic rules: where rule state lives). */
+  /** The shard's index: its rule items are `rules#<shard>...` (docs/design/rule-state.md). */
   readonly shard?: number;
 };
 

@@ -148,7 +148,7 @@ export interface DrainOptions {
 export interface DrainResult {
   readonly delivered: DeliveryOutcome[];
   readonly failed: DeliveryOutcome[];
-  /** Alerts a silence suppressed: recorded with its id and removed, never sent (README, Silences). */
+  /** Alerts a silence suppressed: recorded with its id and removed, never sent (docs/silences.md). */
   readonly suppressed: DeliveryOutcome[];
   /** Alerts still waiting to be sent after this cycle. */
   readonly pending: number;
@@ -161,7 +161,7 @@ export interface DrainResult {
  * accepted it, so a failed publish is retried by a later cycle. Sending stops at the first alert that cannot
  * be sent now, to keep the order. Claims this cycle took and did not use are handed back at once.
  *
- * Silences (README, Silences): an alert a silence holds back is recorded as suppressed and removed, and what it
+ * Silences (docs/silences.md): an alert a silence holds back is recorded as suppressed and removed, and what it
  * changed is remembered with the scope's state while it holds ({@link afterAlert}); once the outbox is empty,
  * each such change whose silence has ended is announced once, through this same outbox
  * ({@link announceEnded}).
@@ -242,7 +242,7 @@ async function sendEntries<S>(
     owned.add(entry.seq);
     let messageId: string;
     let alreadyPublished = false;
-    // What the silences hold back once this alert is handled (README, Silences); same verdict on a retry.
+    // What the silences hold back once this alert is handled (docs/silences.md); same verdict on a retry.
     const closes = alertAction(entry) === 'resolve';
     let silence: Silence | undefined;
     const verdict = () => afterAlert(held.changes, entry, closes, silence);

@@ -1,5 +1,5 @@
 /**
- * The traffic rules' part of a poll cycle (README, Traffic rules: where rule state lives): every rule item of
+ * The traffic rules' part of a poll cycle (docs/design/rule-state.md): every rule item of
  * the shard is found with one Query alongside the requests, the cycle's readings are applied to each item
  * today's configuration plans with a conditional write (its alerts appended to its own outbox, already
  * claimed; cells carried over from items an edit left behind), and every item's outbox, planned or left
@@ -197,7 +197,7 @@ async function commitScope(
           networks: scope.networks,
           state: startingState(scope.key, scope.networks, items, owners),
           at: input.at,
-          // The claim ends after the cycle's deadline, by which it decides (README, Clocks).
+          // The claim ends after the cycle's deadline, by which it decides (docs/design/cycle.md, Clocks).
           decideByMs: input.claim.untilMs,
           observations: input.observations,
         }),
@@ -243,7 +243,7 @@ export async function drainRuleScopes(
   const after: RuleItemState[] = runs.map((run) => ({ key: run.scope.key, state: run.state?.rules }));
   for (const run of runs) {
     let left = run.loaded.outbox.length + run.queued.length;
-    // An item with changes a silence holds back is drained too: their silence may have ended (README, Silences).
+    // An item with changes a silence holds back is drained too: their silence may have ended (docs/silences.md).
     if (left > 0 || holdsAny(run.loaded.held)) {
       const published = deps.published?.forScope(`${run.scope.key}:`);
       const result = await drainOutbox(

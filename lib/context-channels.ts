@@ -1,12 +1,12 @@
 /**
- * The context keys of the alert channels that AWS fans out from the topic (README, Alert channels): AWS
+ * The context keys of the alert channels that AWS fans out from the topic (docs/channels.md): AWS
  * Chatbot's Slack and Microsoft Teams channels, and the secret of each forwarding channel (PagerDuty, a
  * webhook: `lib/channels/`). Pure: every problem names its key.
  */
 import { FORWARDING_CHANNELS, FORWARDING_CONTEXT_KEYS, type ForwardingContextKey } from './channels/index.ts';
 import { optional, type Parsed, parseSecretId, show } from './context-values.ts';
 
-/** The context keys of the alert channels, in README order: chat ids, then each forwarding channel's secret. */
+/** The context keys of the alert channels, in the order of docs/deploy.md, Deploy: chat ids, then each forwarding channel's secret. */
 export const CHANNEL_CONTEXT_KEYS = [
   'slackWorkspaceId',
   'slackChannelId',

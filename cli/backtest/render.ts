@@ -1,4 +1,4 @@
-/** What `shieldwatch backtest` prints (README, Tuning a rule with backtest): the alerts and the counts. */
+/** What `shieldwatch backtest` prints (docs/rules.md, Tuning a rule with backtest): the alerts and the counts. */
 import type { Rule, RuleAlert } from '../../lambda/core/rule-types.ts';
 import { printThreshold } from '../../lambda/core/rules.ts';
 import { clip, printable, renderTable } from '../format.ts';

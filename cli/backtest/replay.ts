@@ -1,5 +1,5 @@
 /**
- * `shieldwatch backtest` (README, Tuning a rule with backtest): stored network snapshots put back together
+ * `shieldwatch backtest` (docs/rules.md, Tuning a rule with backtest): stored network snapshots put back together
  * into cycles and replayed through the same pure `readRules` and `evaluateRules` the Lambda runs.
  * Pure: no store, no clock, no environment; the command feeds it snapshots oldest first.
  */

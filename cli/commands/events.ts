@@ -63,7 +63,7 @@ export const eventsCommand: Command = {
     const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);
     const query = timeWindow(values, io.now());
     const pattern = typeof values['event'] === 'string' ? values['event'] : undefined;
-    // README, CLI: `events` lists every event; `--event` narrows it. `--all` is what the default now is.
+    // README.md, Commands: `events` lists every event; `--event` narrows it. `--all` is what the default now is.
     const keep = pattern === undefined ? undefined : eventFilter(pattern);
     const config = loadStoreConfig(io.env);
     const store = await openStore(io.env, config.table, { readOnly: true });

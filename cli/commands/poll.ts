@@ -114,7 +114,7 @@ export const pollCommand: Command = {
       opening,
     ).catch(unanswered);
     try {
-      // Before anything is written: a cycle timed by a clock far off the store's is refused (README, Clocks).
+      // Before anything is written: a cycle timed by a clock far off the store's is refused (docs/design/cycle.md, Clocks).
       await checkClock(opening).catch(unanswered);
       const now = io.now();
       const result = await runCycle(

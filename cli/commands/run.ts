@@ -46,7 +46,7 @@ export async function monitor(
       const startedAt = io.now();
       try {
         await opened.store.revive();
-        // Before every cycle: the clock may have been set since the last one (README, Clocks).
+        // Before every cycle: the clock may have been set since the last one (docs/design/cycle.md, Clocks).
         await opened.checkClock(options.cutting);
         const result = await runCycle(
           opened.monitor.deps,

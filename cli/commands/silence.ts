@@ -24,7 +24,7 @@ import { openStore, storeCall } from '../store/open.ts';
 /** Ids tried before giving up (a clash of 40-bit ids is next to impossible; the put refuses a taken one). */
 const ID_ATTEMPTS = 3;
 
-/** One silence as `silence list --format json` prints it (README, Silences). */
+/** One silence as `silence list --format json` prints it (docs/silences.md). */
 export interface SilenceEntry extends Silence {
   readonly status: SilenceStatus;
   /** Milliseconds left of an active silence; 0 once ended. */

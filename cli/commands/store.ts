@@ -38,7 +38,7 @@ function shellWord(word: string): string {
 }
 
 /**
- * The README's `aws dynamodb query` (newest 20 filter snapshots since a date) for this store: endpoint, region
+ * The `aws dynamodb query` of docs/design/storage.md (newest 20 filter snapshots since a date) for this store: endpoint, region
  * and credentials in front when the store needs them, so it runs as printed.
  */
 export function awsQueryCommand(options: {

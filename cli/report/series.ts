@@ -1,5 +1,5 @@
 /**
- * A network's figures over time as chart rows, bounded for display (README, The report: how large histories
+ * A network's figures over time as chart rows, bounded for display (docs/report.md, how large histories
  * stay fast). Pure: no clock, no I/O, never throws.
  *
  * Downsampling is min/max per time bucket: the window is cut into equal buckets and each bucket that holds
@@ -85,7 +85,7 @@ interface Bucket {
 const INTERVAL_STEPS_PER_E = 1000;
 
 /**
- * {@link displayRows} as a stream (README, The report: large histories): points are pushed as they are read,
+ * {@link displayRows} as a stream (docs/report.md, large histories): points are pushed as they are read,
  * and the reducer holds at most `2 × buckets` rows, then one bucket per display bucket, whatever the number
  * of points. Up to `2 × buckets` points are kept as they are; the next one fixes the buckets over the span
  * from the first point to `endMs` and folds the kept rows into them, and every later point is folded at once.

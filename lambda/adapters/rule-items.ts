@@ -1,5 +1,5 @@
 /**
- * How rule state is kept in DynamoDB (README, Traffic rules: where rule state lives): the compact text of a
+ * How rule state is kept in DynamoDB (docs/design/rule-state.md): the compact text of a
  * rule item's state, the worst-case size of that text and of a rule alert, and the split of a shard's
  * networks into items that stay far below DynamoDB's 400 KB item limit. No I/O.
  */

@@ -1,5 +1,5 @@
 /**
- * The exactly-once protocol of one outbox scope (README, Exactly once): a state item with a version and its
+ * The exactly-once protocol of one outbox scope (docs/design/exactly-once.md): a state item with a version and its
  * outbox, changed only by conditional writes; alerts moved to items of their own during a long SNS outage;
  * each alert recorded as an event before it is published. One implementation for the monitor state item and
  * for every rule item: a {@link ScopeLayout} says where a scope's items are and how its state is stored.

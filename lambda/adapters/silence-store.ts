@@ -1,5 +1,5 @@
 /**
- * Silences in the monitor's table (README, Silences): items of their own, pk `silence`, sk the id, each with a
+ * Silences in the monitor's table (docs/silences.md): items of their own, pk `silence`, sk the id, each with a
  * TTL some days after it ends. The CLI writes them with the operator's credentials; the function only reads
  * them (a Query), and only in a cycle that has an alert to send.
  */

@@ -1,5 +1,5 @@
 /**
- * The store's clock as its answers tell it (README, Clocks): every DynamoDB answer carries an HTTP `Date`
+ * The store's clock as its answers tell it (docs/design/cycle.md, Clocks): every DynamoDB answer carries an HTTP `Date`
  * header (AWS, dynalite and the embedded store alike), which the CLI compares with its own clock before it
  * runs a cycle. The Lambda's clock is trusted and does not check.
  */

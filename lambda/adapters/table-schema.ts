@@ -14,7 +14,7 @@ export const SORT_KEY = 'sk';
  * - alert events: pk `event`, sk `<at ISO>#<seq, 12 digits>`, no TTL;
  * - the monitor state and its outbox: pk `state`, sk `monitor`;
  * - alerts moved out of the outbox during a long SNS outage: pk `outbox`, sk `<seq, 12 digits>`;
- * - silences (README, Silences): pk `silence`, sk `<id>`, TTL `expiresAt` some days after the silence ends.
+ * - silences (docs/silences.md): pk `silence`, sk `<id>`, TTL `expiresAt` some days after the silence ends.
  */
 export const KEY = {
   filter: 'filter',

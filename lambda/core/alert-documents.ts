@@ -1,5 +1,5 @@
 /**
- * The two machine-readable texts of every published alert (README, Alert channels): `https`, the AWS Chatbot
+ * The two machine-readable texts of every published alert (docs/channels.md): `https`, the AWS Chatbot
  * custom-notification document that Slack and Microsoft Teams channels receive, and `sqs`, the alert as plain
  * JSON for the queue that feeds PagerDuty and webhooks, with a stable `incident` id and an `action`.
  * Pure: built from the alert record and the texts already rendered for it; nothing here throws.
@@ -35,7 +35,7 @@ export type AlertAction = 'trigger' | 'resolve';
  */
 export type AlertLevel = 'critical' | 'error' | 'warning' | 'info';
 
-/** The `sqs` document: the alert as plain JSON (README, Alert channels, field by field). */
+/** The `sqs` document: the alert as plain JSON (docs/channels.md, The `sqs` document). */
 export interface AlertDocument {
   readonly version: typeof ALERT_DOCUMENT_VERSION;
   readonly event: string;
@@ -105,7 +105,7 @@ export function alertAction(alert: AlertRecord): AlertAction | undefined {
     case 'recovery':
       return 'resolve';
     case 'silence':
-      // Announced at a silence's end (README, Silences): opens (or keeps) the incident the silence held back.
+      // Announced at a silence's end (docs/silences.md): opens (or keeps) the incident the silence held back.
       return typeof alert.incident === 'string' ? 'trigger' : undefined;
     case 'rule':
       return alert.event === 'network.rule_resolved' ? 'resolve' : 'trigger';
@@ -197,7 +197,7 @@ export function renderDocuments(alert: AlertRecord, texts: DocumentTexts): Alert
   }
 }
 
-/** The `sqs` document of an alert (README, Alert channels). */
+/** The `sqs` document of an alert (docs/channels.md). */
 export function queueDocument(alert: AlertRecord, texts: DocumentTexts): AlertDocument {
   const action = alertAction(alert);
   const incident = alertIncident(alert);
@@ -261,7 +261,7 @@ const CONTEXT_FIELDS = [
   'value',
 ] as const;
 
-/** The `https` document: AWS Chatbot's custom-notification format (README, Alert channels). */
+/** The `https` document: AWS Chatbot's custom-notification format (docs/channels.md). */
 export function chatbotDocument(alert: AlertRecord, document: AlertDocument) {
   const additionalContext: Record<string, string> = {};
   for (const key of CONTEXT_FIELDS) {

@@ -8,8 +8,8 @@ import type { AlertEvent } from './types.ts';
 /**
  * How an event's texts are built: `status` names statuses (a change, a reminder), `incident` opens an incident
  * about the monitor's view of the API (counted in failing cycles), `recovery` ends one, `test` is a delivery
- * check, `rule` is a traffic rule triggered or resolved on a network (README, Traffic rules), `silence` announces
- * at a silence's end a change it held back that still holds (README, Silences).
+ * check, `rule` is a traffic rule triggered or resolved on a network (docs/rules.md), `silence` announces
+ * at a silence's end a change it held back that still holds (docs/silences.md).
  */
 export type EventFamily = 'status' | 'incident' | 'recovery' | 'test' | 'rule' | 'silence';
 
@@ -24,7 +24,7 @@ export interface EventTexts {
   readonly intro: string;
 }
 
-/** The texts of every alert event (README, Event names). */
+/** The texts of every alert event (docs/alerts.md, Event names). */
 export const ALERT_EVENT_TEXTS: Readonly<Record<AlertEvent, EventTexts>> = {
   'filter.status_changed': {
     family: 'status',

@@ -1,4 +1,4 @@
-/** The size limits of an alert's texts (README, Alerts, and the SNS limits). */
+/** The size limits of an alert's texts (docs/alerts.md, and the SNS limits). */
 
 /** Longest SNS subject: SNS requires fewer than 100 characters. */
 export const SUBJECT_MAX_CHARS = 99;

@@ -1,5 +1,5 @@
 /**
- * The text of an alert: SNS subject, SMS, email and message attributes (README, Alerts).
+ * The text of an alert: SNS subject, SMS, email and message attributes (docs/alerts.md).
  * Pure: times come from the alert record, never from the clock; nothing here throws.
  *
  * Each event's fixed texts are in `alert-events.ts` (one exhaustive record); the status family's texts in

@@ -1,5 +1,5 @@
 /**
- * Clocks (README, Clocks): how far the clocks of the processes that run cycles against one table may
+ * Clocks (docs/design/cycle.md, Clocks): how far the clocks of the processes that run cycles against one table may
  * disagree, and how a cycle time written by a clock far ahead is recognized so that it cannot blind the
  * cycles after it. Pure: every time is handed in.
  *

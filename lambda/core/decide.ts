@@ -40,11 +40,11 @@ export interface MonitorState {
   readonly lastReminderAt?: string;
   /**
    * While the confirmed status is away from the expected one: the id of that incident, shared by the change
-   * away, its reminders, further changes while still away, and the change back (README, Alert channels).
+   * away, its reminders, further changes while still away, and the change back (docs/channels.md).
    */
   readonly awayIncident?: string;
   /**
-   * What the last applied cycle polled and judged by, for `shieldwatch status` (README, CLI: status): set by
+   * What the last applied cycle polled and judged by, for `shieldwatch status` (README.md, Commands: status): set by
    * the cycle on the state it writes anyway (no write of its own), not by {@link decide}.
    */
   readonly polled?: PolledRecord;
@@ -109,7 +109,7 @@ export interface Decision {
   readonly stale: boolean;
   /**
    * The last applied cycle's time, when it lay further ahead than any tolerated clock could have written it
-   * (README, Clocks): it was disregarded and this cycle applied.
+   * (docs/design/cycle.md, Clocks): it was disregarded and this cycle applied.
    */
   readonly skewedLastAt?: string;
 }
@@ -278,7 +278,7 @@ function stepReminder(
   settings: DecideSettings,
 ): { lastReminderAt?: string; alert?: NewAlert } {
   const { expectedStatus, remindEveryMs } = settings;
-  // A reminder time ahead of this cycle (a clock ahead wrote it, README, Clocks) counts as now, so that the
+  // A reminder time ahead of this cycle (a clock ahead wrote it, docs/design/cycle.md, Clocks) counts as now, so that the
   // next reminder is one interval on, not one interval after a time that has not come yet.
   const ahead = state.lastReminderAt !== undefined && Date.parse(state.lastReminderAt) > Date.parse(at);
   const lastReminderAt = ahead ? at : state.lastReminderAt;
@@ -313,8 +313,8 @@ function stepReminder(
  *   readable status) alert after `alertAfter` cycles in a row; each alerts once and once on recovery.
  * - A cycle not newer than the last applied one is stale and changes nothing, unless the last one's time came
  *   from a clock ahead (`decideByMs`, the latest moment this cycle decides; see `cycleOrder`): then it is
- *   disregarded, so that one cycle from a clock ahead cannot blind the monitor (README, Clocks).
- * - Each incident has an id shared by every alert about it (README, Alert channels): an API incident's raise
+ *   disregarded, so that one cycle from a clock ahead cannot blind the monitor (docs/design/cycle.md, Clocks).
+ * - Each incident has an id shared by every alert about it (docs/channels.md): an API incident's raise
  *   and recovery `EVENT/FIRST-FAILING-CYCLE`; with an expected status, the change away, its reminders, further
  *   changes while away and the change back `filter.status_changed/WHEN-IT-WENT-AWAY`.
  */

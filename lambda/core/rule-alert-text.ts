@@ -1,5 +1,5 @@
 /**
- * The texts of the `rule` family (README, Traffic rules): a traffic rule triggered or resolved on a network.
+ * The texts of the `rule` family (docs/rules.md): a traffic rule triggered or resolved on a network.
  * The subject and SMS name the network, the rule and the observed value against the threshold; the email adds
  * the rule as written, the values of the last N cycles and what the rule's kind adds (a baseline rule's
  * baseline). The path, operator and threshold come from the record's `condition`, never from parsing the rule

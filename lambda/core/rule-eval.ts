@@ -1,5 +1,5 @@
 /**
- * Traffic rules (README, Traffic rules): one cycle's readings applied to the rule state, and the alerts that
+ * Traffic rules (docs/rules.md): one cycle's readings applied to the rule state, and the alerts that
  * follow. The parser is `rules.ts`; the state is stored by the rule state store and the alerts published
  * through the outbox. Pure: no clock, no environment.
  */
@@ -31,7 +31,7 @@ export interface RuleEvalInput {
   readonly at: string;
   /**
    * Epoch ms by which this cycle decides (its deadline or later): a stored `lastAt` further ahead than a
-   * tolerated clock could have written by then came from a clock ahead (README, Clocks). @default `at` plus
+   * tolerated clock could have written by then came from a clock ahead (docs/design/cycle.md, Clocks). @default `at` plus
    * the longest cycle
    */
   readonly decideByMs?: number;
@@ -46,7 +46,7 @@ export interface RuleEvalResult {
   readonly alerts: RuleAlert[];
   /** True when the cycle is not newer than the last one applied: nothing changed, nothing to send. */
   readonly stale: boolean;
-  /** The stored `lastAt` when it came from a clock ahead: disregarded, the cycle applied (README, Clocks). */
+  /** The stored `lastAt` when it came from a clock ahead: disregarded, the cycle applied (docs/design/cycle.md, Clocks). */
   readonly skewedLastAt?: string;
 }
 
@@ -60,7 +60,7 @@ export function ruleNetworks(rule: Rule, networks: readonly string[]): readonly 
 }
 
 /**
- * Applies one cycle to the rule state (README, Traffic rules). Per rule and network: while closed, a reading
+ * Applies one cycle to the rule state (docs/rules.md). Per rule and network: while closed, a reading
  * that holds the condition grows the count in a row and one that fails it resets it; `forCycles` in a row
  * trigger. While open the same with the roles swapped, and `forCycles` in a row resolve. A `none` reading or
  * a network not observed is no evidence: its cell is left as it is. The rule's kind (`rule-kinds/`) says
@@ -68,7 +68,7 @@ export function ruleNetworks(rule: Rule, networks: readonly string[]): readonly 
  * median of its window before the reading, learns (no evidence either way) until the window holds
  * BASELINE_MIN_VALUES values, and freezes the window while open. Cells of rules or networks no longer
  * configured are dropped. A cycle not newer than `state.lastAt` is stale and changes nothing, unless that
- * time came from a clock ahead (`decideByMs`; README, Clocks): then it is disregarded and the cycle applies.
+ * time came from a clock ahead (`decideByMs`; docs/design/cycle.md, Clocks): then it is disregarded and the cycle applies.
  */
 export function evaluateRules(input: RuleEvalInput): RuleEvalResult {
   const { rules, networks, state, at } = input;

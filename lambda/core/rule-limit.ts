@@ -1,6 +1,6 @@
 /**
- * How many rule alerts one cycle may append to one rule item (README, Traffic rules: where rule state
- * lives). A cycle in which every network of a large shard trips a rule at once would otherwise write
+ * How many rule alerts one cycle may append to one rule item
+ * (docs/design/rule-state.md). A cycle in which every network of a large shard trips a rule at once would otherwise write
  * thousands of alerts into one DynamoDB item. Pure: no clock, no environment.
  */
 import { own } from './own-record.ts';

@@ -1,5 +1,5 @@
 /**
- * Rule cells across rule items after a configuration edit (README, Traffic rules: where rule state lives).
+ * Rule cells across rule items after a configuration edit (docs/design/rule-state.md).
  * Editing the rules or the networks can move a network to another rule item of its shard, or leave an item
  * that no rule plans any more. A cell is carried to the item that now judges it, so that an attack spanning the
  * edit keeps one incident: the item takes the newest copy of the cell it finds in any item of the shard, and

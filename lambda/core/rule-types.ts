@@ -1,5 +1,5 @@
 /**
- * The shapes of traffic rules (README, Traffic rules): what the parser makes of the rules setting, what the
+ * The shapes of traffic rules (docs/rules.md): what the parser makes of the rules setting, what the
  * evaluator keeps between cycles, and what a rule alert carries. Shared by the parser and evaluator
  * (`rules.ts`, `rule-eval.ts`), the rule state store, the cycle and `shieldwatch backtest`.
  * Pure types: no clock, no environment.
@@ -62,8 +62,8 @@ export interface RuleCell {
   /** Stable id of the open incident (shared by its trigger and its resolve alerts). */
   readonly incident?: string;
   /**
-   * A trigger or resolve this cell made that the per-item alert cap held back (README, Traffic rules: where
-   * rule state lives): the cell has changed already, the alert goes out in a later cycle. While a transition is
+   * A trigger or resolve this cell made that the per-item alert cap held back
+   * (docs/design/rule-state.md): the cell has changed already, the alert goes out in a later cycle. While a transition is
    * held, the cell takes no evidence (a reading neither grows nor resets its count), so it holds at most one.
    * A held resolve keeps the incident's `since` and `incident` on the (closed) cell.
    */
@@ -88,7 +88,7 @@ export interface RuleState {
   readonly cells: Readonly<Record<string, Readonly<Record<string, RuleCell>>>>;
   /**
    * Cells of networks this item no longer judges after a configuration edit, kept until the item that now
-   * judges them holds them (README, Traffic rules: where rule state lives): by rule, then network.
+   * judges them holds them (docs/design/rule-state.md): by rule, then network.
    */
   readonly leaving?: Readonly<Record<string, Readonly<Record<string, LeavingCell>>>>;
 }
@@ -113,8 +113,8 @@ export interface RuleAlertFields {
   /** The rule as written. */
   readonly ruleText: string;
   /**
-   * The rule's path, operator and parsed threshold, so the alert's texts never parse `ruleText` (README,
-   * Traffic rules). Set once the alert enters an outbox; absent on a record stored before it was carried.
+   * The rule's path, operator and parsed threshold, so the alert's texts never parse `ruleText`
+   * (docs/rules.md). Set once the alert enters an outbox; absent on a record stored before it was carried.
    */
   readonly condition?: RuleCondition;
   /** The values of the last `forCycles` cycles, oldest first. */

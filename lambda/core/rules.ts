@@ -1,5 +1,5 @@
 /**
- * Traffic rules (README, Traffic rules): the parser of the rules setting, its printer, and each rule's
+ * Traffic rules (docs/rules.md): the parser of the rules setting, its printer, and each rule's
  * reading of one network body. The evaluator is `rule-eval.ts`.
  * Pure: no clock, no environment.
  */
@@ -44,8 +44,8 @@ export function ruleTexts(text: string): string[] {
 }
 
 /**
- * Parses `NAME: PATH OP VALUE [for N] [on ID,ID,...]` rules, one per line or separated by `;` (README,
- * Traffic rules). Every problem is reported at once, without the setting's name (the caller adds it); a
+ * Parses `NAME: PATH OP VALUE [for N] [on ID,ID,...]` rules, one per line or separated by `;`
+ * (docs/rules.md). Every problem is reported at once, without the setting's name (the caller adds it); a
  * rule with a problem is left out of `rules`. Empty text is no rules.
  */
 export function parseRules(text: string): RulesParse {

@@ -1,5 +1,5 @@
 /**
- * The texts of the `silence` family (README, Silences): at a silence's end, the announcement of a change it held
+ * The texts of the `silence` family (docs/silences.md): at a silence's end, the announcement of a change it held
  * back that still holds, e.g. `[shieldwatch] still mitigating after silence s-k3j9x2ab` and, in the SMS, when
  * it began. Pure; nothing here throws on a record of the right shape.
  */

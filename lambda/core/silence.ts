@@ -1,5 +1,5 @@
 /**
- * Silences: quiet times for planned work (README, Silences). An alert observed inside a silence whose pattern
+ * Silences: quiet times for planned work (docs/silences.md). An alert observed inside a silence whose pattern
  * matches its event is recorded as suppressed and not sent; what it held back that still holds when the
  * silence ends is announced once then ({@link afterAlert}, {@link dueAnnouncements}). Pure: the clock,
  * randomness and the store are the caller's.
@@ -271,7 +271,7 @@ export function toSilence(item: Readonly<Record<string, unknown>>): Silence | un
 
 /**
  * A change a silence held back (its alert recorded as suppressed) that still holds, as an outbox scope keeps it
- * beside its state (README, Silences): announced once when the silence ends, unless its reverse comes first.
+ * beside its state (docs/silences.md): announced once when the silence ends, unless its reverse comes first.
  */
 export interface HeldChange {
   /** The silence that held it back. */

@@ -1,5 +1,5 @@
 /**
- * The texts of the `status` family (README, Alerts): a filter status change and the reminder that the status is
+ * The texts of the `status` family (docs/alerts.md): a filter status change and the reminder that the status is
  * still away from the expected one. Both name two statuses; when those would look the same in the subject and
  * SMS (they differ only in invisible characters, or in letters that fold to the same ASCII), the texts say so
  * and show both escaped (`<U+041E>N`), so that `ON -> ON` never reaches a reader. Pure.

@@ -1,5 +1,5 @@
 /**
- * Reading the filter status out of an untrusted JSON body (README, Filter status).
+ * Reading the filter status out of an untrusted JSON body (docs/design/cycle.md, Filter status).
  * Pure: no clock, no environment, never throws.
  */
 import { SETTINGS } from '../settings.ts';

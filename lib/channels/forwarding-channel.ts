@@ -1,6 +1,6 @@
 /**
- * What a channel that AWS forwards alerts to through an EventBridge API destination is (README, Alert
- * channels): a small descriptor that {@link AlertForwarding} turns into a queue, a connection, an API
+ * What a channel that AWS forwards alerts to through an EventBridge API destination is
+ * (docs/channels.md): a small descriptor that {@link AlertForwarding} turns into a queue, a connection, an API
  * destination, a pipe and an alarm. Data only (no construct, no AWS call), so that the context parser reads
  * the channels' keys from the same list as the stack. Model: Gatus's `alerting/provider/<name>/`.
  */
@@ -17,7 +17,7 @@ export interface ChannelValues {
 export type ChannelValue = (values: ChannelValues) => string;
 
 /**
- * An SNS filter policy on string message attributes (README, Alerts: `event`, `action`, ...): the attribute
+ * An SNS filter policy on string message attributes (docs/alerts.md, message attributes: `event`, `action`, ...): the attribute
  * must be one of the values listed.
  */
 export type ChannelFilterPolicy = Readonly<Record<string, readonly string[]>>;

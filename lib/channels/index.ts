@@ -1,6 +1,6 @@
 /**
  * The channels that AWS forwards alerts to through API destinations, in the order the stack creates them
- * (README, Alert channels). A new channel is one file beside these (its {@link ForwardingChannel}), one entry
+ * (docs/channels.md). A new channel is one file beside these (its {@link ForwardingChannel}), one entry
  * here, and its infra test; its context key, settings and resources follow from this list.
  */
 import type { ForwardingChannel } from './forwarding-channel.ts';

@@ -1,4 +1,4 @@
-/** PagerDuty's Events API v2 as a forwarding channel (README, Alert channels). */
+/** PagerDuty's Events API v2 as a forwarding channel (docs/channels.md). */
 import type { AlertAction } from '../../lambda/core/alert-documents.ts';
 import type { ForwardingChannel } from './forwarding-channel.ts';
 
@@ -9,7 +9,7 @@ export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
 export const PAGERDUTY_ROUTING_KEY_PARAMETER = 'routing_key';
 
 /**
- * The PagerDuty Events API v2 request made of an `sqs` document (README, Alert channels): `event_action` from
+ * The PagerDuty Events API v2 request made of an `sqs` document (docs/channels.md): `event_action` from
  * `action`, `dedup_key` from `incident` (so a duplicate collapses and the end resolves the page),
  * `payload.summary` the subject, `severity` the level, `source` the monitor. `<$.body.x>` is EventBridge Pipes'
  * substitution from the SQS message body. The routing key is not here: the pipe's configuration is returned in

@@ -1,4 +1,4 @@
-/** A webhook as a forwarding channel (README, Alert channels). */
+/** A webhook as a forwarding channel (docs/channels.md). */
 import type { ForwardingChannel } from './forwarding-channel.ts';
 
 /** The webhook request: the `sqs` document itself. */

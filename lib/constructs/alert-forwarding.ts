@@ -30,7 +30,7 @@ export interface AlertForwardingProps {
 }
 
 /**
- * Forwards alerts from the topic to one channel's HTTPS endpoint through AWS (README, Alert channels): the
+ * Forwards alerts from the topic to one channel's HTTPS endpoint through AWS (docs/channels.md): the
  * topic delivers the raw `sqs` document to an encrypted queue (only the alerts of the channel's filter
  * policy), an EventBridge Pipe reads it and calls an API destination with the channel's input template. A
  * failed call leaves the message in the queue to be tried again every {@link FORWARD_RETRY_AFTER}; after

@@ -25,7 +25,7 @@ export interface ChatChannelsProps {
 }
 
 /**
- * AWS Chatbot channel configurations on the alert topic (README, Alert channels): a Slack channel, a Microsoft
+ * AWS Chatbot channel configurations on the alert topic (docs/channels.md): a Slack channel, a Microsoft
  * Teams channel, or both. Their role can describe the monitor's own alarms and nothing else, and the same
  * policy is their guardrail, so no one in the channel can run anything beyond it; errors are logged.
  * The Slack workspace or Teams tenant must have been authorised once in the Chatbot console.

@@ -18,7 +18,7 @@ export const POLLER_ENTRY = fileURLToPath(new URL('../../lambda/handler.ts', imp
 /**
  * Memory of the poller. Lambda gives 256 / 1769 of a vCPU at 256 MB: the bundle's import measures 77-85 ms
  * of CPU (`npm run bench`), so a cold start takes about 0.6 s, far inside the timeout, and a cycle that
- * mostly waits on the API costs about $0.15 a month on a one-minute schedule (512 MB: $0.29). README, "Sizing".
+ * mostly waits on the API costs about $0.15 a month on a one-minute schedule (512 MB: $0.29). docs/deploy.md, Sizing.
  */
 export const POLLER_MEMORY_MB = 256;
 

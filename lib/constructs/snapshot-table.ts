@@ -5,7 +5,7 @@ import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../lambda/adapters/ta
 
 /**
  * The DynamoDB table of snapshots, status transitions and monitor state; its key schema and TTL attribute
- * come from lambda/adapters/table-schema.ts, which the store uses too (README "History in DynamoDB").
+ * come from lambda/adapters/table-schema.ts, which the store uses too (docs/design/storage.md).
  * On demand (a poll every minute is far below any provisioned minimum), point-in-time recovery on,
  * and retained when the stack is deleted: the history outlives the monitor.
  */

@@ -1,5 +1,5 @@
 /**
- * `poll` and `run` on a machine whose clock is an hour ahead of the store's (issue 19.3, README, Clocks): real
+ * `poll` and `run` on a machine whose clock is an hour ahead of the store's (issue 19.3, docs/design/cycle.md, Clocks): real
  * CLI processes against dynalite behind a loopback proxy whose answers carry the store's clock an hour
  * behind this machine's (as a shared table in AWS would, seen from a machine an hour ahead).
  */

@@ -135,7 +135,7 @@ describe.concurrent('configuration errors', () => {
 
   // BUG: cli/store/open.ts openStore lets the SDK error of ensureTable through as it is, so the whole message is
   // "shieldwatch poll: connect ECONNREFUSED 127.0.0.1:PORT": it does not say that the store (DynamoDB at that
-  // endpoint, table T) is what could not be reached (README, CLI: exit 1 with a clear message).
+  // endpoint, table T) is what could not be reached (README.md, Commands: exit 1 with a clear message).
   it('a store that cannot be reached: poll and history exit 1 with a message that names the store', async () => {
     // Prepare
     const world = await startWorld();

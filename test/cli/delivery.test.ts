@@ -1,5 +1,5 @@
 /**
- * Exactly one alert per transition (README: Exactly one alert per transition), seen from outside: CLI processes that run twice or at the
+ * Exactly one alert per transition (docs/design/exactly-once.md), seen from outside: CLI processes that run twice or at the
  * same time, and an SNS that fails for a while.
  */
 import { describe, expect, it } from 'vitest';
@@ -161,7 +161,7 @@ describe('alert delivery across CLI processes', () => {
   // @smithy/node-http-handler 4.14 only logs a warning when requestTimeout passes unless `throwOnRequestTimeout`
   // is set, and lambda/cycle.ts drainOutbox calls publish without the cycle's deadline: an SNS that accepts the
   // connection and never answers keeps `poll` running forever (killed here after 9 s), far past the cycle's
-  // deadline (SHIELDWATCH_CYCLE_TIMEOUT_MS, README: How a cycle works). DynamoDB and Secrets Manager hang the same way.
+  // deadline (SHIELDWATCH_CYCLE_TIMEOUT_MS, docs/design/cycle.md). DynamoDB and Secrets Manager hang the same way.
   it(
     'an SNS that never answers: poll still ends near its deadline, the alert waits and is sent later',
     async () => {

@@ -1,5 +1,5 @@
 /**
- * The embedded store (README: CLI): with no AWS configuration at all, `poll` and `history` in the same directory
+ * The embedded store (README.md, Quick start): with no AWS configuration at all, `poll` and `history` in the same directory
  * share a dynalite kept under `.shieldwatch/`, also when several CLI processes start at once.
  */
 import { existsSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The settings file (README: Quick start): ./shieldwatch.env or `--env-file FILE`, under the environment
+ * The settings file (README.md, Quick start): ./shieldwatch.env or `--env-file FILE`, under the environment
  * variables; a missing file is a usage error; a key in a file others can read is warned about.
  */
 import { execFile } from 'node:child_process';

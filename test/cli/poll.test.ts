@@ -16,7 +16,7 @@ import {
   type World,
 } from './helpers.ts';
 
-/** `history --format json` entries (README: CLI). */
+/** `history --format json` entries (docs/cli.md, JSON and CSV). */
 interface HistoryEntry {
   at: string;
   ok: boolean;
@@ -27,7 +27,7 @@ interface HistoryEntry {
   latencyMs?: number;
 }
 
-/** `events --format json` entries (README: CLI). */
+/** `events --format json` entries (docs/cli.md, JSON and CSV). */
 interface EventEntry {
   at: string;
   event: string;
@@ -44,7 +44,7 @@ async function pollOk(world: World): Promise<CliRun> {
   return run;
 }
 
-/** What every alert for a status change must look like, whatever the statuses (README: Alerts). */
+/** What every alert for a status change must look like, whatever the statuses (docs/alerts.md). */
 function expectStatusChangeAlert(
   publish: RecordedPublish | undefined,
   from: string,

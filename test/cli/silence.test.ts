@@ -1,5 +1,5 @@
 /**
- * `shieldwatch silence` seen from outside (README, Silences): a silence, a status change inside it recorded as
+ * `shieldwatch silence` seen from outside (docs/silences.md): a silence, a status change inside it recorded as
  * suppressed and never published, `events --all` showing it with the silence id, ending the silence, and the
  * next change published; bad durations and patterns refused. Real CLI processes against dynalite, a fake SNS
  * and a fake protection API, all on loopback.
@@ -102,7 +102,7 @@ describe('shieldwatch silence', () => {
         expect(afterEnd).toEqual([
           expect.objectContaining({ id: silence!.id, status: 'ended', remainingMs: 0 }),
         ]);
-        // The change held back still holds when the silence ends: announced once (README, Silences).
+        // The change held back still holds when the silence ends: announced once (docs/silences.md).
         expect(publishedAfterEnd).toBe(1);
         expect(
           world.sns.publishes.map((p) => [p.attributes['event'], p.attributes['from'], p.attributes['to']]),

@@ -1,5 +1,5 @@
 /**
- * The CLI reaches a deployed stack by name (README, A deployed stack): `--stack NAME` or `SHIELDWATCH_STACK`
+ * The CLI reaches a deployed stack by name (docs/deploy.md, The CLI and the deployed stack): `--stack NAME` or `SHIELDWATCH_STACK`
  * takes the table, topic and region from the stack's outputs (CloudFormation DescribeStacks on a loopback
  * moto_server, the stack made there from a small template with the real stack's output keys), and the
  * commands that write name the store they wrote to. A silence with no store named and none here is refused.

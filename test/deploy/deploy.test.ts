@@ -51,7 +51,7 @@ const WEBHOOK_SECRET = 'shieldwatch/webhook-url';
 const ROUTING_KEY = 'pd-routing-key-0123456789abcdef';
 const WEBHOOK_URL = 'https://hooks.example.com/shieldwatch-deploy-test';
 
-/** The context: every alert channel on (README, Alert channels), two networks, one rule, an expected status. */
+/** The context: every alert channel on (docs/channels.md), two networks, one rule, an expected status. */
 function deployContext(apiUrl: string): Record<string, string> {
   return {
     apiUrl,
@@ -427,7 +427,7 @@ describe('the deployed function', () => {
       new GetTopicAttributesCommand({ TopicArn: outputs['TopicArn'] }),
     );
     const keyId = topicAttributes.Attributes?.['KmsMasterKeyId'];
-    // The topic is encrypted with the stack's key: a publish needs the key too (README, Deploy to AWS).
+    // The topic is encrypted with the stack's key: a publish needs the key too (docs/deploy.md).
     expect(keyId).toBeDefined();
     const deployment: Deployment = {
       account: ACCOUNT,

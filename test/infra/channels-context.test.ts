@@ -1,5 +1,5 @@
 /**
- * The context keys of the alert channels (issue 12, README Alert channels): Slack and Teams ids in the formats
+ * The context keys of the alert channels (issue 12, docs/channels.md): Slack and Teams ids in the formats
  * AWS Chatbot accepts, all of a pair or triple or none, secret names; every bad value fails synth naming its key.
  */
 import { describe, expect, it } from 'vitest';

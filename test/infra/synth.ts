@@ -77,7 +77,7 @@ export const existingSecretContext = {
   reservedConcurrency: 1,
 };
 
-/** The context of a stack with every alert channel: Slack, Teams, PagerDuty and a webhook (README, Alert channels). */
+/** The context of a stack with every alert channel: Slack, Teams, PagerDuty and a webhook (docs/channels.md). */
 export const channelsContext = {
   slackWorkspaceId: 'T07EA123LEP',
   slackChannelId: 'C07EZ1ABC23',

@@ -1,5 +1,5 @@
 /**
- * A cycle from a clock ahead (issue 19.3, README, Clocks): whole cycles against dynalite and a loopback API,
+ * A cycle from a clock ahead (issue 19.3, docs/design/cycle.md, Clocks): whole cycles against dynalite and a loopback API,
  * one of them run with a clock an hour ahead, and the CLI's check of its clock against the store's.
  */
 import { PublishCommand, type PublishCommandInput, SNSClient } from '@aws-sdk/client-sns';

@@ -239,7 +239,7 @@ describe('exactly once under store and SNS faults', () => {
         expect(elapsed).toBeLessThan(4000 + 1000);
         expect(next.delivered).toHaveLength(1);
         expect(fakeSns.requests).toEqual(['Publish', 'Publish']);
-        // SNS had accepted the first one: the duplicate the README names.
+        // SNS had accepted the first one: the duplicate docs/design/exactly-once.md names.
         expect(fakeSns.publishes.map((p) => p.attributes['to'])).toEqual(['B', 'B']);
       },
     );

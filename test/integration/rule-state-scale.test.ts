@@ -1,5 +1,5 @@
 /**
- * Rule state at scale (README, Traffic rules: where rule state lives): 1000 networks x 3 rules, one of them a
+ * Rule state at scale (docs/design/rule-state.md): 1000 networks x 3 rules, one of them a
  * baseline, with sharding. The worst case (every cell open, every list full of the longest doubles, every
  * rule item's outbox as full as it can get) is written to dynalite and every item's DynamoDB size checked;
  * real cycles per shard count their writes.

@@ -1,5 +1,5 @@
 /**
- * Traffic rules in whole poll cycles (README, Traffic rules: where rule state lives): real cycles against a
+ * Traffic rules in whole poll cycles (docs/design/rule-state.md): real cycles against a
  * loopback API whose figures change between cycles and dynalite; SNS through aws-sdk-client-mock. Each rule
  * alert is sent exactly once under duplicate, concurrent and crashing cycles and an SNS outage.
  */

@@ -1,5 +1,5 @@
 /**
- * Silences honoured by the real cycle (README, Silences): an alert observed inside a silence is recorded as
+ * Silences honoured by the real cycle (docs/silences.md): an alert observed inside a silence is recorded as
  * suppressed with the silence's id, never published, never sent later, once across duplicate, concurrent and
  * crashing cycles; an alert that waited in the outbox from before the silence is still sent; reminders pause;
  * a cycle reads the silences only when it has an alert to send. Real parts on loopback: dynalite (behind a

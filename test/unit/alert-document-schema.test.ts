@@ -1,5 +1,5 @@
 /**
- * `docs/alert-document.schema.json`, the `sqs` document's contract for integrators (README, Alert channels):
+ * `docs/alert-document.schema.json`, the `sqs` document's contract for integrators (docs/channels.md):
  * every event kind, as its producer makes it and rendered by the publisher's own renderer, validates; so do
  * the same alerts with hostile values from the API; and documents that break the contract do not.
  */

@@ -1,6 +1,6 @@
 /**
  * The PagerDuty input template of the stack's pipe, run over real `sqs` documents as EventBridge Pipes would
- * (README, Alert channels): the request must be a PagerDuty Events API v2 event whatever the alert holds.
+ * (docs/channels.md): the request must be a PagerDuty Events API v2 event whatever the alert holds.
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * `scripts/system-deps.sh`, which `npm test` runs first (README, Development): on a machine without the AWS CLI
+ * `scripts/system-deps.sh`, which `npm test` runs first (CONTRIBUTING.md, Tests): on a machine without the AWS CLI
  * it installs it when root and otherwise stops at once with the one command to run. Run with a PATH of fakes
  * (`id`, `apt-get`), so nothing is installed and the machine's own `aws` is out of sight.
  */

@@ -1,5 +1,5 @@
 /**
- * The baseline kind (README, Traffic rules): `PATH OP Kx baseline`, a reading compared with K times the
+ * The baseline kind (docs/rules.md): `PATH OP Kx baseline`, a reading compared with K times the
  * median of the network's last {@link BASELINE_WINDOW} readable values (its memory, the window). It learns,
  * neither triggering nor resolving, until the window holds {@link BASELINE_MIN_VALUES} values, and the window
  * stays as it was while the rule is triggered, so a long incident never becomes its own baseline. Pure.

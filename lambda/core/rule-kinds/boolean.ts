@@ -1,5 +1,5 @@
 /**
- * The boolean kind (README, Traffic rules): `PATH == true` or `PATH != false`, a boolean reading compared
+ * The boolean kind (docs/rules.md): `PATH == true` or `PATH != false`, a boolean reading compared
  * for equality. No memory. Pure.
  */
 import { isOrdering, plainThresholdLines, type RuleKind } from './kind.ts';

@@ -1,5 +1,5 @@
 /**
- * The rule kinds (README, Traffic rules), one file each, collected in one record the compiler checks: a
+ * The rule kinds (docs/rules.md), one file each, collected in one record the compiler checks: a
  * kind missing a method, or listed under another name than its own, does not compile. The parser, the
  * evaluator, the rule item codec, the alert texts and `shieldwatch backtest` look a rule's kind up here.
  * Adding a kind is its file, its table test and one line below. Pure.
@@ -34,7 +34,7 @@ export const ruleKind = (rule: Pick<Rule, 'threshold'>): RuleKind<RuleThreshold>
 
 /**
  * What a rule alert carries of its rule beside the rule as written, so that its texts never parse that text
- * again (README, Traffic rules): the path, the operator and the parsed threshold.
+ * again (docs/rules.md): the path, the operator and the parsed threshold.
  */
 export interface RuleCondition {
   readonly path: string;

@@ -1,5 +1,5 @@
 /**
- * What a rule kind is (README, Traffic rules): everything about one way of writing a rule's VALUE, in one
+ * What a rule kind is (docs/rules.md): everything about one way of writing a rule's VALUE, in one
  * object. The parser, the evaluator, the rule item codec, the alert texts and `shieldwatch backtest` ask the
  * registry (`index.ts`) instead of switching on the kind. Pure: no clock, no environment.
  */

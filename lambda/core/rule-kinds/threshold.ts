@@ -1,5 +1,5 @@
 /**
- * The threshold kind (README, Traffic rules): `PATH OP NUMBER`, a reading compared with a fixed number such
+ * The threshold kind (docs/rules.md): `PATH OP NUMBER`, a reading compared with a fixed number such
  * as `50000`, `1.5e6` or `1.5M`. Its threshold is tagged `number` (the tag stored and tested since rules
  * began). No memory. Pure.
  */

@@ -1,5 +1,5 @@
 /**
- * The forwarding channels as the stack deploys them (README, Alert channels): what every channel of
+ * The forwarding channels as the stack deploys them (docs/channels.md): what every channel of
  * `FORWARDING_CHANNELS` gets (queue, subscription, pipe, role, alarm, no secret in the pipe), then what each one
  * sends where (`EXPECTED`, one entry per channel: a channel without its entry does not compile), then the
  * construct with a channel it has never seen.
