@@ -13,6 +13,11 @@ import {
   parseChannelContext,
 } from './context-channels.ts';
 import {
+  parseStatusPageContext,
+  STATUS_PAGE_CONTEXT_KEYS,
+  type StatusPageSettings,
+} from './context-status-page.ts';
+import {
   optional,
   type Parsed,
   parseApiUrl,
@@ -56,6 +61,7 @@ const STACK_CONTEXT_KEYS = [
   'shardSize',
   'apiKeySecretKmsKeyArn',
   ...CHANNEL_CONTEXT_KEYS,
+  ...STATUS_PAGE_CONTEXT_KEYS,
 ] as const;
 
 /** The context keys the stack reads: those of the settings catalogue, then the stack's own. */
@@ -174,6 +180,11 @@ export interface MonitorSettings {
   readonly requestTimeoutMs?: number;
   /** Slack, Teams, PagerDuty and webhook channels fanned out from the topic (README, Alert channels). */
   readonly channels: ChannelSettings;
+  /**
+   * The hosted status page (`statusPage`, `statusPageEvery`; docs/status-page.md).
+   * @default - unset: no page (`statusPage=off`)
+   */
+  readonly statusPage?: StatusPageSettings;
 }
 
 /** Invalid context: every problem, one line each, each starting with the key it concerns. */
@@ -306,6 +317,8 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
   const rulesText = rules.ok ? rules.value : undefined;
   const channels = parseChannelContext(present);
   problems.push(...channels.problems);
+  const statusPage = parseStatusPageContext(present);
+  problems.push(...statusPage.problems);
 
   if (problems.length > 0) throw new ContextError(problems);
   return {
@@ -329,6 +342,7 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
     ...(rulesText === undefined ? {} : { rules: rulesText }),
     channels: channels.settings,
+    ...(statusPage.settings === undefined ? {} : { statusPage: statusPage.settings }),
   };
 }
 

@@ -1,7 +1,9 @@
 import { Annotations, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { KEY } from '../lambda/adapters/table-schema.ts';
+import { STATUS_PAGE_OUTPUTS } from '../lambda/status-page/stack-outputs.ts';
 import { FORWARDING_CHANNELS } from './channels/index.ts';
 import { AlertForwarding } from './constructs/alert-forwarding.ts';
 import { AlertTopic } from './constructs/alert-topic.ts';
@@ -12,6 +14,8 @@ import { MonitorDashboard } from './constructs/monitor-dashboard.ts';
 import { PollSchedule } from './constructs/poll-schedule.ts';
 import { PollerFunction } from './constructs/poller-function.ts';
 import { SnapshotTable } from './constructs/snapshot-table.ts';
+import { StatusPage } from './constructs/status-page.ts';
+import { StatusPagePublisher } from './constructs/status-page-publisher.ts';
 import { contextWarnings, type MonitorSettings, parseMonitorContext } from './context.ts';
 import { planShards } from './shards.ts';
 
@@ -153,5 +157,40 @@ export class MonitorStack extends Stack {
       value: poller.function.functionName,
       description: 'Poller function',
     });
+    if (settings.statusPage !== undefined) this.addStatusPage(settings, table, sharded);
+  }
+
+  /** The hosted status page (docs/status-page.md): bucket, distribution, its publisher and schedule, outputs. */
+  private addStatusPage(settings: MonitorSettings, table: ITable, sharded: boolean): void {
+    const { mode, everyMinutes } = settings.statusPage!;
+    const page = new StatusPage(this, 'StatusPage', { mode });
+    new StatusPagePublisher(this, 'StatusPagePublisher', {
+      mode,
+      everyMinutes,
+      table,
+      bucket: page.bucket,
+      networks: sharded ? undefined : settings.networks,
+      expectedStatus: settings.expectedStatus,
+      rules: settings.rules,
+      figureFields: settings.figureFields,
+    });
+    new CfnOutput(this, STATUS_PAGE_OUTPUTS.url, {
+      value: page.url,
+      description:
+        mode === 'private'
+          ? 'Status page (private: open it with the link of shieldwatch page-link)'
+          : 'Status page (public)',
+    });
+    if (page.signingKey !== undefined) {
+      new CfnOutput(this, STATUS_PAGE_OUTPUTS.keyId, {
+        value: page.signingKey.publicKey.publicKeyId,
+        description: 'CloudFront public key that signs the status page links',
+      });
+      new CfnOutput(this, STATUS_PAGE_OUTPUTS.keySecret, {
+        value: page.signingKey.secret.secretArn,
+        description:
+          'Secret holding the private key of the status page links (read by shieldwatch page-link)',
+      });
+    }
   }
 }

@@ -1,0 +1,135 @@
+/**
+ * One publish of the hosted status page (docs/status-page.md): reads the table as `shieldwatch report` does
+ * (Query only, page by page, one report at a time so memory holds one window's reduced charts, never the
+ * history), and writes the page's objects to the bucket. The reports of 7 days and 24 hours go first, the
+ * landing page and `status.json` last, so a reader never follows a link to a page not yet written.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { collectReport } from '../../cli/report/build.ts';
+import type { ReportData } from '../../cli/report/data.ts';
+import { type ReportAssets, renderReportHtml } from '../../cli/report/html.ts';
+import { KEY } from '../adapters/table-schema.ts';
+import type { Rule } from '../core/rule-types.ts';
+import { PAGE_KEYS, PAGE_WINDOWS, renderLandingPage, renderPublicPage, type WindowUptime } from './pages.ts';
+import { type PageMode, type StatusDocument, statusDocument } from './status-document.ts';
+
+/**
+ * How long CloudFront and browsers keep an object: a minute, so a page rewritten every few minutes is never
+ * served older than that (CloudFront honours the origin's Cache-Control).
+ */
+export const PAGE_CACHE_CONTROL = 'max-age=60, must-revalidate';
+
+/** What a publish needs besides its clients. */
+export interface PublishRequest {
+  readonly table: string;
+  readonly bucket: string;
+  readonly mode: PageMode;
+  /** Networks to chart (private); those named by rule alerts in the window are added. */
+  readonly networks: readonly string[];
+  readonly expected?: string;
+  readonly rules?: readonly Rule[];
+  readonly figureFields?: readonly string[];
+  /** The chart library and the report's own CSS and script (private: the reports are written). */
+  readonly assets: ReportAssets;
+  /** Seconds between two publishes (the pages reload that often). */
+  readonly everySeconds: number;
+  /** Now, epoch ms. */
+  readonly nowMs: number;
+}
+
+/** What was written. */
+export interface PublishResult {
+  /** Object keys written, in order, with their sizes in bytes. */
+  readonly written: ReadonlyArray<{ readonly key: string; readonly bytes: number }>;
+  /** Report objects removed (public: a page that was private before must not keep its full reports). */
+  readonly removed: readonly string[];
+  readonly document: StatusDocument;
+}
+
+/** The `at` of the newest filter snapshot (one Query, newest first, one item): when the last cycle ran. */
+export async function lastCycleAt(client: DynamoDBClient, table: string): Promise<string | null> {
+  const out = await DynamoDBDocumentClient.from(client).send(
+    new QueryCommand({
+      TableName: table,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': KEY.filter },
+      ExpressionAttributeNames: { '#at': 'at' },
+      ProjectionExpression: '#at',
+      ScanIndexForward: false,
+      Limit: 1,
+    }),
+  );
+  const at = out.Items?.[0]?.['at'];
+  return typeof at === 'string' ? at : null;
+}
+
+/** Writes the page once. Throws when the table cannot be read or an object cannot be written. */
+export async function publishStatusPage(
+  dynamo: DynamoDBClient,
+  s3: S3Client,
+  request: PublishRequest,
+): Promise<PublishResult> {
+  const written: Array<{ key: string; bytes: number }> = [];
+  const put = async (key: string, body: string, contentType: string) => {
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: request.bucket,
+        Key: key,
+        Body: body,
+        ContentType: contentType,
+        CacheControl: PAGE_CACHE_CONTROL,
+      }),
+    );
+    written.push({ key, bytes: Buffer.byteLength(body) });
+  };
+  const until = new Date(request.nowMs).toISOString();
+  const windows: WindowUptime[] = [];
+  let week: Pick<ReportData, 'present' | 'generatedAt'> | undefined;
+  for (const window of PAGE_WINDOWS) {
+    const data = await collectReport(
+      { client: dynamo, table: request.table },
+      {
+        since: new Date(request.nowMs - window.ms).toISOString(),
+        until,
+        // Public: no network is read at all; the page shows none of their figures.
+        networks: request.mode === 'public' ? [] : request.networks,
+        onlyNetworks: request.mode === 'public',
+        table: request.table,
+        nowMs: request.nowMs,
+        ...(request.expected === undefined ? {} : { expected: request.expected }),
+        ...(request.rules === undefined ? {} : { rules: request.rules }),
+        ...(request.figureFields === undefined ? {} : { figureFields: request.figureFields }),
+      },
+    );
+    if (request.mode === 'private') {
+      await put(window.key, renderReportHtml(data, request.assets), 'text/html; charset=utf-8');
+    }
+    windows.push({ label: window.label, uptime: data.uptime });
+    // Keep only the present of the longest window: the charts of one window are dropped before the next is read.
+    week ??= { present: data.present, generatedAt: data.generatedAt };
+  }
+  const document = statusDocument(week!, await lastCycleAt(dynamo, request.table), request.mode);
+  const input = {
+    document,
+    refreshSeconds: request.everySeconds,
+    ...(request.expected === undefined ? {} : { expected: request.expected }),
+  };
+  const removed: string[] = [];
+  if (request.mode === 'public') {
+    for (const window of PAGE_WINDOWS) {
+      await s3.send(new DeleteObjectCommand({ Bucket: request.bucket, Key: window.key }));
+      removed.push(window.key);
+    }
+  }
+  await put(PAGE_KEYS.status, `${JSON.stringify(document, null, 2)}\n`, 'application/json; charset=utf-8');
+  await put(
+    PAGE_KEYS.index,
+    request.mode === 'private'
+      ? renderLandingPage(input)
+      : renderPublicPage({ ...input, windows: [...windows].reverse() }),
+    'text/html; charset=utf-8',
+  );
+  return { written, removed, document };
+}

@@ -1,0 +1,85 @@
+/**
+ * The publisher function's environment (docs/status-page.md): the store settings of the catalogue
+ * (`SHIELDWATCH_TABLE`, `SHIELDWATCH_NETWORKS`, `SHIELDWATCH_EXPECTED_STATUS`, `SHIELDWATCH_RULES`,
+ * `SHIELDWATCH_FIGURE_FIELDS`), and the stack's wiring below. The wiring is not an operator's setting (the
+ * context keys `statusPage` and `statusPageEvery` are), so it is not under the settings' prefix.
+ */
+import { ConfigError, loadNetworksConfig, loadStoreConfig } from '../config.ts';
+import { parseFigureFields } from '../core/figures.ts';
+import type { Rule } from '../core/rule-types.ts';
+import { parseRules } from '../core/rules.ts';
+import { SETTINGS } from '../settings.ts';
+import type { PageMode } from './status-document.ts';
+
+/** The variables the stack sets on the publisher besides the catalogue's. */
+export const PUBLISHER_ENV = {
+  /** The page's bucket. */
+  bucket: 'STATUS_PAGE_BUCKET',
+  /** `private` or `public`. */
+  mode: 'STATUS_PAGE_MODE',
+  /** Seconds between two publishes (`statusPageEvery`). */
+  everySeconds: 'STATUS_PAGE_EVERY_SECONDS',
+} as const;
+
+/**
+ * The report's assets as the stack bundles them beside the handler (lib/constructs/status-page-publisher.ts):
+ * the bundle has no node_modules or project files to read them from.
+ */
+export const BUNDLED_ASSETS_FILE = 'report-assets.json';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The publisher's configuration. */
+export interface PublisherConfig {
+  readonly table: string;
+  readonly bucket: string;
+  readonly mode: PageMode;
+  readonly everySeconds: number;
+  readonly networks: readonly string[];
+  readonly expected?: string;
+  readonly rules?: readonly Rule[];
+  readonly figureFields?: readonly string[];
+}
+
+/** Reads the publisher's environment; every problem at once in one {@link ConfigError}. */
+export function loadPublisherConfig(env: Env): PublisherConfig {
+  const problems: string[] = [];
+  const attempt = <T>(read: () => T): T | undefined => {
+    try {
+      return read();
+    } catch (error) {
+      if (error instanceof ConfigError) problems.push(...error.problems);
+      else throw error;
+      return undefined;
+    }
+  };
+  const store = attempt(() => loadStoreConfig(env));
+  const networks = attempt(() => loadNetworksConfig(env)) ?? [];
+  const bucket = env[PUBLISHER_ENV.bucket]?.trim() ?? '';
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    problems.push(`${PUBLISHER_ENV.bucket} must name an S3 bucket, got ${JSON.stringify(bucket)}`);
+  }
+  const mode = env[PUBLISHER_ENV.mode];
+  if (mode !== 'private' && mode !== 'public') {
+    problems.push(`${PUBLISHER_ENV.mode} must be private or public, got ${JSON.stringify(mode ?? '')}`);
+  }
+  const every = Number(env[PUBLISHER_ENV.everySeconds] ?? '300');
+  if (!Number.isInteger(every) || every < 60) {
+    problems.push(`${PUBLISHER_ENV.everySeconds} must be a whole number of seconds, at least 60`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  const expected = env[SETTINGS.expectedStatus.env];
+  // The stack checked the rules and the fields against its context; what reads cleanly is drawn.
+  const rules = parseRules(env[SETTINGS.rules.env] ?? '').rules;
+  const fields = parseFigureFields(env[SETTINGS.figureFields.env] ?? '');
+  return {
+    table: store!.table,
+    bucket,
+    mode: mode as PageMode,
+    everySeconds: every,
+    networks,
+    ...(expected === undefined || expected === '' ? {} : { expected }),
+    ...(rules.length === 0 ? {} : { rules }),
+    ...(fields.ok && fields.fields.length > 0 ? { figureFields: fields.fields } : {}),
+  };
+}
