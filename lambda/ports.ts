@@ -7,6 +7,7 @@ import type {
   ApiResponse,
   FailureKind,
   RenderedAlert,
+  Severity,
   Snapshot,
   Target,
 } from './core/types.ts';
@@ -53,8 +54,12 @@ export interface StoredEvent extends Partial<RuleAlertFields> {
   readonly to?: string;
   readonly seq: number;
   readonly detail?: string;
-  /** The silence that suppressed this alert: recorded, never sent (README, Silences). */
+  /** The silence that suppressed this alert: recorded, never sent (docs/silences.md). */
   readonly suppressedBy?: string;
+  /** Status changes with an expected status: `high` away from it, `resolved` back to it. */
+  readonly severity?: Severity;
+  /** Recoveries and status changes: when what ended was first seen, ISO-8601. */
+  readonly previousSince?: string;
 }
 
 /** Where observations are kept. */
@@ -91,14 +96,14 @@ export interface VersionedState<S = MonitorState> {
   readonly version: number;
   /** Alerts not yet published, in sequence order. */
   readonly outbox: readonly OutboxEntry[];
-  /** What the scope's silences hold back that still holds (README, Silences); absent: nothing. */
+  /** What the scope's silences hold back that still holds (docs/silences.md); absent: nothing. */
   readonly held?: HeldChanges;
   /** Counts the writes of `held` (optimistic locking apart from the state's version); 0 when never written. */
   readonly heldRev?: number;
 }
 
 /**
- * What one rule item holds (README, Traffic rules: where rule state lives): the rule memory of a shard's
+ * What one rule item holds (docs/design/rule-state.md): the rule memory of a shard's
  * networks (or a chunk of them) and the sequence number of its next alert (sequence numbers are per item).
  */
 export interface RuleScopeState {
@@ -137,7 +142,7 @@ export interface StateStore<S = MonitorState> {
    * failed: a later cycle that claims it then removes it without publishing it again.
    */
   markPublished(alert: AlertRecord, messageId: string): Promise<void>;
-  /** Records with the alert's event that the silence `silenceId` suppressed it (README, Silences). */
+  /** Records with the alert's event that the silence `silenceId` suppressed it (docs/silences.md). */
   markSuppressed(alert: AlertRecord, silenceId: string): Promise<void>;
   /** Removes a published alert from the outbox (only while `claimant` holds it). */
   complete(entry: OutboxRef, claimant: string): Promise<void>;
@@ -149,7 +154,7 @@ export interface StateStore<S = MonitorState> {
    */
   settle(entry: OutboxRef, claimant: string, held: HeldChanges, heldRev: number): Promise<boolean>;
   /**
-   * Appends announcements made at a silence's end (README, Silences) to the outbox, numbered from the state's
+   * Appends announcements made at a silence's end (docs/silences.md) to the outbox, numbered from the state's
    * next sequence number (which moves past them), already claimed by `claim`, with `held` as what is left held
    * back: one write, only if neither the state's version nor `held` changed since `loaded` was read. The alerts
    * appended, or undefined when the item changed meanwhile.
@@ -184,7 +189,7 @@ export interface RuleScope {
   readonly store: StateStore<RuleScopeState>;
 }
 
-/** Where rule state lives (README, Traffic rules: where rule state lives). */
+/** Where rule state lives (docs/design/rule-state.md). */
 export interface RuleStateStore {
   /**
    * The rule items of a shard (the CLI and an unsharded stack are shard 0): its networks that some rule
@@ -212,7 +217,7 @@ export interface FoundRuleItem {
   readonly store: StateStore<RuleScopeState>;
 }
 
-/** Silences (README, Silences), as the outbox reads them; the CLI's adapter also creates and ends them. */
+/** Silences (docs/silences.md), as the outbox reads them; the CLI's adapter also creates and ends them. */
 export interface SilenceStore {
   /** Every stored silence, ended ones included until they expire. */
   list(): Promise<Silence[]>;

@@ -2,7 +2,7 @@
  * The catalogue of shieldwatch's settings: every `SHIELDWATCH_*` variable once, with its CDK context key,
  * meaning, default and, for whole numbers, its range. The env loader (`config.ts`), the CDK context check
  * (`lib/context.ts`) and the CLI's "did you mean" read the names and ranges from here, so a setting's
- * name is written in this one file of `lambda/`. README, "Configuration" and "Deploy", lists them for people.
+ * name is written in this one file of `lambda/`. README.md, Configuration, and docs/deploy.md, Deploy, lists them for people.
  */
 import { nearest } from './core/nearest.ts';
 
@@ -23,7 +23,7 @@ export interface SettingSpec {
   readonly context?: string;
   /** What it is for, in one line. */
   readonly meaning: string;
-  /** The default, as the README states it. */
+  /** The default, as README.md, Configuration, states it. */
   readonly default: string;
   /** Whole-number settings only: range and default, shared by the env loader and the context check. */
   readonly range?: WholeNumberRange;
@@ -173,6 +173,14 @@ export const SETTINGS = {
       'the Lambda, at most 10 (`shieldwatch check` suggests them)',
     default: 'empty: no figure metrics',
     scope: 'monitor',
+  },
+  figureUnits: {
+    env: 'SHIELDWATCH_FIGURE_UNITS',
+    meaning:
+      "units of network figures in the report's charts where the field's name says none, `PATH=UNIT,...`, " +
+      'e.g. `traffic.in=pps,traffic.vol=B/s` (docs/report.md)',
+    default: 'from the names: pps, bps, B/s',
+    scope: 'cli',
   },
   rules: {
     env: 'SHIELDWATCH_RULES',

@@ -1,11 +1,14 @@
 import { resolve } from 'node:path';
 import { ConfigError, loadStoreConfig } from '../../lambda/config.ts';
 import { parseFigureFields } from '../../lambda/core/figures.ts';
+import type { Rule } from '../../lambda/core/rule-types.ts';
+import { parseRules } from '../../lambda/core/rules.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
 import { boundedWindow } from '../args.ts';
 import { UsageError } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import { collectReport, DEFAULT_REPORT_FILE, readReportAssets, writeReport } from '../report/build.ts';
+import { type FigureUnit, parseFigureUnits } from '../report/units.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -31,20 +34,42 @@ function figureFields(env: Env): string[] | undefined {
   return parsed.fields;
 }
 
+/** SHIELDWATCH_FIGURE_UNITS when set; a bad value is a configuration error naming it. */
+function figureUnits(env: Env): ReadonlyMap<string, FigureUnit> | undefined {
+  const text = env[SETTINGS.figureUnits.env];
+  if (text === undefined || text.trim() === '') return undefined;
+  const parsed = parseFigureUnits(text);
+  if (!parsed.ok) throw new ConfigError(parsed.problems.map((p) => `${SETTINGS.figureUnits.env} ${p}`));
+  return parsed.units;
+}
+
+/** SHIELDWATCH_RULES when set, for their thresholds; a bad value is a configuration error naming it. */
+function rulesInForce(env: Env): Rule[] | undefined {
+  const text = env[SETTINGS.rules.env];
+  if (text === undefined || text.trim() === '') return undefined;
+  const parsed = parseRules(text);
+  if (parsed.problems.length > 0)
+    throw new ConfigError(parsed.problems.map((p) => `${SETTINGS.rules.env} ${p}`));
+  return parsed.rules;
+}
+
 export const reportCommand: Command = {
   name: 'report',
-  summary: 'write a self-contained HTML report: status band, uptime, events, a chart per network',
+  summary: 'write a self-contained HTML report: now, incidents, status band, uptime, charts, events',
   help: [
     'Usage: shieldwatch report [--since 7d|ISO] [--until ...] [--out FILE] [--networks A,B]',
     '',
     'Reads the store (never writes it, never calls the API) and writes one HTML file that opens offline,',
     'with no request to any host or file, and can be mailed or attached to a ticket as it is:',
+    '  - now: the filter status, the open incidents with their networks and peaks, or "all clear since";',
+    '  - the incidents of the window: kind, rule, start, end, duration, networks, peaks;',
     '  - the filter status over time as a band coloured and labelled per status, the changes marked;',
     '  - the uptime for the window (the same figures as shieldwatch uptime);',
-    '  - one chart per network of its numeric figures, rule alerts marked (long histories are drawn as',
-    '    the smallest and largest value per time slice, so spikes stay visible);',
+    '  - per network, one chart per unit (pps, bps, ...) of its numeric figures, rule thresholds drawn,',
+    '    rule alerts marked (long histories are drawn as the smallest and largest value per time slice,',
+    '    so spikes stay visible);',
     '  - the events: status changes, incidents, rule alerts, suppressed alerts;',
-    '  - when it was made and from which table.',
+    '  - when it was made and from which table (not where the store is).',
     'Prints the path of the file written.',
     '',
     'Options:',
@@ -57,7 +82,8 @@ export const reportCommand: Command = {
     '  -h, --help       show this help',
     '',
     `Needs only the store settings (SHIELDWATCH_TABLE, AWS settings or the embedded store); reads`,
-    `${SETTINGS.figureFields.env} (drawn first) and ${SETTINGS.expectedStatus.env} (coloured green) when set.`,
+    `${SETTINGS.figureFields.env} (drawn first), ${SETTINGS.expectedStatus.env} (coloured green),`,
+    `${SETTINGS.rules.env} (thresholds drawn) and ${SETTINGS.figureUnits.env} (units) when set.`,
     'Exit codes: 0 written; 1 the store could not be read or the file not written; 2 bad usage.',
   ].join('\n'),
   options: {
@@ -75,6 +101,8 @@ export const reportCommand: Command = {
     const named = typeof values['networks'] === 'string';
     const networks = idList(named ? (values['networks'] as string) : (io.env[SETTINGS.networks.env] ?? ''));
     const fields = figureFields(io.env);
+    const units = figureUnits(io.env);
+    const rules = rulesInForce(io.env);
     const rawExpected = io.env[SETTINGS.expectedStatus.env];
     const expected = rawExpected !== undefined && rawExpected.trim() !== '' ? rawExpected : undefined;
     const assets = readReportAssets();
@@ -90,10 +118,11 @@ export const reportCommand: Command = {
             networks,
             onlyNetworks: named,
             table: config.table,
-            store: store.description,
             nowMs,
             ...(fields === undefined ? {} : { figureFields: fields }),
             ...(expected === undefined ? {} : { expected }),
+            ...(units === undefined ? {} : { units }),
+            ...(rules === undefined ? {} : { rules }),
           },
         ),
       );

@@ -1,5 +1,5 @@
 /**
- * Writes the report (README, The report): reads the store, prepares the data, renders the page, writes the
+ * Writes the report (docs/report.md): reads the store, prepares the data, renders the page, writes the
  * file. Shared by `shieldwatch report` and the demo's last step.
  */
 import { randomBytes } from 'node:crypto';
@@ -10,9 +10,11 @@ import { basename, dirname, join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { snapshotPages } from '../../lambda/adapters/snapshot-pages.ts';
+import type { Rule } from '../../lambda/core/rule-types.ts';
 import type { Snapshot, Target } from '../../lambda/core/types.ts';
-import { NetworkChartReducer, prepareReport, type ReportData } from './data.ts';
+import { NetworkChartReducer, planReport, prepareReport, type ReportData } from './data.ts';
 import { type ReportAssets, renderReportHtml } from './html.ts';
+import type { FigureUnit } from './units.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -45,10 +47,17 @@ export interface ReportRequest {
   /** True when the networks were named (`--networks`): only they are read, none is added. */
   readonly onlyNetworks?: boolean;
   readonly table: string;
-  /** How to name the store to people (`embedded (.shieldwatch/)`, `DynamoDB in eu-west-1`). */
-  readonly store: string;
+  /**
+   * How the store was named to people (`embedded store (/home/...)`). Not shown in the page: it may be a local
+   * path, and the page is meant to be mailed.
+   */
+  readonly store?: string;
   readonly figureFields?: readonly string[];
   readonly expected?: string;
+  /** SHIELDWATCH_RULES: thresholds drawn besides those of the rules the events carry. */
+  readonly rules?: readonly Rule[];
+  /** SHIELDWATCH_FIGURE_UNITS. */
+  readonly units?: ReadonlyMap<string, FigureUnit>;
   /** When the report is made, epoch ms. */
   readonly nowMs: number;
 }
@@ -68,7 +77,7 @@ const NETWORKS_AT_ONCE = 4;
 
 /**
  * Reads what the report shows from the store (reads only) and prepares it. Network snapshots are read a page
- * at a time and reduced into their charts as they come (README, The report: large histories), so memory is
+ * at a time and reduced into their charts as they come (docs/report.md, large histories), so memory is
  * bounded by the page size and the chart resolution, not by the history; filter snapshots are read without
  * their bodies; events whole (they are few, and the table shows them).
  */
@@ -95,7 +104,11 @@ export async function collectReport(source: ReportSource, request: ReportRequest
         });
   const ids = [...new Set([...request.networks, ...named])];
   const endMs = Date.parse(request.until);
-  const reducers = ids.map((id) => new NetworkChartReducer(id, request.figureFields, { endMs }));
+  // The events decide which figures the rules read and which windows hold the incidents' peaks.
+  const plan = planReport(events, request);
+  const reducers = ids.map(
+    (id) => new NetworkChartReducer(id, plan.fieldsFor(id), { endMs }, plan.watchesFor(id)),
+  );
   let next = 0;
   const worker = async () => {
     while (next < reducers.length) {
@@ -109,7 +122,6 @@ export async function collectReport(source: ReportSource, request: ReportRequest
   return prepareReport({
     generatedAt: new Date(request.nowMs).toISOString(),
     table: request.table,
-    store: request.store,
     since: request.since,
     until: request.until,
     filter,
@@ -117,6 +129,8 @@ export async function collectReport(source: ReportSource, request: ReportRequest
     networks: reducers,
     ...(request.figureFields === undefined ? {} : { figureFields: request.figureFields }),
     ...(request.expected === undefined ? {} : { expected: request.expected }),
+    ...(request.rules === undefined ? {} : { rules: request.rules }),
+    ...(request.units === undefined ? {} : { units: request.units }),
   });
 }
 

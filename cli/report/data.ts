@@ -1,14 +1,27 @@
 /**
- * The report's data (README, The report): what the page shows, prepared from what the store returns.
+ * The report's data (docs/report.md): what the page shows, prepared from what the store returns.
  * Pure: no store, no clock, no environment; the command hands in snapshots, events and the times.
  */
+
+import { type AlertLevel, alertAction, alertLevel } from '../../lambda/core/alert-documents.ts';
 import { formatDuration } from '../../lambda/core/alert-text.ts';
 import { figureCandidates, pickFigures } from '../../lambda/core/figures.ts';
+import type { Rule } from '../../lambda/core/rule-types.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
-import type { Snapshot } from '../../lambda/core/types.ts';
+import type { AlertRecord, Snapshot } from '../../lambda/core/types.ts';
 import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../../lambda/core/uptime.ts';
 import type { StoredEvent } from '../../lambda/ports.ts';
-import { axesOf, type ChartRows, SeriesReducer, type SeriesReducerOptions } from './series.ts';
+import { type ChartPanel, chartPanels, ruleApplies } from './charts.ts';
+import {
+  deriveIncidents,
+  type PeakWatch,
+  peakWatches,
+  type ReportIncident,
+  rulesOf,
+  withObservedPeaks,
+} from './incidents.ts';
+import { type ChartRows, SeriesReducer, type SeriesReducerOptions } from './series.ts';
+import { type FigureUnit, unitOf } from './units.ts';
 
 /** Most figures drawn per network when none are configured (the first numeric fields, ids and times left out). */
 export const MAX_CHART_FIGURES = 6;
@@ -38,6 +51,8 @@ export interface EventRow {
   readonly network?: string;
   /** Set when the alert was suppressed (a silence), with the silence when known. */
   readonly suppressed?: string;
+  /** The severity the alert had (docs/channels.md, The `sqs` document: `level`), or `resolved` when it closes an incident: its colour. */
+  readonly level: AlertLevel | 'resolved';
 }
 
 /** A rule alert drawn on its network's chart. */
@@ -55,8 +70,10 @@ export interface NetworkChart {
   /** Dot paths of the figures drawn, one series each. */
   readonly fields: string[];
   readonly rows: ChartRows;
-  /** The axis of each figure ({@link axesOf}). */
-  readonly axes: Array<'left' | 'right'>;
+  /** The charts drawn: one per unit, with the rules' thresholds ({@link chartPanels}). */
+  readonly panels: ChartPanel[];
+  /** The unit of each figure. */
+  readonly units: FigureUnit[];
   /** Snapshots in the window, and how many of them failed (no figures). */
   readonly snapshots: number;
   readonly failed: number;
@@ -65,13 +82,24 @@ export interface NetworkChart {
   readonly marks: ChartMark[];
 }
 
+/** The present, the page's first lines: the filter status now, and the open incidents or since when all is clear. */
+export interface Present {
+  /** The last status seen in the window and since when (epoch ms); null without filter snapshots. */
+  readonly status: string | null;
+  readonly statusSince: number | null;
+  /** True when an expected status is set and the status is another. */
+  readonly away: boolean;
+  readonly open: ReportIncident[];
+  /** No open incident: when the last incident of the window resolved (epoch ms); null when there was none. */
+  readonly allClearSince: number | null;
+}
+
 /** Everything the page shows. */
 export interface ReportData {
   /** When it was made, ISO-8601. */
   readonly generatedAt: string;
-  /** The table and the store it was read from. */
+  /** The table it was read from (the store's location is not shown: the page is meant to be mailed). */
   readonly table: string;
-  readonly store: string;
   /** The window asked for, ISO-8601. */
   readonly since: string;
   readonly until: string;
@@ -90,13 +118,15 @@ export interface ReportData {
   /** Events in the window (the table keeps the newest {@link MAX_EVENT_ROWS}). */
   readonly eventCount: number;
   readonly networks: NetworkChart[];
+  /** The incidents of the window, open ones first, then newest first. */
+  readonly incidents: ReportIncident[];
+  readonly present: Present;
 }
 
 /** What {@link prepareReport} needs: the store's answers and the request. */
 export interface ReportInput {
   readonly generatedAt: string;
   readonly table: string;
-  readonly store: string;
   readonly since: string;
   readonly until: string;
   /** Filter snapshots of the window, oldest first. */
@@ -112,6 +142,49 @@ export interface ReportInput {
   /** SHIELDWATCH_FIGURE_FIELDS when set: drawn first, before the other numeric fields of the bodies. */
   readonly figureFields?: readonly string[];
   readonly expected?: string;
+  /** SHIELDWATCH_RULES when set: their thresholds are drawn (besides the rules the events carry). */
+  readonly rules?: readonly Rule[];
+  /** SHIELDWATCH_FIGURE_UNITS: units of figures whose names say none ({@link unitOf}). */
+  readonly units?: ReadonlyMap<string, FigureUnit>;
+}
+
+/** What the window's events decide before the networks are read: the rules, the incidents, the peaks to watch. */
+export interface ReportPlan {
+  readonly rules: Rule[];
+  readonly incidents: ReportIncident[];
+  /** The figure fields to follow on a network: the configured ones, then the paths of its rules. */
+  fieldsFor(network: string): string[] | undefined;
+  /** The windows of a network whose extremes give its incidents' peaks. */
+  watchesFor(network: string): PeakWatch[];
+}
+
+/** See {@link ReportPlan}; the same for `shieldwatch report` (reading page by page) and {@link prepareReport}. */
+export function planReport(
+  events: readonly StoredEvent[],
+  options: {
+    readonly since: string;
+    readonly until: string;
+    readonly expected?: string;
+    readonly rules?: readonly Rule[];
+    readonly figureFields?: readonly string[];
+  },
+): ReportPlan {
+  const rules = [...rulesOf(events, options.rules).values()];
+  const incidents = deriveIncidents(events, new Date(Date.parse(options.since)).toISOString(), {
+    ...(options.expected === undefined ? {} : { expected: options.expected }),
+    rules,
+  });
+  const watches = peakWatches(incidents, Date.parse(options.until));
+  return {
+    rules,
+    incidents,
+    fieldsFor(network) {
+      const paths = rules.filter((rule) => ruleApplies(rule, network)).map((rule) => rule.path);
+      const fields = [...new Set([...(options.figureFields ?? []), ...paths])];
+      return fields.length === 0 ? undefined : fields;
+    },
+    watchesFor: (network) => watches.filter((w) => w.network === network),
+  };
 }
 
 /** The report's data: uptime exactly as `shieldwatch uptime` computes it, the band, the events, the charts. */
@@ -120,12 +193,23 @@ export function prepareReport(input: ReportInput): ReportData {
   const untilMs = Date.parse(input.until);
   const uptime =
     input.filter.length === 0 ? null : computeUptime(input.filter, { sinceMs, untilMs: untilMs });
+  const plan = planReport(input.events, input);
   const reducers = input.networks.map((network) => {
     if (network instanceof NetworkChartReducer) return network;
-    const reducer = new NetworkChartReducer(network.id, input.figureFields, { endMs: untilMs });
+    const reducer = new NetworkChartReducer(
+      network.id,
+      plan.fieldsFor(network.id),
+      { endMs: untilMs },
+      plan.watchesFor(network.id),
+    );
     for (const snapshot of network.snapshots) reducer.add(snapshot);
     return reducer;
   });
+  const observed = new Map(reducers.flatMap((reducer) => [...reducer.peaks]));
+  const units = (path: string) => unitOf(path, input.units);
+  const incidents = withObservedPeaks(plan.incidents, observed).map((incident) =>
+    incident.path === undefined ? incident : { ...incident, unit: units(incident.path) },
+  );
   let firstData = Number.POSITIVE_INFINITY;
   for (const { at } of [input.filter[0], input.events[0]].filter((item) => item !== undefined)) {
     const ms = Date.parse(at);
@@ -135,16 +219,16 @@ export function prepareReport(input: ReportInput): ReportData {
   const fromMs = Number.isFinite(firstData) ? Math.min(untilMs, Math.max(sinceMs, firstData)) : sinceMs;
   const marks = ruleMarks(input.events);
   const rows = eventRows(input.events);
+  const band = statusIntervals(input.filter, uptime, fromMs, untilMs);
   return {
     generatedAt: input.generatedAt,
     table: input.table,
-    store: input.store,
     since: input.since,
     until: input.until,
     fromMs,
     toMs: untilMs,
     uptime,
-    band: statusIntervals(input.filter, uptime, fromMs, untilMs),
+    band,
     statuses: statusOrder(uptime, input.expected),
     ...(input.expected === undefined ? {} : { expected: input.expected }),
     changes: input.events
@@ -152,7 +236,39 @@ export function prepareReport(input: ReportInput): ReportData {
       .map((e) => ({ at: Date.parse(e.at), label: `${quoted(e.from)} -> ${quoted(e.to)}` })),
     events: rows.slice(-MAX_EVENT_ROWS),
     eventCount: rows.length,
-    networks: reducers.map((reducer) => reducer.chart(marks.get(reducer.id) ?? [])),
+    networks: reducers.map((reducer) => reducer.chart(marks.get(reducer.id) ?? [], units, plan.rules)),
+    incidents,
+    present: presentOf(band, incidents, input.expected),
+  };
+}
+
+/** The page's first lines ({@link Present}): the last status seen, the open incidents, or since when all is clear. */
+export function presentOf(
+  band: readonly StatusInterval[],
+  incidents: readonly ReportIncident[],
+  expected: string | undefined,
+): Present {
+  const last = [...band].reverse().find((interval) => interval.status !== null);
+  let since: number | null = last === undefined ? null : last.from;
+  // The status's stretch may be cut by gaps and unreadable reads: it holds since the first of the same status.
+  if (last !== undefined) {
+    for (let i = band.indexOf(last) - 1; i >= 0; i--) {
+      const status = band[i]!.status;
+      if (status === last.status) since = band[i]!.from;
+      else if (status !== null && status !== UNREADABLE_STATUS) break;
+    }
+  }
+  const open = incidents.filter((incident) => incident.state === 'open');
+  const resolved = incidents
+    .map((incident) => (incident.resolvedAt === null ? Number.NaN : Date.parse(incident.resolvedAt)))
+    .filter((ms) => Number.isFinite(ms));
+  const status = last?.status ?? null;
+  return {
+    status,
+    statusSince: since,
+    away: expected !== undefined && status !== null && status !== UNREADABLE_STATUS && status !== expected,
+    open,
+    allClearSince: open.length > 0 || resolved.length === 0 ? null : Math.max(...resolved),
   };
 }
 
@@ -220,7 +336,20 @@ const quoted = (status: string | undefined) =>
   status === undefined ? '?' : JSON.stringify(displayStatus(status));
 
 /** Fields of a stored event that its summary already says, or that are bookkeeping. */
-const SHOWN_FIELDS = new Set(['at', 'event', 'seq', 'from', 'to', 'detail', 'rule', 'network', 'value']);
+const SHOWN_FIELDS = new Set([
+  'at',
+  'event',
+  'seq',
+  'from',
+  'to',
+  'detail',
+  'rule',
+  'network',
+  'value',
+  // The row's colour says the severity; the incidents table pairs the start with the end.
+  'severity',
+  'previousSince',
+]);
 const SHOWN_FIELDS_RULE = new Set([...SHOWN_FIELDS, 'threshold', 'ruleText', 'values']);
 const SUPPRESSION_FIELDS = new Set(['suppressedBy', 'suppressed', 'silence', 'silenceId']);
 
@@ -269,6 +398,10 @@ export function eventRows(events: readonly StoredEvent[]): EventRow[] {
               ? 'incident'
               : 'other',
       summary: parts.join('; '),
+      level:
+        alertAction(event as unknown as AlertRecord) === 'resolve'
+          ? 'resolved'
+          : alertLevel(event as unknown as AlertRecord),
       ...(network === undefined ? {} : { network }),
       ...(suppressed === undefined ? {} : { suppressed }),
     };
@@ -332,17 +465,18 @@ export function networkChart(
   configured: readonly string[] | undefined,
   marks: ChartMark[],
   options: SeriesReducerOptions = {},
+  rules: readonly Rule[] = [],
 ): NetworkChart {
   const reducer = new NetworkChartReducer(id, configured, options);
   for (const snapshot of snapshots) reducer.add(snapshot);
-  return reducer.chart(marks);
+  return reducer.chart(marks, (path) => unitOf(path), rules);
 }
 
 /** Most candidate figure fields followed per network while reading (each costs one column of buckets). */
 export const MAX_TRACKED_FIGURES = 64;
 
 /**
- * One network's chart, reduced as its snapshots are read (README, The report: large histories): each body is
+ * One network's chart, reduced as its snapshots are read (docs/report.md, large histories): each body is
  * parsed, its figures taken and dropped at once, so what is held is bounded by {@link MAX_TRACKED_FIGURES}
  * columns of display buckets ({@link SeriesReducer}), not by the history.
  *
@@ -369,11 +503,20 @@ export class NetworkChartReducer {
   /** The earliest time of a snapshot read, epoch ms (Infinity before any). */
   firstMs = Number.POSITIVE_INFINITY;
 
+  /** The most extreme value seen in each watched window ({@link PeakWatch}), by its key. */
+  readonly peaks = new Map<string, { value: number; at: number }>();
+  private readonly watches: readonly PeakWatch[];
+  private readonly watchPaths: string[];
+
   constructor(
     readonly id: string,
     configured: readonly string[] | undefined,
     options: SeriesReducerOptions = {},
+    /** Windows whose extremes are wanted (the incidents' peaks on this network). */
+    watches: readonly PeakWatch[] = [],
   ) {
+    this.watches = watches;
+    this.watchPaths = [...new Set(watches.map((w) => w.path))];
     this.configured = configured ?? [];
     this.tracked = [...new Set(this.configured)];
     this.series = new SeriesReducer(this.tracked.length, options);
@@ -409,14 +552,28 @@ export class NetworkChartReducer {
     }
     this.bodies++;
     const picked = new Map(pickFigures(body, this.tracked));
+    if (this.watches.length > 0) {
+      const watched = new Map(pickFigures(body, this.watchPaths));
+      for (const watch of this.watches) {
+        const value = watched.get(watch.path);
+        if (value === undefined || at < watch.fromMs || at > watch.toMs) continue;
+        const best = this.peaks.get(watch.key);
+        if (best === undefined || (watch.direction === 'max' ? value > best.value : value < best.value))
+          this.peaks.set(watch.key, { value, at });
+      }
+    }
     this.series.push(
       at,
       this.tracked.map((field) => picked.get(field) ?? null),
     );
   }
 
-  /** The chart of what was added, its rule alerts marked. */
-  chart(marks: ChartMark[]): NetworkChart {
+  /** The chart of what was added, its rule alerts marked, its figures split by unit with the rules' thresholds. */
+  chart(
+    marks: ChartMark[],
+    units: (path: string) => FigureUnit = (path) => unitOf(path),
+    rules: readonly Rule[] = [],
+  ): NetworkChart {
     const common = [...this.suggestedCounts].filter(([, n]) => n * 2 >= this.sampled).map(([path]) => path);
     const fields = [...new Set([...this.configured, ...common])].slice(
       0,
@@ -428,7 +585,8 @@ export class NetworkChartReducer {
       id: this.id,
       fields,
       rows,
-      axes: axesOf(rows.ys),
+      panels: chartPanels(this.id, fields, rows.ys, units, rules),
+      units: fields.map(units),
       snapshots: this.snapshots,
       failed: this.failed,
       downsampled: this.series.downsampled,

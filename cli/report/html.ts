@@ -1,12 +1,15 @@
 /**
- * The report page (README, The report): one HTML file, its CSS, script, chart library and data inline, and a
+ * The report page (docs/report.md): one HTML file, its CSS, script, chart library and data inline, and a
  * Content-Security-Policy that forbids every request, so it opens offline, from a mail or a ticket alike.
  * Everything but the charts is rendered here, so the page reads without its script too. Pure.
  */
 import { formatDuration } from '../../lambda/core/alert-text.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
 import { UNREADABLE_STATUS } from '../../lambda/core/uptime.ts';
+import type { ChartPanel } from './charts.ts';
 import { formatShare, type ReportData, type StatusInterval, uptimeRows } from './data.ts';
+import type { ReportIncident } from './incidents.ts';
+import { withUnit } from './units.ts';
 
 /** The page's inline parts: the chart library and the page's own CSS and script. */
 export interface ReportAssets {
@@ -56,6 +59,30 @@ export function utc(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
 
+/**
+ * A `<time>` element for `ms`: the date and the time of day each kept whole (a narrow column breaks the line
+ * between them, never inside a date); the date left out when `day` is the same day.
+ */
+export function timeHtml(ms: number, sameDayAs?: number): string {
+  if (!Number.isFinite(ms)) return '';
+  const [date, time] = utc(ms).split(' ') as [string, string];
+  const showDate = sameDayAs === undefined || utc(sameDayAs).slice(0, 10) !== date;
+  return `<time datetime="${new Date(ms).toISOString()}">${showDate ? `<span class="nw">${date}</span> ` : ''}<span class="nw">${time}</span></time>`;
+}
+
+/**
+ * Escaped text in which long names may wrap only after a `/` or `=` (never inside a word, a dotted name or a
+ * hyphenated one such as a date):
+ * an incident id such as `flood/edge-1/2026-11-23T03:57:51Z` fits a phone's width without being cut anywhere.
+ */
+export function wrappable(text: string, max = 300): string {
+  // A browser may break after any hyphen (inside `edge-1` or a date): pieces with one are kept whole.
+  return shown(text, max)
+    .replace(/[^\s/=]*-[^\s/=]*[/=]?/g, (piece) => `<span class="nw">${piece}</span>`)
+    .replace(/([/=])(?!<\/span>)/g, '$1<wbr>')
+    .replace(/([/=])<\/span>/g, '$1</span><wbr>');
+}
+
 /** Inline text that must not break the page's layout (a very long status or id): shown cut, kept in full in a title. */
 function shown(text: string, max = 60): string {
   const chars = [...text];
@@ -76,6 +103,22 @@ function statusName(status: string | null): string {
   return status === UNREADABLE_STATUS ? status : displayStatus(status);
 }
 
+/** How each kind of incident is named. */
+const INCIDENT_KINDS: Readonly<Record<ReportIncident['kind'], string>> = {
+  status: 'filter status away',
+  api: 'API unreachable',
+  auth: 'API key rejected',
+  unreadable: 'status unreadable',
+  rule: 'traffic rule',
+};
+
+/** An incident's per-network peaks as cells' lines: `edge-1` and `1.18M pps at 03:57:55`. */
+function peakText(incident: ReportIncident, n: ReportIncident['networks'][number]): string {
+  if (n.peak === null) return '-';
+  const value = typeof n.peak === 'number' ? withUnit(n.peak, incident.unit ?? '') : String(n.peak);
+  return n.peakAt === null ? value : `${value} at ${utc(Date.parse(n.peakAt)).slice(11)}`;
+}
+
 /** The whole page. */
 export function renderReportHtml(data: ReportData, assets: ReportAssets): string {
   const span = Math.max(1, data.toMs - data.fromMs);
@@ -87,7 +130,8 @@ export function renderReportHtml(data: ReportData, assets: ReportAssets): string
     networks: data.networks.map((n) => ({
       id: n.id,
       fields: n.fields,
-      axes: n.axes,
+      units: n.units,
+      panels: n.panels,
       x: n.rows.x,
       ys: n.rows.ys,
       marks: n.marks,
@@ -107,10 +151,11 @@ export function renderReportHtml(data: ReportData, assets: ReportAssets): string
 <body>
 <header>
 <h1>shieldwatch report</h1>
-<p class="meta">From <time datetime="${new Date(data.fromMs).toISOString()}">${utc(data.fromMs)}</time> to <time datetime="${new Date(data.toMs).toISOString()}">${utc(data.toMs)}</time> UTC (${escapeHtml(formatDuration(data.toMs - data.fromMs))}${data.fromMs > Date.parse(data.since) ? `; asked from ${escapeHtml(utc(Date.parse(data.since)))}, the first data is later` : ''}). All times are UTC.</p>
-<p class="meta">Made <time datetime="${escapeHtml(data.generatedAt)}">${escapeHtml(utc(Date.parse(data.generatedAt)))}</time> UTC from table <code>${escapeHtml(data.table)}</code> in the ${escapeHtml(data.store.replace(`, table ${data.table}`, ''))}.</p>
+<p class="meta">${timeHtml(data.fromMs)} to ${timeHtml(data.toMs, data.fromMs)} UTC (${escapeHtml(formatDuration(data.toMs - data.fromMs))}${data.fromMs > Date.parse(data.since) ? `; asked from ${escapeHtml(utc(Date.parse(data.since)))}, the first data is later` : ''}). Made ${timeHtml(Date.parse(data.generatedAt), data.toMs)} UTC from table <code>${escapeHtml(data.table)}</code>. All times are UTC.</p>
 </header>
 <main>
+${presentSection(data)}
+${incidentsSection(data)}
 ${statusSection(data, pct)}
 ${uptimeSection(data)}
 ${networksSection(data)}
@@ -123,6 +168,84 @@ ${eventsSection(data)}
 </body>
 </html>
 `;
+}
+
+/** What an incident is, in a few words: `traffic rule flood`, `filter status away (status "mitigating")`. */
+function incidentTitle(incident: ReportIncident): string {
+  if (incident.kind === 'rule') return `rule <strong>${shown(incident.rule ?? '?', 40)}</strong>`;
+  const detail = incident.detail === undefined ? '' : `: ${wrappable(incident.detail, 120)}`;
+  return `<strong>${INCIDENT_KINDS[incident.kind]}</strong>${detail}`;
+}
+
+/** The first lines: the filter status now, the open incidents with their networks and peaks, or all clear. */
+function presentSection(data: ReportData): string {
+  const now = data.present;
+  const status =
+    now.status === null
+      ? '<p class="status-line">No filter status read in this window.</p>'
+      : `<p class="status-line">Filter status <strong class="status-now ${statusClass(data, now.status)}">${shown(statusName(now.status), 80)}</strong>${now.statusSince === null ? '' : ` since ${timeHtml(now.statusSince, data.toMs)}`}${data.expected === undefined ? '' : now.away ? `, away from the expected <strong>${shown(data.expected, 40)}</strong>` : ' (expected)'}.</p>`;
+  const networks = (incident: ReportIncident) =>
+    incident.networks.length === 0
+      ? ''
+      : `<ul class="nets">${incident.networks
+          .map(
+            (n) =>
+              `<li><span class="net">${wrappable(n.network, 80)}</span> <span class="peak">peak ${escapeHtml(peakText(incident, n))}</span>${n.resolvedAt === null ? '' : ' <span class="tag">resolved</span>'}</li>`,
+          )
+          .join('')}</ul>`;
+  let body: string;
+  if (now.open.length > 0) {
+    body = `<ul class="open">${now.open
+      .map(
+        (incident) =>
+          `<li class="lv-${incident.level}"><span class="badge lv-${incident.level}">open</span> ${incidentTitle(incident)} since ${timeHtml(Date.parse(incident.openedAt), data.toMs)} (${escapeHtml(formatDuration(data.toMs - Date.parse(incident.openedAt)))})${networks(incident)}</li>`,
+      )
+      .join('')}</ul>`;
+  } else {
+    const last = data.incidents[0];
+    body =
+      now.allClearSince === null
+        ? `<p class="all-clear"><span class="badge lv-resolved">all clear</span> No incident in this window.</p>`
+        : `<p class="all-clear"><span class="badge lv-resolved">all clear</span> since ${timeHtml(now.allClearSince, data.toMs)} UTC${last === undefined ? '' : `: the last incident, ${incidentTitle(last)}, lasted ${escapeHtml(formatDuration(Date.parse(last.resolvedAt ?? last.openedAt) - Date.parse(last.openedAt)))}`}.</p>${last === undefined ? '' : networks(last)}`;
+  }
+  return `<section id="now" class="${now.open.length > 0 ? 'open' : 'clear'}">
+<h2>Now <span class="meta">at ${timeHtml(data.toMs)} UTC</span></h2>
+${status}
+${body}
+</section>`;
+}
+
+/** The window's incidents: kind, rule, start, end, duration, networks and their peaks. */
+function incidentsSection(data: ReportData): string {
+  if (data.incidents.length === 0) {
+    return '<section id="incidents"><h2>Incidents</h2><p class="empty">No incident in this window.</p></section>';
+  }
+  const rows = data.incidents
+    .map((incident) => {
+      const opened = Date.parse(incident.openedAt);
+      const resolved = incident.resolvedAt === null ? null : Date.parse(incident.resolvedAt);
+      const lines = (f: (n: ReportIncident['networks'][number]) => string) =>
+        incident.networks.length === 0 ? '-' : incident.networks.map((n) => `<div>${f(n)}</div>`).join('');
+      return `<tr class="lv-${incident.state === 'open' ? incident.level : 'resolved'}" data-id="${escapeHtml(incident.id)}">
+<td data-label="kind"><span class="badge lv-${incident.level}">${INCIDENT_KINDS[incident.kind]}</span>${incident.state === 'open' ? ' <span class="tag">open</span>' : ''}</td>
+<td data-label="rule">${incident.rule === null ? (incident.detail === undefined ? '-' : wrappable(incident.detail, 120)) : `<code>${shown(incident.rule, 40)}</code>`}</td>
+<td data-label="start">${timeHtml(opened, data.toMs)}</td>
+<td data-label="end">${resolved === null ? '<em>open</em>' : timeHtml(resolved, opened)}</td>
+<td data-label="duration" class="num">${escapeHtml(formatDuration((resolved ?? data.toMs) - opened))}${resolved === null ? ' so far' : ''}</td>
+<td data-label="networks">${lines((n) => wrappable(n.network, 80))}</td>
+<td data-label="peak" class="num">${lines((n) => escapeHtml(peakText(incident, n)))}</td>
+</tr>`;
+    })
+    .join('\n');
+  return `<section id="incidents">
+<h2>Incidents</h2>
+<p class="note">${data.incidents.length} incident(s) in this window, open ones first, then newest first. A rule's networks whose alerts overlap are one incident; each network's peak is the most extreme value of the rule's figure while it held.</p>
+<div class="table-wrap"><table class="incidents stack">
+<thead><tr><th scope="col">kind</th><th scope="col">rule</th><th scope="col">start</th><th scope="col">end</th><th scope="col">duration</th><th scope="col">networks</th><th scope="col">peak</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table></div>
+</section>`;
 }
 
 function statusSection(data: ReportData, pct: (ms: number) => string): string {
@@ -157,10 +280,8 @@ function statusSection(data: ReportData, pct: (ms: number) => string): string {
         `<li><span class="swatch ${statusClass(data, status)}" aria-hidden="true"></span>${shown(statusName(status), 80)}${status !== null && status === data.expected ? ' (expected)' : ''}</li>`,
     )
     .join('');
-  const last = [...data.band].reverse().find((i) => i.status !== null);
   return `<section id="status">
 <h2>Filter status over time</h2>
-${last === undefined ? '' : `<p>Last seen: <strong class="status-now">${shown(statusName(last.status), 80)}</strong>, since ${utc(last.from)} UTC.</p>`}
 <div class="band-wrap">
 <div class="changes">${changes}</div>
 <ol class="band" aria-label="Filter status over time, oldest first">${data.band.map(segment).join('')}</ol>
@@ -196,6 +317,32 @@ function uptimeSection(data: ReportData): string {
 </section>`;
 }
 
+/** How a unit is named over its chart. */
+function unitTitle(unit: string): string {
+  const names: Readonly<Record<string, string>> = {
+    pps: 'packets per second (pps)',
+    bps: 'bits per second (bps)',
+    'B/s': 'bytes per second (B/s)',
+    'req/s': 'requests per second',
+    'conn/s': 'connections per second',
+    '%': 'percent',
+  };
+  return names[unit] ?? (unit === '' ? 'figures without a unit' : unit);
+}
+
+function panelHtml(n: ReportData['networks'][number], i: number, panel: ChartPanel, p: number): string {
+  const lines = panel.thresholds.map(
+    (t) =>
+      `<li class="threshold"><span class="dash" aria-hidden="true"></span>threshold of rule <code>${shown(t.rule, 40)}</code>: ${shown(t.path, 60)} ${escapeHtml(t.op)} ${escapeHtml(withUnit(t.value, panel.unit))}</li>`,
+  );
+  const notes = panel.notes.map((note) => `<li class="note">${escapeHtml(note)}</li>`);
+  return `<div class="panel" data-unit="${escapeHtml(panel.unit)}">
+<h4>${escapeHtml(unitTitle(panel.unit))}</h4>
+<div class="chart" id="chart-${i}-${p}" role="img" aria-label="${escapeHtml(`${unitTitle(panel.unit)} of network ${n.id} over time`)}"></div>
+${lines.length + notes.length === 0 ? '' : `<ul class="thresholds">${[...lines, ...notes].join('')}</ul>`}
+</div>`;
+}
+
 function networksSection(data: ReportData): string {
   if (data.networks.length === 0) {
     return '<section id="networks"><h2>Networks</h2><p class="empty">No network to show: set SHIELDWATCH_NETWORKS or give <code>--networks A,B</code>.</p></section>';
@@ -214,19 +361,23 @@ function networksSection(data: ReportData): string {
         : `<ul class="marks" aria-label="Rule alerts on network ${escapeHtml(n.id)}">${n.marks
             .map(
               (m) =>
-                `<li class="${m.event === 'network.rule_resolved' ? 'resolved' : 'triggered'}"><time>${utc(m.at)}</time> ${shown(m.label, 120)}</li>`,
+                `<li class="${m.event === 'network.rule_resolved' ? 'resolved' : 'triggered'}">${timeHtml(m.at, data.toMs)} ${wrappable(m.label, 120)}</li>`,
             )
             .join('')}</ul>`;
+    const panels =
+      n.panels.length === 0
+        ? '<p class="empty">No figures in this window.</p>'
+        : n.panels.map((panel, p) => panelHtml(n, i, panel, p)).join('\n');
     return `<figure class="network" id="network-${i}">
-<figcaption><h3>network <span class="id">${shown(n.id, 80)}</span></h3>${n.fields.length === 0 ? '' : `<span class="fields">${n.fields.map((f) => `<code>${shown(f, 60)}</code>`).join(' ')}</span>`}</figcaption>
-<div class="chart" id="chart-${i}" role="img" aria-label="${escapeHtml(`figures of network ${n.id} over time`)}">${n.rows.x.length === 0 ? '<p class="empty">No figures in this window.</p>' : ''}</div>
+<figcaption><h3>network <span class="id">${shown(n.id, 80)}</span></h3></figcaption>
+${panels}
 <p class="meta">${escapeHtml(meta)}</p>
 ${marks}
 </figure>`;
   });
   return `<section id="networks">
 <h2>Networks</h2>
-<p class="note">One chart per network of its numeric figures; much smaller figures use the right axis. Click a name in a chart's legend to hide or show it, drag across a chart to zoom in, double-click to zoom out. Vertical lines: rule alerts (solid) and status changes (dotted).</p>
+<p class="note">Per network, one chart per unit (packet rates apart from bit rates), from zero; the legend gives each figure's last value (hover for the value at a time). Dashed lines: rule thresholds; solid vertical lines: rule alerts (red triggered, green resolved); dotted: status changes. Click a name in a legend to hide or show it, drag across a chart to zoom in, double-click to zoom out.</p>
 ${charts.join('\n')}
 </section>`;
 }
@@ -236,14 +387,14 @@ function eventsSection(data: ReportData): string {
     return '<section id="events"><h2>Events</h2><p class="empty">No events in this window.</p></section>';
   }
   const rows = data.events
-    .map(
-      (e) =>
-        `<tr class="${e.family}${e.suppressed === undefined ? '' : ' suppressed'}"><td><time datetime="${escapeHtml(e.at)}">${escapeHtml(Number.isFinite(Date.parse(e.at)) ? utc(Date.parse(e.at)) : e.at)}</time></td><td><code>${escapeHtml(e.event)}</code>${e.suppressed === undefined ? '' : ` <span class="tag">suppressed: ${shown(e.suppressed, 40)}</span>`}</td><td class="what">${shown(e.summary, 300)}</td></tr>`,
-    )
+    .map((e) => {
+      const ms = Date.parse(e.at);
+      return `<tr class="${e.family} lv-${e.level}${e.suppressed === undefined ? '' : ' suppressed'}"><td class="when">${Number.isFinite(ms) ? timeHtml(ms, data.toMs) : escapeHtml(e.at)}</td><td class="name"><code>${escapeHtml(e.event)}</code>${e.suppressed === undefined ? '' : ` <span class="tag">suppressed: ${shown(e.suppressed, 40)}</span>`}</td><td class="what">${wrappable(e.summary, 300)}</td></tr>`;
+    })
     .join('\n');
   return `<section id="events">
 <h2>Events</h2>
-<p class="note">${data.eventCount} event(s) in this window, oldest first${data.eventCount > data.events.length ? `; the newest ${data.events.length} are listed (<code>shieldwatch events --all</code> lists them all)` : ''}.</p>
+<p class="note">${data.eventCount} event(s) in this window, oldest first${data.eventCount > data.events.length ? `; the newest ${data.events.length} are listed (<code>shieldwatch events --all</code> lists them all)` : ''}. Colours follow the alert's severity: red critical, orange error, amber warning, green resolved.</p>
 <div class="table-wrap"><table class="events">
 <thead><tr><th scope="col">time (UTC)</th><th scope="col">event</th><th scope="col">what</th></tr></thead>
 <tbody>

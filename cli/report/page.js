@@ -1,6 +1,6 @@
-// The report's charts (README, The report): one uPlot chart per network from the JSON block, rule alerts and
-// status changes drawn as vertical lines. Runs in the browser; uPlot is inlined before it. No request of any
-// kind, text only through textContent.
+// The report's charts (docs/report.md): one uPlot chart per network and unit from the JSON block, rule
+// thresholds as dashed lines, rule alerts and status changes as vertical lines, the last values in the legend.
+// Runs in the browser; uPlot is inlined before it. No request of any kind, text only through textContent.
 (() => {
   const data = JSON.parse(document.getElementById('report-data').textContent);
   const root = document.documentElement;
@@ -80,6 +80,42 @@
     };
   }
 
+  /** Horizontal dashed lines across the plot: the rules' thresholds, labelled at their left end. */
+  function thresholdPlugin(thresholds) {
+    return {
+      hooks: {
+        draw: [
+          (u) => {
+            const ctx = u.ctx;
+            const { left, width } = u.bbox;
+            for (const t of thresholds) {
+              const y = Math.round(u.valToPos(t.value, 'y', true));
+              ctx.save();
+              ctx.strokeStyle = cssVar('--bad');
+              ctx.lineWidth = 1.5 * devicePixelRatio;
+              ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
+              ctx.beginPath();
+              ctx.moveTo(left, y);
+              ctx.lineTo(left + width, y);
+              ctx.stroke();
+              ctx.setLineDash([]);
+              ctx.fillStyle = cssVar('--bad');
+              ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+              ctx.textBaseline = 'bottom';
+              ctx.textAlign = 'left';
+              ctx.fillText(
+                `${t.rule} ${t.op} ${si(t.value)}`,
+                left + 4 * devicePixelRatio,
+                y - 2 * devicePixelRatio,
+              );
+              ctx.restore();
+            }
+          },
+        ],
+      },
+    };
+  }
+
   let charts = [];
 
   function chartWidth(el) {
@@ -87,8 +123,10 @@
   }
 
   function chartHeight() {
-    return window.innerWidth < 600 ? 190 : 250;
+    return window.innerWidth < 600 ? 170 : 220;
   }
+
+  const withUnit = (v, unit) => (unit === '' ? si(v) : `${si(v)} ${unit}`);
 
   function build() {
     for (const chart of charts) chart.destroy();
@@ -96,54 +134,72 @@
     const fg = cssVar('--fg');
     const grid = cssVar('--line');
     data.networks.forEach((net, index) => {
-      const el = document.getElementById(`chart-${index}`);
-      if (el === null || net.x.length === 0) return;
-      const right = net.axes.includes('right');
-      const axis = (scale, side) => ({
-        scale,
-        side,
-        stroke: fg,
-        grid: { show: side === 3, stroke: grid, width: 1 },
-        ticks: { stroke: grid, width: 1 },
-        values: (_u, splits) => splits.map(si),
-        size: 56,
-      });
-      const opts = {
-        width: chartWidth(el),
-        height: chartHeight(),
-        ms: 1,
-        tzDate: utcDate,
-        cursor: { sync: { key: 'shieldwatch' } },
-        scales: { x: { time: true } },
-        series: [
-          { label: 'time (UTC)', value: (_u, v) => (v === null ? '' : timeText(utcDate(v))) },
-          ...net.fields.map((field, i) => ({
-            label: `${field}${net.axes[i] === 'right' && right ? ' (right axis)' : ''}`,
-            scale: net.axes[i] === 'right' ? 'y2' : 'y',
-            stroke: cssVar(`--c${i % 8}`),
-            width: 1.5,
-            spanGaps: false,
-            value: (_u, v) => (v === null ? '-' : v.toLocaleString('en-US')),
-          })),
-        ],
-        axes: [
-          {
-            stroke: fg,
-            grid: { stroke: grid, width: 1 },
-            ticks: { stroke: grid, width: 1 },
-            values: timeLabels,
+      if (net.x.length === 0) return;
+      net.panels.forEach((panel, p) => {
+        const el = document.getElementById(`chart-${index}-${p}`);
+        if (el === null) return;
+        const lastX = net.x[net.x.length - 1];
+        const opts = {
+          width: chartWidth(el),
+          height: chartHeight(),
+          ms: 1,
+          tzDate: utcDate,
+          cursor: { sync: { key: 'shieldwatch' } },
+          scales: {
+            x: { time: true },
+            y: { range: () => panel.range },
           },
-          axis('y', 3),
-          ...(right ? [axis('y2', 1)] : []),
-        ],
-        hooks: {
-          ready: [(u) => u.setScale('x', { min: data.from, max: data.to })],
-        },
-        plugins: [markerPlugin(net.marks, data.changes)],
-      };
-      el.textContent = '';
-      charts.push(new uPlot(opts, [net.x, ...net.ys], el));
-      el.dataset.points = String(net.x.length);
+          series: [
+            {
+              label: 'time (UTC)',
+              // Not hovering: the legend gives the last values, at the last time.
+              value: (_u, v) => timeText(utcDate(v === null ? lastX : v)),
+            },
+            ...panel.series.map((s, k) => ({
+              label: net.fields[s],
+              stroke: cssVar(`--c${s % 8}`),
+              width: 1.5,
+              spanGaps: false,
+              value: (_u, v, _si, idx) =>
+                idx === null || idx === undefined
+                  ? panel.last[k] === null
+                    ? '-'
+                    : withUnit(panel.last[k], panel.unit)
+                  : v === null
+                    ? '-'
+                    : withUnit(v, panel.unit),
+            })),
+          ],
+          axes: [
+            {
+              stroke: fg,
+              grid: { stroke: grid, width: 1 },
+              ticks: { stroke: grid, width: 1 },
+              values: timeLabels,
+            },
+            {
+              scale: 'y',
+              side: 3,
+              stroke: fg,
+              grid: { show: true, stroke: grid, width: 1 },
+              ticks: { stroke: grid, width: 1 },
+              values: (_u, splits) => splits.map(si),
+              size: 48,
+              label: panel.unit === '' ? 'value' : panel.unit,
+              labelSize: 18,
+              labelFont: `600 12px system-ui, sans-serif`,
+            },
+          ],
+          hooks: {
+            ready: [(u) => u.setScale('x', { min: data.from, max: data.to })],
+          },
+          plugins: [markerPlugin(net.marks, data.changes), thresholdPlugin(panel.thresholds)],
+        };
+        el.textContent = '';
+        const chart = new uPlot(opts, [net.x, ...panel.series.map((s) => net.ys[s])], el);
+        charts.push(chart);
+        el.dataset.points = String(net.x.length);
+      });
     });
     document.body.dataset.charts = String(charts.length);
     // Milliseconds from the start of the page's navigation to the charts painted: the open time tests measure.

@@ -114,7 +114,6 @@ export function eventItem(alert: AlertRecord, scope?: string): Record<string, un
           rule: alert.rule,
           network: alert.network,
           ruleText: alert.ruleText,
-          incident: alert.incident,
           scope,
           [RULE_VALUES]: storedAlert(alert)[RULE_VALUES],
         };
@@ -127,13 +126,15 @@ export function eventItem(alert: AlertRecord, scope?: string): Record<string, un
     from: alert.from,
     to: alert.to,
     seq: alert.seq,
+    // Every incident's id, not only a rule's: the report pairs an incident's start with its end by it.
+    incident: alert.incident,
     previousSince: alert.previousSince,
     since: alert.since,
     expected: alert.expected,
     severity: alert.severity,
     cycles: alert.cycles,
     detail: alert.detail,
-    // An announcement at a silence's end (README, Silences): which silence, and what it held back.
+    // An announcement at a silence's end (docs/silences.md): which silence, and what it held back.
     silence: alert.silence,
     heldEvent: alert.heldEvent,
   };

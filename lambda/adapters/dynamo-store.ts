@@ -130,7 +130,10 @@ export class DynamoStore implements SnapshotStore, StateStore, RuleStateStore {
         seq: num(item['seq']) ?? 0,
         detail: str(item['detail']),
         suppressedBy: str(item['suppressedBy']),
-        // Rule alerts (README, Traffic rules).
+        // What the report needs to pair an incident's start with its end (docs/report.md).
+        severity: str(item['severity']),
+        previousSince: str(item['previousSince']),
+        // Rule alerts (docs/rules.md).
         rule: str(item['rule']),
         network: str(item['network']),
         ruleText: str(item['ruleText']),

@@ -3,7 +3,7 @@
  * playwright-core. It fails, never skips, when the browser is missing. Every request the page makes is seen
  * (page.route('**')) and refused unless it is the file itself; console errors and page errors are collected.
  *
- * The demo's report comes from real cycles (simulator, embedded store) and is the README's screenshot: run with
+ * The demo's report comes from real cycles (simulator, embedded store) and is the screenshot of docs/report.md: run with
  * SHIELDWATCH_UPDATE_SCREENSHOT=1 to write docs/report.png. A week of one-minute snapshots for 20 networks
  * checks that a large history opens fast; hostile values written through the real store check the escaping.
  */
@@ -24,7 +24,37 @@ import { startDynamo } from '../fixtures/dynalite.ts';
 import { longHistory } from '../fixtures/report-history.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOT = fileURLToPath(new URL('../../docs/report.png', import.meta.url));
+/** The screenshots of docs/report.md (SHIELDWATCH_UPDATE_SCREENSHOT=1): the demo's report at 1280 px light, 390 px, 1280 px dark. */
+const SCREENSHOTS = {
+  '1280-light': fileURLToPath(new URL('../../docs/report.png', import.meta.url)),
+  '390-light': fileURLToPath(new URL('../../docs/report-390.png', import.meta.url)),
+  '1280-dark': fileURLToPath(new URL('../../docs/report-dark.png', import.meta.url)),
+} as const;
+const UPDATE = process.env['SHIELDWATCH_UPDATE_SCREENSHOT'] === '1';
+
+/**
+ * Words of the page's text that a line break cuts in two (run in the page): every run of non-space
+ * characters, split after a `/` or `=` (where the page allows a break), must lie on one line, so its text
+ * nodes' ranges have one box each. Returns the cut words with their section.
+ */
+const CUT_WORDS = `(() => {
+  const cut = [];
+  for (const section of document.querySelectorAll('#now, #incidents, #status, #events, .marks, .thresholds, header')) {
+    const walker = document.createTreeWalker(section, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+      if (node.parentElement.closest('.sr') !== null) continue;
+      const text = node.textContent;
+      for (const match of text.matchAll(/[^\\s/=]+[/=]?/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (lines.size > 1) cut.push(section.id + ': ' + match[0]);
+      }
+    }
+  }
+  return cut;
+})()`;
 
 /** What opening a file showed: requests other than the file, console errors, page errors, dialogs. */
 interface Opened {
@@ -104,9 +134,8 @@ describe('the report in headless Chromium', () => {
     ).toBe(true);
     dir = mkdtempSync(join(tmpdir(), 'shieldwatch-browser-'));
     // The demo's real cycles write the report as their last step; the browser starts meanwhile. A quick demo
-    // for the test; for the README's screenshot, the demo as npm start runs it (about 30 s).
-    const quick =
-      process.env['SHIELDWATCH_UPDATE_SCREENSHOT'] === '1' ? [] : ['--cycles', '10', '--every', '300ms'];
+    // for the test; for the screenshot of docs/report.md, the demo as npm start runs it (about 30 s).
+    const quick = UPDATE ? [] : ['--cycles', '10', '--every', '300ms'];
     const [demo, launched] = await Promise.all([
       runCli(['demo', ...quick], { CI: 'true' }, { cwd: dir, timeoutMs: 60_000 }),
       chromium.launch({ executablePath: CHROMIUM }),
@@ -132,7 +161,10 @@ describe('the report in headless Chromium', () => {
     expect(blocked).toEqual([]);
     expect(errors).toEqual([]);
     for (const id of ['edge-1', 'edge-2']) {
-      const chart = page.locator('figure.network', { hasText: `network ${id}` }).locator('.chart');
+      const chart = page
+        .locator('figure.network', { hasText: `network ${id}` })
+        .locator('.chart')
+        .first();
       expect(Number(await chart.getAttribute('data-points'))).toBeGreaterThan(5);
       await expect.poll(() => chart.locator('canvas').count()).toBeGreaterThan(0);
       expect(await chart.locator('.u-legend').innerText()).toContain('traffic.in.pps');
@@ -150,20 +182,95 @@ describe('the report in headless Chromium', () => {
     );
     expect(await page.locator('table.uptime tbody tr').count()).toBe(2);
 
-    // A full-page screenshot that is not blank: the README's picture when asked for.
+    // A full-page screenshot that is not blank: the picture of docs/report.md when asked for.
     const png = await page.screenshot({ fullPage: true });
-    const file = process.env['SHIELDWATCH_UPDATE_SCREENSHOT'] === '1' ? SCREENSHOT : join(dir, 'report.png');
+    const file = UPDATE ? SCREENSHOTS['1280-light'] : join(dir, 'report.png');
     writeFileSync(file, png);
     expect(statSync(file).size).toBeGreaterThan(40_000);
     expect(await colourVariety(browser, png)).toBeGreaterThan(200);
+  });
+
+  it("opens on the present and the attack: now, then the incidents with the attack's networks and peaks, then the band", async () => {
+    // Act
+    const { page } = await open(browser, demoReport);
+
+    // Assess: the sections in the order an operator reads them.
+    const order = await page.evaluate(`[...document.querySelectorAll('main > section')].map((s) => s.id)`);
+    expect(order).toEqual(['now', 'incidents', 'status', 'uptime', 'networks', 'events']);
+    const now = await page.locator('#now').innerText();
+    expect(now).toMatch(/Filter status\s+active\s+since \d\d:\d\d:\d\d \(expected\)/);
+    // The demo's attack is over when the report is written: all clear since its end, its network and peak.
+    expect(now).toMatch(/all clear\s+since [\d-]* ?\d\d:\d\d:\d\d UTC: the last incident, rule flood/);
+    expect(now).toMatch(/edge-1 peak \d+(\.\d+)?[kM] pps at \d\d:\d\d:\d\d/);
+    const flood = page.locator('table.incidents tbody tr', { hasText: 'flood' });
+    expect(await flood.count()).toBe(1);
+    const cells = await flood.locator('td').allInnerTexts();
+    expect(cells.map((c) => c.trim())).toEqual([
+      'traffic rule',
+      'flood',
+      expect.stringMatching(/^\d\d:\d\d:\d\d$/),
+      expect.stringMatching(/^\d\d:\d\d:\d\d$/),
+      expect.stringMatching(/^\d+s$/),
+      'edge-1',
+      expect.stringMatching(/^\d+(\.\d+)?[kM] pps at \d\d:\d\d:\d\d$/),
+    ]);
+    expect(await page.locator('table.incidents tbody tr', { hasText: 'filter status away' }).count()).toBe(1);
+    // Severity colours: the attack's badge in the page's critical red, like the alert's level.
+    const badge = await page.evaluate(
+      `getComputedStyle(document.querySelector('table.incidents tr[data-id^="flood/"] .badge')).backgroundColor`,
+    );
+    expect(badge).toBe('rgb(207, 34, 46)');
+    // No local path: the store's directory is nowhere in the file.
+    expect(readFileSync(demoReport, 'utf8')).not.toContain(dir);
+    expect(await page.locator('header').innerText()).toContain('table shieldwatch-demo');
+    await page.context().close();
+  });
+
+  it("draws packet and bit rates apart, with units, the rule's threshold and the last values in the legend", async () => {
+    // Act
+    const { page } = await open(browser, demoReport);
+
+    // Assess
+    const edge1 = page.locator('figure.network', { hasText: 'network edge-1' });
+    expect(await edge1.locator('.panel h4').allInnerTexts()).toEqual([
+      'packets per second (pps)',
+      'bits per second (bps)',
+    ]);
+    const [pps, bps] = [edge1.locator('.panel').nth(0), edge1.locator('.panel').nth(1)];
+    // Not hovering: each figure's last value with its unit, never '-'.
+    const ppsLegend = await pps.locator('.u-legend .u-series:not(:first-child) .u-value').allInnerTexts();
+    expect(ppsLegend.length).toBeGreaterThanOrEqual(2);
+    for (const value of ppsLegend) expect(value).toMatch(/^\d+(\.\d+)?[kMG]? pps$/);
+    const bpsLegend = await bps.locator('.u-legend .u-series:not(:first-child) .u-value').allInnerTexts();
+    for (const value of bpsLegend) expect(value).toMatch(/^\d+(\.\d+)?[kMG]? bps$/);
+    expect(await pps.locator('.u-legend').innerText()).not.toContain('traffic.in.bps');
+    expect(await pps.locator('.thresholds').innerText()).toContain(
+      'threshold of rule flood: traffic.in.pps > 500k pps',
+    );
+    expect(await bps.locator('.thresholds').count()).toBe(0);
+    // The value axis starts at zero and reaches above the threshold.
+    const json = JSON.parse((await page.locator('#report-data').textContent()) ?? '') as {
+      networks: Array<{
+        id: string;
+        panels: Array<{ unit: string; range: [number, number]; thresholds: Array<{ value: number }> }>;
+      }>;
+    };
+    const panels = json.networks.find((n) => n.id === 'edge-1')!.panels;
+    expect(panels.map((p) => [p.unit, p.range[0], p.thresholds.map((t) => t.value)])).toEqual([
+      ['pps', 0, [500_000]],
+      ['bps', 0, []],
+    ]);
+    expect(panels[0]!.range[1]).toBeGreaterThan(500_000);
+    await page.context().close();
   });
 
   it.each([
     { width: 390, scheme: 'dark' as const },
     { width: 1280, scheme: 'dark' as const },
     { width: 390, scheme: 'light' as const },
+    { width: 1280, scheme: 'light' as const },
   ])(
-    'reads at $width px in the $scheme scheme: nothing wider than the screen, labels on the band',
+    'reads at $width px in the $scheme scheme: nothing wider than the screen, no word cut, labels on the band',
     async ({ width, scheme }) => {
       // Act
       const { page, blocked, errors } = await open(browser, demoReport, { width, height: 844, scheme });
@@ -172,10 +279,21 @@ describe('the report in headless Chromium', () => {
       expect(blocked).toEqual([]);
       expect(errors).toEqual([]);
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      // No event name, date, id or word broken mid-name by a line break, at either width.
+      expect(await page.evaluate(CUT_WORDS)).toEqual([]);
+      expect(
+        await page.evaluate(
+          `[...new Set([...document.querySelectorAll('table.events td.name code')].map((el) => getComputedStyle(el).whiteSpace))]`,
+        ),
+      ).toEqual(['nowrap']);
+      const shot = `${width}-${scheme}` as keyof typeof SCREENSHOTS;
+      if (UPDATE && shot in SCREENSHOTS && shot !== '1280-light') {
+        writeFileSync(SCREENSHOTS[shot], await page.screenshot({ fullPage: true }));
+      }
       const background = await page.evaluate('getComputedStyle(document.documentElement).backgroundColor');
       expect(background).toBe(scheme === 'dark' ? 'rgb(13, 17, 23)' : 'rgb(255, 255, 255)');
       const charts = page.locator('.chart .uplot');
-      expect(await charts.count()).toBe(2);
+      expect(await charts.count()).toBe(4);
       for (const box of await charts.evaluateAll((els) =>
         els.map((el) => el.getBoundingClientRect().width),
       )) {
@@ -194,7 +312,6 @@ describe('the report in headless Chromium', () => {
     const data = prepareReport({
       generatedAt: new Date(history.untilMs).toISOString(),
       table: 'shieldwatch',
-      store: 'a week of synthetic history',
       since: new Date(history.sinceMs).toISOString(),
       until: new Date(history.untilMs).toISOString(),
       filter: history.filter,
@@ -211,12 +328,12 @@ describe('the report in headless Chromium', () => {
     expect(history.networks.reduce((n, network) => n + network.snapshots.length, 0)).toBeGreaterThan(195_000);
     expect(blocked).toEqual([]);
     expect(errors).toEqual([]);
-    // A generous sanity bound; README, The report, gives the figure measured (bench/report-open.ts).
+    // A generous sanity bound; docs/report.md, gives the figure measured (bench/report-open.ts).
     expect(drawnMs).toBeLessThan(5000);
     expect(await page.locator('.chart canvas').count()).toBeGreaterThanOrEqual(20);
     const points = await page
-      .locator('.chart')
-      .evaluateAll((els) => els.map((el) => Number(el.getAttribute('data-points'))));
+      .locator('figure.network')
+      .evaluateAll((els) => els.map((el) => Number(el.querySelector('.chart')?.getAttribute('data-points'))));
     expect(points).toHaveLength(20);
     for (const n of points) expect(n).toBeGreaterThan(500);
     // The spike of each network is in the data the chart draws.
