@@ -7,6 +7,7 @@ import { checkCommand } from './commands/check.ts';
 import { demoCommand } from './commands/demo.ts';
 import { eventsCommand } from './commands/events.ts';
 import { historyCommand } from './commands/history.ts';
+import { pageLinkCommand } from './commands/page-link.ts';
 import { pollCommand } from './commands/poll.ts';
 import { reportCommand } from './commands/report.ts';
 import { runCommand } from './commands/run.ts';
@@ -34,6 +35,7 @@ const COMMANDS: readonly Command[] = [
   silenceCommand,
   uptimeCommand,
   reportCommand,
+  pageLinkCommand,
   statusCommand,
   storeCommand,
   simulateCommand,
