@@ -77,10 +77,10 @@ export function timeHtml(ms: number, sameDayAs?: number): string {
  */
 export function wrappable(text: string, max = 300): string {
   // A browser may break after any hyphen (inside `edge-1` or a date): pieces with one are kept whole.
-  return shown(text, max)
-    .replace(/[^\s/=]*-[^\s/=]*[/=]?/g, (piece) => `<span class="nw">${piece}</span>`)
-    .replace(/([/=])(?!<\/span>)/g, '$1<wbr>')
-    .replace(/([/=])<\/span>/g, '$1</span><wbr>');
+  return shown(text, max).replace(/[^\s/=]*[/=]?/g, (piece) => {
+    const kept = piece.includes('-') ? `<span class="nw">${piece}</span>` : piece;
+    return /[/=]$/.test(piece) ? `${kept}<wbr>` : kept;
+  });
 }
 
 /** Inline text that must not break the page's layout (a very long status or id): shown cut, kept in full in a title. */

@@ -1,6 +1,6 @@
 /** The report page's escaping of stored text (issue 19.10): markup inert, hidden characters visible. */
 import { describe, expect, it } from 'vitest';
-import { escapeHtml } from '../../cli/report/html.ts';
+import { escapeHtml, wrappable } from '../../cli/report/html.ts';
 
 describe('escapeHtml', () => {
   it.each([
@@ -15,5 +15,19 @@ describe('escapeHtml', () => {
   ])('escapeHtml($text)', ({ text, want }) => {
     expect(escapeHtml(text)).toBe(want);
     expect(escapeHtml(text)).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C\u0085\u2028]/);
+  });
+});
+
+describe('wrappable: long names may wrap only between their parts (issue 26.1)', () => {
+  it.each([
+    { text: 'edge-1', want: '<span class="nw">edge-1</span>' },
+    {
+      text: 'incident flood/edge-1/2026-11-24T05:26:36.956Z; a=b',
+      want: 'incident flood/<wbr><span class="nw">edge-1/</span><wbr><span class="nw">2026-11-24T05:26:36.956Z;</span> a=<wbr>b',
+    },
+    { text: '"a" -> <b>', want: '&#34;a&#34; <span class="nw">-&#62;</span> &#60;b&#62;' },
+    { text: 'filter.status_changed', want: 'filter.status_changed' },
+  ])('wrappable($text)', ({ text, want }) => {
+    expect(wrappable(text)).toBe(want);
   });
 });
