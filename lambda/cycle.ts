@@ -11,11 +11,12 @@ import { pickFigures } from './core/figures.ts';
 import { storedBodyBytes, toCycleObservation, toSnapshot } from './core/observation.ts';
 import type { Rule, RuleNetworkObservation, RuleReading } from './core/rule-types.ts';
 import { readRules } from './core/rules.ts';
+import { cycleBudget } from './core/time-budget.ts';
 import type { AlertRecord, NetworkFigures, Snapshot, Target } from './core/types.ts';
 import { CUT_SHORT_PREFIX } from './core/uptime.ts';
 import { recordMetrics, silencesOnce, takeFigures, untilDeadline } from './cycle-support.ts';
 import { type CommittedWork, describeError, KeyError, StoreError } from './errors.ts';
-import { CLAIM_GRACE_MS, type DeliveryOutcome, drainOutbox, type PublishedAlerts } from './outbox.ts';
+import { type DeliveryOutcome, drainOutbox, type PublishedAlerts } from './outbox.ts';
 import type {
   AlertPublisher,
   ApiKeyProvider,
@@ -126,20 +127,6 @@ const MAX_STORED_FIGURES = 20;
  */
 export const CYCLE_BODY_BUDGET_BYTES = 8 * 1024 * 1024;
 
-/** Time kept for the store and SNS after the API requests, from the cycle's budget. */
-function storeReserveMs(budgetMs: number): number {
-  return Math.min(5000, Math.max(300, Math.floor(budgetMs * 0.25)));
-}
-
-/**
- * Least time left before the deadline for a publish to start: half the store reserve, 2.5 s on the Lambda and
- * the CLI's default budget. A publish cut off by the deadline may have been accepted all the same, and would
- * then be sent again by a later cycle.
- */
-function publishFloorMs(budgetMs: number): number {
-  return Math.floor(storeReserveMs(budgetMs) / 2);
-}
-
 /** One observation once its answer is dropped: the snapshot to store and the figures the cycle needs later. */
 interface Observed {
   readonly snapshot: Snapshot;
@@ -207,7 +194,8 @@ async function cycleWithin(
   const cycleId = deps.newId();
   const startMs = deps.now();
   const startedAt = new Date(startMs).toISOString();
-  const requestDeadline = deadlineMs - storeReserveMs(deadlineMs - startMs);
+  const budget = cycleBudget(startMs, deadlineMs);
+  const requestDeadline = budget.requestDeadlineMs;
   const abort = new AbortController();
   // Every request of the cycle listens to this one signal; the default cap of 10 listeners is for leaks.
   setMaxListeners(0, abort.signal);
@@ -306,7 +294,7 @@ async function cycleWithin(
     evidence(filter) ? filter : undefined,
     networks.filter(evidence),
   );
-  const claim = { claimant: cycleId, untilMs: deadlineMs + CLAIM_GRACE_MS };
+  const claim = { claimant: cycleId, untilMs: budget.claimUntilMs };
   const ruleObservations: RuleNetworkObservation[] = [];
   for (const { snapshot, readings } of networkObserved) {
     if (readings !== undefined && snapshot.target.kind === 'network' && evidence(snapshot)) {
@@ -372,8 +360,7 @@ async function cycleWithin(
     cycleId,
     monitorName: settings.monitorName,
     ...(settings.apiUrl === undefined ? {} : { apiUrl: settings.apiUrl }),
-    deadlineMs,
-    publishFloorMs: publishFloorMs(deadlineMs - startMs),
+    budget,
     networks: figures,
   };
   const monitorDelivery = !settings.pollFilter

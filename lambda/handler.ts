@@ -8,13 +8,11 @@ import { createDynamoClient, createSecretsClient, createSnsClient } from './adap
 import { PowertoolsCycleMetrics } from './adapters/cloudwatch-metrics.ts';
 import { LogAlertPublisher } from './adapters/sns-publisher.ts';
 import { loadConfig } from './config.ts';
+import { lambdaDeadline } from './core/time-budget.ts';
 import { runCycle } from './cycle.ts';
 import { StoreError } from './errors.ts';
 import { METRIC_NAMESPACE, SERVICE_NAME } from './metric-names.ts';
 import { buildMonitor, type Monitor } from './runtime.ts';
-
-/** Time kept back from the Lambda's remaining time, so the cycle ends and its logs flush before the kill. */
-export const DEADLINE_MARGIN_MS = 3000;
 
 const logger = new Logger({ serviceName: SERVICE_NAME });
 const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: SERVICE_NAME });
@@ -62,7 +60,7 @@ async function poll(event: PollEvent, context: Context) {
       ? { ruleShard: event.shard as number }
       : {}),
   };
-  const deadline = Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
+  const deadline = lambdaDeadline(Date.now(), context.getRemainingTimeInMillis());
   let result: Awaited<ReturnType<typeof runCycle>>;
   try {
     result = await runCycle(monitor.deps, settings, deadline);

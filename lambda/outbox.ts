@@ -17,15 +17,12 @@ import {
   type Silence,
   silenceFor,
 } from './core/silence.ts';
+import type { CycleBudget } from './core/time-budget.ts';
 import type { AlertRecord, NetworkFigures } from './core/types.ts';
 import { describeError } from './errors.ts';
 import type { AlertPublisher, OutboxEntry, SilenceStore, StateStore, VersionedState } from './ports.ts';
 
-/**
- * A cycle holds the alerts it sends until its deadline plus this margin; every publish ends by the
- * deadline, so the next scheduled cycle always finds the claims of a cycle that died expired.
- */
-export const CLAIM_GRACE_MS = 5000;
+export { CLAIM_GRACE_MS } from './core/time-budget.ts';
 /** Waiting alerts kept in the state item before the oldest move to items of their own. */
 export const SPILL_ABOVE = 64;
 /** Newest waiting alerts that stay in the state item when the others move. */
@@ -37,8 +34,6 @@ const REMOVE_BACKOFF_CAP_MS = 1000;
  * back-off) has the message id recorded alongside, while there is still time before the deadline.
  */
 const MARK_AFTER_MS = 250;
-/** Most time a publish leaves before the deadline to hand its claim back when it fails (half the floor). */
-const MAX_HAND_BACK_MS = 1000;
 /** Writes of what the silences hold back tried before a cycle leaves it to a later one. */
 const SETTLE_ATTEMPTS = 3;
 /** Published alerts whose removal is unconfirmed that a process remembers at most. */
@@ -128,13 +123,12 @@ export interface DrainOptions {
   readonly cycleId: string;
   readonly monitorName: string;
   readonly apiUrl?: string;
-  /** Epoch ms: nothing goes on past it. */
-  readonly deadlineMs: number;
   /**
-   * A publish is started only with at least this long left before the deadline, so a publish is never
-   * cut off by the deadline after a sliver of time (an answer lost that way would send the alert twice).
+   * The cycle's time budget: nothing goes on past its deadline; a publish starts only with its publish floor
+   * left, so it is never cut off by the deadline after a sliver of time (an answer lost that way would send
+   * the alert twice), and ends early enough to hand its claim back; claims last until its claimUntil.
    */
-  readonly publishFloorMs: number;
+  readonly budget: CycleBudget;
   /** Each network's latest figures, for the alerts' email text (only asked for when an alert is sent). */
   readonly networks: () => readonly NetworkFigures[];
   /**
@@ -198,7 +192,8 @@ async function sendEntries<S>(
   queued: readonly AlertRecord[],
   options: DrainOptions,
 ): Promise<{ result: DrainResult; held: HeldView; emptied: boolean }> {
-  const { cycleId, deadlineMs } = options;
+  const { cycleId } = options;
+  const { deadlineMs, publishFloorMs } = options.budget;
   const delivered: DeliveryOutcome[] = [];
   const failed: DeliveryOutcome[] = [];
   const suppressed: DeliveryOutcome[] = [];
@@ -215,10 +210,10 @@ async function sendEntries<S>(
   for (let i = 0; i < entries.length; ) {
     const entry = entries[i]!;
     const now = deps.now();
-    if (deadlineMs - now < options.publishFloorMs) break;
+    if (deadlineMs - now < publishFloorMs) break;
     let claimed = owned.has(entry.seq);
     try {
-      if (!claimed) claimed = await deps.state.claim(entry, cycleId, now, deadlineMs + CLAIM_GRACE_MS);
+      if (!claimed) claimed = await deps.state.claim(entry, cycleId, now, options.budget.claimUntilMs);
     } catch (error) {
       deps.log.error('cannot claim alert', { cycleId, seq: entry.seq, error: describeError(error) });
       break;
@@ -285,7 +280,7 @@ async function sendEntries<S>(
           continue;
         }
         const left = deadlineMs - deps.now();
-        if (left < options.publishFloorMs) break;
+        if (left < publishFloorMs) break;
         const rendered = renderAlert(entry, {
           networks: options.networks(),
           monitorName: options.monitorName,
@@ -293,10 +288,9 @@ async function sendEntries<S>(
         });
         // Bounded by the cycle's deadline: an SNS that does not answer must not hold the cycle (or the claim);
         // it ends early enough to hand the claim back before the store's calls are cut off.
-        const handBackMs = Math.min(MAX_HAND_BACK_MS, Math.floor(options.publishFloorMs / 2));
         messageId = await deps.publisher.publish(
           rendered,
-          AbortSignal.timeout(Math.max(1, Math.floor(left - handBackMs))),
+          AbortSignal.timeout(Math.max(1, Math.floor(left - options.budget.handBackMs))),
         );
         deps.published?.note(entry, messageId);
         deps.metrics?.alertPublished(true);
@@ -393,7 +387,7 @@ async function announceEnded<S>(
   deps: OutboxDeps<S>,
   options: DrainOptions,
 ): Promise<{ loaded: VersionedState<S>; alerts: AlertRecord[] } | undefined> {
-  if (options.deadlineMs - deps.now() < options.publishFloorMs) return undefined;
+  if (options.budget.deadlineMs - deps.now() < options.budget.publishFloorMs) return undefined;
   try {
     const silences = await silencesOf(deps);
     for (let attempt = 1; attempt <= SETTLE_ATTEMPTS; attempt++) {
@@ -404,7 +398,7 @@ async function announceEnded<S>(
       if (due.alerts.length === 0) return undefined;
       const alerts = await deps.state.announce(fresh, due.alerts, due.held, {
         claimant: options.cycleId,
-        untilMs: options.deadlineMs + CLAIM_GRACE_MS,
+        untilMs: options.budget.claimUntilMs,
       });
       if (alerts === undefined) continue;
       for (const alert of alerts) {

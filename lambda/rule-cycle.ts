@@ -264,7 +264,7 @@ export async function drainRuleScopes(
       left === 0 &&
       !holdsAny(run.loaded.held) &&
       nothingToCarry(run.state?.rules, shard.owners, after) &&
-      deps.now() < options.deadlineMs - options.publishFloorMs
+      deps.now() < options.budget.deadlineMs - options.budget.publishFloorMs
     ) {
       await shard.store
         .discardRuleItem(run.scope.key, run.loaded.version, run.loaded.heldRev ?? 0)

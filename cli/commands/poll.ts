@@ -1,13 +1,11 @@
 import { loadConfig } from '../../lambda/config.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
+import { pollDeadlines } from '../../lambda/core/time-budget.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
 import { type CycleResult, runCycle } from '../../lambda/cycle.ts';
 import { clip, palette, printable, renderTable, useColour } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 import { openMonitor } from '../monitor.ts';
-
-/** Time kept after a `poll` cycle's deadline to print the summary and close the clients. */
-const EXIT_MARGIN_MS = 500;
 
 function describeSnapshot(snapshot: Snapshot): string {
   if (!snapshot.ok) return `${snapshot.errorKind ?? 'error'}: ${snapshot.error ?? ''}`;
@@ -91,15 +89,10 @@ export const pollCommand: Command = {
   options: { verbose: { type: 'boolean' } },
   async run(values, io) {
     const config = loadConfig(io.env);
-    // The budget counts from the process start (start-up and the store come out of it), less a moment to
-    // print and close, so `poll` as a whole ends within SHIELDWATCH_CYCLE_TIMEOUT_MS; but opening the store
-    // and the cycle itself always keep at least half of it, however slow the start was. A store that does not
-    // answer is given up at the deadline: its requests are aborted, so neither they nor the SDK's retries
-    // hold the process.
-    const processDeadline = Math.round(performance.timeOrigin) + config.cycleTimeoutMs - EXIT_MARGIN_MS;
-    const opening = AbortSignal.timeout(
-      Math.floor(Math.max(processDeadline - io.now(), config.cycleTimeoutMs / 2)),
-    );
+    // The budget counts from the process start (lambda/core/time-budget.ts). A store that does not answer is
+    // given up at the deadline: its requests are aborted, so neither they nor the SDK's retries hold the process.
+    const deadlines = pollDeadlines(Math.round(performance.timeOrigin), config.cycleTimeoutMs);
+    const opening = AbortSignal.timeout(deadlines.openingMs(io.now()));
     const unanswered = (error: unknown): never => {
       if (!opening.aborted) throw error;
       throw new Error(
@@ -116,12 +109,7 @@ export const pollCommand: Command = {
     try {
       // Before anything is written: a cycle timed by a clock far off the store's is refused (docs/design/cycle.md, Clocks).
       await checkClock(opening).catch(unanswered);
-      const now = io.now();
-      const result = await runCycle(
-        monitor.deps,
-        monitor.settings,
-        Math.max(now + config.cycleTimeoutMs / 2, processDeadline),
-      );
+      const result = await runCycle(monitor.deps, monitor.settings, deadlines.cycleDeadline(io.now()));
       println(io.stdout, summarize(result, io, monitor.deps.publisher.target));
       println(io.stdout, `store: ${store.description}`);
       return 0;

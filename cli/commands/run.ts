@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../lambda/config.ts';
+import { runCycleDeadline } from '../../lambda/core/time-budget.ts';
 import { runCycle, StoreError } from '../../lambda/cycle.ts';
 import { palette, parseCount, parseDurationMs, useColour } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
@@ -51,7 +52,7 @@ export async function monitor(
         const result = await runCycle(
           opened.monitor.deps,
           opened.monitor.settings,
-          io.now() + Math.min(options.cycleTimeoutMs, Math.max(options.everyMs, 2000)),
+          runCycleDeadline(io.now(), options.cycleTimeoutMs, options.everyMs),
           { signal: options.cutting },
         );
         println(io.stdout, cycleLine(result, io));
