@@ -1,5 +1,7 @@
 /**
- * A command's options, parsed with `node:util` parseArgs, with mistakes told in the CLI's own words:
+ * Commands declared, not hand-parsed: {@link defineCommand} takes a command's options (types, defaults,
+ * descriptions, examples) and types the values its `run` receives from them; parsing (`node:util` parseArgs)
+ * and `--help` (cli/help.ts) are made from the same declaration. Mistakes are told in the CLI's own words:
  * `unknown option --limt (did you mean --limit?)` rather than parseArgs' messages.
  */
 import { parseArgs } from 'node:util';
@@ -8,16 +10,115 @@ import { didYouMean } from '../lambda/core/nearest.ts';
 import type { AlertEvent } from '../lambda/core/types.ts';
 import type { HistoryQuery } from '../lambda/ports.ts';
 import { parseCount, parseTimeArg, UsageError } from './format.ts';
-import type { Command } from './io.ts';
+import type { CliIo, Command, OptionSpec, RawValues } from './io.ts';
 
 /** Options every command takes besides its own. */
 export const COMMON_OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
-  'env-file': { type: 'string' },
+  'env-file': {
+    type: 'string',
+    value: 'FILE',
+    description: 'read settings from FILE (NAME=value lines; default ./shieldwatch.env when it exists)',
+  },
+  help: { type: 'boolean', short: 'h', description: 'show this help' },
+} as const satisfies Command['options'];
+
+/** The option of the commands that read or write the history (cli/registry.ts marks them). */
+export const STACK_OPTION = {
+  stack: {
+    type: 'string',
+    value: 'NAME',
+    description: 'the deployed stack whose table, topic and region to use (or SHIELDWATCH_STACK)',
+  },
 } as const satisfies Command['options'];
 
 /** Parsed option values, as commands receive them. */
-export type OptionValues = Record<string, string | boolean | string[] | boolean[] | undefined>;
+export type OptionValues = RawValues;
+
+/** A declared option that takes a value. */
+export interface StringOption {
+  readonly type: 'string';
+  /** Its line in `--help`. */
+  readonly description: string;
+  /** The value's name in `--help`. @default the option's name in capitals */
+  readonly value?: string;
+  /** The value when the option is not given; `--help` shows it. @default - none: undefined */
+  readonly default?: string;
+  /** Typical values, shown in `--help`. */
+  readonly examples?: readonly string[];
+  readonly short?: string;
+}
+
+/** A declared switch: true when given, false otherwise. */
+export interface BooleanOption {
+  readonly type: 'boolean';
+  /** Its line in `--help`. */
+  readonly description: string;
+  readonly short?: string;
+}
+
+/** A command's declared options, by name (without `--`). */
+export type DeclaredOptions = Readonly<Record<string, StringOption | BooleanOption>>;
+
+/**
+ * The values `run` receives for options `O` and positional arguments `A`: a switch is a boolean, an option
+ * with a default a string, any other option a string or undefined, each argument a string.
+ */
+export type DeclaredValues<O extends DeclaredOptions, A extends readonly string[]> = {
+  readonly [K in keyof O]: O[K] extends BooleanOption
+    ? boolean
+    : O[K] extends { readonly default: string }
+      ? string
+      : string | undefined;
+} & { readonly [K in A[number]]: string };
+
+/** A command as declared: everything `--help` shows, and its action over typed values. */
+export interface CommandDeclaration<O extends DeclaredOptions, A extends readonly string[]> {
+  /** The words that name it: `events`, or `silence list` for a subcommand. */
+  readonly name: string;
+  /** A subcommand's line in its parent's help (a command's own summary is in cli/registry.ts). */
+  readonly summary?: string;
+  /** Synopsis lines after `shieldwatch `, when the generated one would say less. @default - generated */
+  readonly usage?: readonly string[];
+  /** What it does, as `--help` shows it under the usage line. */
+  readonly description: string;
+  readonly options: O;
+  /** Positional arguments, all required (`['id']` for `silence end ID`). @default - none */
+  readonly arguments?: A;
+  /** See {@link Command.hideArguments}. */
+  readonly hideArguments?: boolean;
+  readonly subcommands?: readonly Command[];
+  /** Command lines after `shieldwatch `, at least one. */
+  readonly examples: readonly [string, ...string[]];
+  /** Text after the options and examples: the settings it reads, its exit codes. */
+  readonly notes?: string;
+  run(values: DeclaredValues<O, A>, io: CliIo): Promise<number>;
+}
+
+/**
+ * A command from its declaration: `run` gets the parsed values with the declared defaults filled in and
+ * every switch a boolean, typed from `options`, so no command checks a value's type by hand.
+ */
+export function defineCommand<
+  const O extends DeclaredOptions,
+  const A extends readonly string[] = readonly [],
+>(declaration: CommandDeclaration<O, A>): Command {
+  const { run, ...rest } = declaration;
+  return {
+    ...rest,
+    run: (values, io) => run(withDefaults(declaration.options, values) as DeclaredValues<O, A>, io),
+  };
+}
+
+/** `values` with each missing option's default, and false for each switch not given. */
+function withDefaults(options: DeclaredOptions, values: RawValues): RawValues {
+  const filled: Record<string, unknown> = { ...values };
+  for (const [name, spec] of Object.entries(options)) {
+    if (filled[name] !== undefined) continue;
+    if (spec.type === 'boolean') filled[name] = false;
+    else if (spec.default !== undefined) filled[name] = spec.default;
+  }
+  return filled as RawValues;
+}
 
 /**
  * Parses `args` against the command's options and {@link COMMON_OPTIONS}. Throws a {@link UsageError} that
@@ -25,10 +126,10 @@ export type OptionValues = Record<string, string | boolean | string[] | boolean[
  * or an argument where none is taken.
  */
 export function parseCommandArgs(
-  command: Pick<Command, 'options' | 'arguments'> & { readonly hideArguments?: boolean },
+  command: Pick<Command, 'options' | 'arguments' | 'hideArguments'>,
   args: readonly string[],
 ): OptionValues {
-  const options = { ...command.options, ...COMMON_OPTIONS };
+  const options = parseArgsOptions({ ...command.options, ...COMMON_OPTIONS });
   const wanted = command.arguments ?? [];
   let positionals = 0;
   const known = Object.keys(options).map((name) => `--${name}`);
@@ -56,7 +157,7 @@ export function parseCommandArgs(
       );
     }
     if (token.kind !== 'option') continue;
-    const spec = (options as Command['options'])[token.name];
+    const spec = options[token.name];
     if (spec === undefined) {
       throw new UsageError(`unknown option ${token.rawName}${didYouMean(`--${token.name}`, known, '--')}`);
     }
@@ -86,6 +187,22 @@ export function parseCommandArgs(
     // Every mistake parseArgs knows is caught above; this keeps an unforeseen one readable too.
     throw new UsageError((error as Error).message.split('\n')[0]!.replace(/'/g, '').toLowerCase());
   }
+}
+
+/** Only what parseArgs reads of each option (it refuses a `default` that is not of the option's type). */
+function parseArgsOptions(
+  options: Readonly<Record<string, OptionSpec>>,
+): Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> {
+  return Object.fromEntries(
+    Object.entries(options).map(([name, { type, short, multiple }]) => [
+      name,
+      {
+        type,
+        ...(short === undefined ? {} : { short }),
+        ...(multiple === undefined ? {} : { multiple }),
+      },
+    ]),
+  );
 }
 
 /**
@@ -124,13 +241,33 @@ export function parseChoice<T extends string>(option: string, value: string, cho
   );
 }
 
+/** The declared options `--since WHEN`, `--until WHEN` and `--limit N` of the commands that read history. */
+export const WINDOW_OPTIONS = {
+  since: {
+    type: 'string',
+    value: 'WHEN',
+    description: 'from WHEN: a duration back from now (90s, 30m, 24h, 7d, 2w) or an ISO date',
+  },
+  until: { type: 'string', value: 'WHEN', description: 'up to WHEN (same forms)' },
+  limit: {
+    type: 'string',
+    value: 'N',
+    description: 'only the most recent N of those selected (still printed oldest first)',
+  },
+} as const satisfies DeclaredOptions;
+
+/** The values of {@link WINDOW_OPTIONS} (each may be left out). */
+export interface WindowValues {
+  readonly since?: string | undefined;
+  readonly until?: string | undefined;
+  readonly limit?: string | undefined;
+}
+
 /** Reads `--since`, `--until` and `--limit` into a query. */
-export function timeWindow(values: Readonly<Record<string, unknown>>, nowMs: number): HistoryQuery {
-  const since =
-    typeof values['since'] === 'string' ? parseTimeArg('--since', values['since'], nowMs) : undefined;
-  const until =
-    typeof values['until'] === 'string' ? parseTimeArg('--until', values['until'], nowMs) : undefined;
-  const limit = typeof values['limit'] === 'string' ? parseCount('--limit', values['limit']) : undefined;
+export function timeWindow(values: WindowValues, nowMs: number): HistoryQuery {
+  const since = values.since === undefined ? undefined : parseTimeArg('--since', values.since, nowMs);
+  const until = values.until === undefined ? undefined : parseTimeArg('--until', values.until, nowMs);
+  const limit = values.limit === undefined ? undefined : parseCount('--limit', values.limit);
   if (since !== undefined && until !== undefined && since > until) {
     throw new UsageError(`--since (${since}) is after --until (${until})`);
   }
@@ -146,19 +283,13 @@ export function timeWindow(values: Readonly<Record<string, unknown>>, nowMs: num
  * need both ends of their window (`report`, `uptime`); a UsageError when --since is after --until.
  */
 export function boundedWindow(
-  values: Readonly<Record<string, unknown>>,
+  values: Omit<WindowValues, 'limit'>,
   defaultSince: string,
   nowMs: number,
 ): { since: string; until: string } {
-  const since = parseTimeArg(
-    '--since',
-    typeof values['since'] === 'string' ? values['since'] : defaultSince,
-    nowMs,
-  );
+  const since = parseTimeArg('--since', values.since ?? defaultSince, nowMs);
   const until =
-    typeof values['until'] === 'string'
-      ? parseTimeArg('--until', values['until'], nowMs)
-      : new Date(nowMs).toISOString();
+    values.until === undefined ? new Date(nowMs).toISOString() : parseTimeArg('--until', values.until, nowMs);
   if (since > until) throw new UsageError(`--since (${since}) is after --until (${until})`);
   return { since, until };
 }
