@@ -427,13 +427,15 @@ const PLAIN_CORE = /^(?:[A-Za-z0-9'%=+-]*|\d+(?:[.:]\d+)+)$/;
 
 /**
  * Whether a word can stand outside a code span: a plain core ({@link PLAIN_CORE}) between opening `("` and
- * closing `"),.;:?!`; a bracketed name such as `[edge-eu]` (nothing after it: `](` makes a link, `]:` a link
- * definition); `->`. At the line's start, nothing that opens a list, a quote or a heading.
+ * closing `"),.;:?!`; a bracketed name such as `[edge-eu]` as the first word (nothing after it: `](` makes a
+ * link, `]:` a link definition); `->`. At the line's start, nothing that opens a list, a quote or a heading.
  */
 function isPlainWord(word: string, first: boolean): boolean {
   if (first && /^(?:[-+=#>]|\d+[.)])/.test(word)) return false;
   if (word === '->' && !first) return true;
-  if (/^\[[A-Za-z0-9-]+\]$/.test(word)) return true;
+  // Only as the line's first word (the monitor's `[name]`): after another word, a `[` left open earlier could
+  // pair with its `]` (`[* [x]`).
+  if (first && /^\[[A-Za-z0-9-]+\]$/.test(word)) return true;
   const core = word.replace(/^[("]+/, '').replace(/["),.;:?!]+$/, '');
   return PLAIN_CORE.test(core);
 }

@@ -16,7 +16,7 @@ export const CLOCK_SKEW_TOLERANCE_MS = 60_000;
 
 /**
  * Longest a cycle may take from its observation to its decision: the CLI's largest cycle budget
- * (`SHIELDWATCH_CYCLE_TIMEOUT_MS` at most 15 minutes; the Lambda's timeout is at most two). Used when a caller
+ * (the cycle-timeout setting at most 15 minutes; the Lambda's timeout is at most two). Used when a caller
  * does not say by when it decides.
  */
 export const MAX_CYCLE_MS = 900_000;
