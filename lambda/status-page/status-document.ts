@@ -3,6 +3,7 @@
  * open incidents, the last cycle, made from the report's data. Pure: no store, no clock.
  */
 
+import { createHash } from 'node:crypto';
 import type { ReportData } from '../../cli/report/data.ts';
 import { type IncidentRow, incidentRow, type ReportIncident } from '../../cli/report/incidents.ts';
 
@@ -11,6 +12,7 @@ export type PageMode = 'private' | 'public';
 
 /** An open incident as the public page shows it: what kind and since when; no network, rule or figure. */
 export interface PublicIncident {
+  /** A stable opaque id (a hash of the incident's id, which may name the rule and the network). */
   readonly id: string;
   readonly kind: ReportIncident['kind'];
   readonly openedAt: string;
@@ -56,7 +58,7 @@ export function statusDocument(
 /** An incident reduced to what a customer may see. */
 export function publicIncident(incident: ReportIncident): PublicIncident {
   return {
-    id: incident.id,
+    id: createHash('sha256').update(incident.id).digest('hex').slice(0, 16),
     kind: incident.kind,
     openedAt: incident.openedAt,
     networkCount: incident.networks.length,
