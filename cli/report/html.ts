@@ -226,14 +226,16 @@ function incidentsSection(data: ReportData): string {
       const resolved = incident.resolvedAt === null ? null : Date.parse(incident.resolvedAt);
       const lines = (f: (n: ReportIncident['networks'][number]) => string) =>
         incident.networks.length === 0 ? '-' : incident.networks.map((n) => `<div>${f(n)}</div>`).join('');
+      // Not about networks: the cells say '-' on a wide screen and are left out on a phone.
+      const none = incident.networks.length === 0 ? ' class="none"' : '';
       return `<tr class="lv-${incident.state === 'open' ? incident.level : 'resolved'}" data-id="${escapeHtml(incident.id)}">
 <td data-label="kind"><span class="badge lv-${incident.level}">${INCIDENT_KINDS[incident.kind]}</span>${incident.state === 'open' ? ' <span class="tag">open</span>' : ''}</td>
 <td data-label="rule">${incident.rule === null ? (incident.detail === undefined ? '-' : wrappable(incident.detail, 120)) : `<code>${shown(incident.rule, 40)}</code>`}</td>
 <td data-label="start">${timeHtml(opened, data.toMs)}</td>
 <td data-label="end">${resolved === null ? '<em>open</em>' : timeHtml(resolved, opened)}</td>
 <td data-label="duration" class="num">${escapeHtml(formatDuration((resolved ?? data.toMs) - opened))}${resolved === null ? ' so far' : ''}</td>
-<td data-label="networks">${lines((n) => wrappable(n.network, 80))}</td>
-<td data-label="peak" class="num">${lines((n) => escapeHtml(peakText(incident, n)))}</td>
+<td data-label="networks"${none}>${lines((n) => wrappable(n.network, 80))}</td>
+<td data-label="peak" class="num${none === '' ? '' : ' none'}">${lines((n) => `<span class="narrow-only">${wrappable(n.network, 80)}: </span>${escapeHtml(peakText(incident, n))}`)}</td>
 </tr>`;
     })
     .join('\n');
