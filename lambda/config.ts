@@ -1,4 +1,5 @@
 import { parseDuration } from './core/duration.ts';
+import { type EscalationSchedule, parseEscalateAfter } from './core/escalation.ts';
 import { parseFigureFields } from './core/figures.ts';
 import { hiddenCharacterProblem } from './core/hidden-characters.ts';
 import { networkIdProblem } from './core/network-id.ts';
@@ -73,6 +74,13 @@ export interface MonitorConfig extends StoreConfig {
   readonly expectedStatus?: string;
   /** Reminder interval in ms while the status stays away from `expectedStatus`. */
   readonly remindEveryMs?: number;
+  /** Ages in ms at which an open, unacknowledged incident escalates (docs/acknowledge.md). @default unset: none */
+  readonly escalateAfterMs?: EscalationSchedule;
+  /**
+   * The acknowledge link in alerts (docs/acknowledge.md): the function's URL and the secret holding the key
+   * that signs its tokens (never the key). Both set, or neither.
+   */
+  readonly ackLink?: { readonly url: string; readonly secretId: string };
 }
 
 /** Every problem of a configuration, each naming its variable. */
@@ -381,6 +389,8 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
   const cycleTimeoutMs = integer(env, 'cycleTimeoutMs', problems);
   const monitorName = read(env, 'monitorName') ?? S.monitorName.default;
   const expectation = expectationSettings(env, problems);
+  const escalateAfterMs = escalationSetting(env, problems);
+  const ackLink = ackLinkSettings(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     apiUrl,
@@ -400,7 +410,39 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
     cycleTimeoutMs,
     monitorName,
     ...expectation,
+    ...(escalateAfterMs.length === 0 ? {} : { escalateAfterMs }),
+    ...(ackLink === undefined ? {} : { ackLink }),
   };
+}
+
+function escalationSetting(env: Env, problems: string[]): EscalationSchedule {
+  const text = read(env, 'escalateAfter');
+  if (text === undefined) return [];
+  const parsed = parseEscalateAfter(text);
+  if (parsed.ok) return parsed.schedule;
+  problems.push(`${S.escalateAfter.env}: ${parsed.problem} (e.g. 10m,30m: each 1m to 7d, increasing)`);
+  return [];
+}
+
+function ackLinkSettings(env: Env, problems: string[]): MonitorConfig['ackLink'] {
+  const url = readIdentifier(env, 'ackUrl', problems);
+  const secretId = readIdentifier(env, 'ackSecret', problems);
+  if (url === undefined && secretId === undefined) return undefined;
+  if (url === undefined || secretId === undefined) {
+    problems.push(`${S.ackUrl.env} and ${S.ackSecret.env} go together: set both (the stack does) or neither`);
+    return undefined;
+  }
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined || !(parsed.protocol === 'https:' || isLoopbackHost(parsed.hostname))) {
+    problems.push(`${S.ackUrl.env} must be an https:// URL (http:// only for loopback hosts)`);
+    return undefined;
+  }
+  return { url, secretId };
 }
 
 /**

@@ -165,6 +165,31 @@ export const SETTINGS = {
     default: 'unset: no reminders',
     scope: 'monitor',
   },
+  escalateAfter: {
+    env: 'SHIELDWATCH_ESCALATE_AFTER',
+    context: 'escalateAfter',
+    meaning:
+      'ages of an open, unacknowledged incident at which it escalates one stage, comma-separated and ' +
+      'increasing, each 1m to 7d, e.g. `10m,30m` (docs/acknowledge.md)',
+    default: 'unset: no escalation',
+    scope: 'monitor',
+  },
+  ackUrl: {
+    env: 'SHIELDWATCH_ACK_URL',
+    meaning:
+      "the acknowledge function's URL, put with a signed token into alerts that open or remind of an " +
+      'incident (set by the stack; docs/acknowledge.md)',
+    default: 'unset: no acknowledge link',
+    scope: 'monitor',
+    identifier: true,
+  },
+  ackSecret: {
+    env: 'SHIELDWATCH_ACK_SECRET',
+    meaning: 'Secrets Manager name or ARN of the key that signs acknowledge links (set by the stack)',
+    default: 'unset: no acknowledge link',
+    scope: 'monitor',
+    identifier: true,
+  },
   figureFields: {
     env: 'SHIELDWATCH_FIGURE_FIELDS',
     context: 'figureFields',

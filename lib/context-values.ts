@@ -3,6 +3,7 @@
  * or why it was refused, without the key, which the caller adds. Pure.
  */
 import { COMPLETE_SECRET_ARN, PARTIAL_SECRET_ARN_PROBLEM, parseRemindEveryMs } from '../lambda/config.ts';
+import { parseEscalateAfter } from '../lambda/core/escalation.ts';
 import { parseFigureFields } from '../lambda/core/figures.ts';
 import { hiddenCharacterProblem } from '../lambda/core/hidden-characters.ts';
 import { networkIdProblem } from '../lambda/core/network-id.ts';
@@ -232,6 +233,13 @@ export function parseRemindEvery(value: unknown): Parsed<string> {
     return fail(`expected a duration like 30m, 1h or 1d, from 1m to 30d, got ${show(value)}`);
   }
   return ok(text);
+}
+
+/** `escalateAfter`: the text as `SHIELDWATCH_ESCALATE_AFTER` takes it (each 1m to 7d, increasing), trimmed. */
+export function parseEscalateAfterContext(value: unknown): Parsed<string> {
+  if (typeof value !== 'string') return fail(`expected durations like 10m,30m, got ${show(value)}`);
+  const parsed = parseEscalateAfter(value);
+  return parsed.ok ? ok(value.trim()) : fail(`${parsed.problem} (e.g. 10m,30m: each 1m to 7d, increasing)`);
 }
 
 /** A whole-number setting, with the range and unit of the settings catalogue (shared with the env loader). */

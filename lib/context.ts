@@ -22,6 +22,7 @@ import {
   type Parsed,
   parseApiUrl,
   parseEmail,
+  parseEscalateAfterContext,
   parseExpectedStatus,
   parseFigureFieldList,
   parseInteger,
@@ -152,7 +153,13 @@ export interface MonitorSettings {
    */
   readonly remindEvery?: string;
   /**
-   * Traffic rules (catalogue `rules`, README "Traffic rules"), one rule after another joined by `;`, each as
+   * Ages at which an open, unacknowledged incident escalates (catalogue `escalateAfter`), as given, e.g.
+   * `10m,30m` (docs/acknowledge.md).
+   * @default - unset: no escalation
+   */
+  readonly escalateAfter?: string;
+  /**
+   * Traffic rules (catalogue `rules`, docs/rules.md), one rule after another joined by `;`, each as
    * written; their `on` networks are among {@link networks}.
    * @default - unset: no rules
    */
@@ -284,6 +291,7 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
         'set it too, e.g. -c expectedStatus=active, or leave remindEvery unset',
     );
   }
+  const escalateAfter = take('escalateAfter', optional(present('escalateAfter'), parseEscalateAfterContext));
   const confirmations = take(
     'confirmations',
     optional(present('confirmations'), (v) => parseSetting(v, 'confirmations')),
@@ -336,6 +344,7 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     ...(shardSize === undefined ? {} : { shardSize }),
     ...(expectedStatus === undefined ? {} : { expectedStatus }),
     ...(remindEvery === undefined ? {} : { remindEvery }),
+    ...(escalateAfter === undefined || escalateAfter === '' ? {} : { escalateAfter }),
     ...(confirmations === undefined ? {} : { confirmations }),
     ...(alertAfter === undefined ? {} : { alertAfter }),
     ...(concurrency === undefined ? {} : { concurrency }),
