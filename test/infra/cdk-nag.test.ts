@@ -49,6 +49,8 @@ describe.each([
     'every alert channel (Slack, Teams, PagerDuty, webhook)',
     { ...channelsContext, expectedStatus: 'active' },
   ],
+  ['a private status page', { networks: 'a,b', statusPage: 'private', statusPageEvery: '10m' }],
+  ['a public status page', { statusPage: 'public' }],
 ])('cdk-nag AwsSolutions on the stack with %s', (_name, context) => {
   const stack = buildMonitor(context);
 
@@ -76,6 +78,21 @@ describe.each([
       'AwsSolutions-SQS3',
       // An existing secret is not the stack's to rotate.
       ...('apiKeySecretName' in context ? [] : ['AwsSolutions-SMG4']),
+      // The status page (docs/status-page.md): its bucket's access logs, the distribution's geo, WAF,
+      // logging and default certificate, the publisher schedule's invoke; private: the signing key's rotation.
+      ...('statusPage' in context
+        ? [
+            'AwsSolutions-S1',
+            'AwsSolutions-CFR1',
+            'AwsSolutions-CFR2',
+            'AwsSolutions-CFR3',
+            'AwsSolutions-CFR4',
+            expect.stringMatching(
+              /^AwsSolutions-IAM5\[Resource::<StatusPagePublisherFunction\w+\.Arn>:\*\]$/,
+            ),
+            ...(context.statusPage === 'private' ? ['AwsSolutions-SMG4'] : []),
+          ]
+        : []),
     ];
     expect(acks.map((a) => a.id)).toEqual(expect.arrayContaining(expected));
     expect(acks).toHaveLength(expected.length);
