@@ -11,6 +11,7 @@ import { cyclesOf, renderEmail } from './alert-email.ts';
 import { eventTexts, RECOVERY_EVENTS } from './alert-events.ts';
 import { ATTRIBUTE_MAX_CHARS, PRODUCT, SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { momentOf } from './alert-time.ts';
+import { healthSms, healthSubject } from './health-alert-text.ts';
 import { ruleSeverity, ruleSms, ruleSubject } from './rule-alert-text.ts';
 import { silenceSms, silenceSubject } from './silence-alert-text.ts';
 import { statusSms, statusSubject } from './status-alert-text.ts';
@@ -109,7 +110,9 @@ function renderSubject(alert: AlertRecord, name: string): string {
         ? ruleSubject(alert, prefix)
         : texts?.family === 'silence'
           ? silenceSubject(alert, prefix)
-          : `${prefix}${texts?.subject ?? `Alert: ${unknownEventLabel(alert)}`}`;
+          : texts?.family === 'health'
+            ? healthSubject(alert, prefix)
+            : `${prefix}${texts?.subject ?? `Alert: ${unknownEventLabel(alert)}`}`;
   // The pieces are ASCII already; folding again guards the guarantee, not the content.
   return shorten(asciiFold(subject), SUBJECT_MAX_CHARS);
 }
@@ -126,6 +129,9 @@ function renderSms(alert: AlertRecord, name: string): string {
   }
   if (texts?.family === 'silence') {
     return shorten(asciiFold(silenceSms(alert, name)), SMS_MAX_CHARS);
+  }
+  if (texts?.family === 'health') {
+    return shorten(asciiFold(healthSms(alert, name, when)), SMS_MAX_CHARS);
   }
   const sentence = texts?.sms ?? `alert ${shorten(unknownEventLabel(alert), 40)}`;
   const incident = texts?.family === 'incident' || texts?.family === 'recovery';
@@ -159,6 +165,10 @@ function renderAttributes(alert: AlertRecord): Record<string, string> {
   }
   const action = alertAction(alert);
   if (action !== undefined) attributes['action'] = action;
+  // A rule that reads nothing names its rule too, for subscription filter policies.
+  if (eventTexts(alert.event)?.family === 'health' && typeof alert.rule === 'string') {
+    attributes['rule'] = attributeValue(alert.rule);
+  }
   if (eventTexts(alert.event)?.family === 'rule') {
     attributes['severity'] = ruleSeverity(alert);
     for (const key of ['rule', 'network'] as const) {

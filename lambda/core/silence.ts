@@ -4,6 +4,7 @@
  * silence ends is announced once then ({@link afterAlert}, {@link dueAnnouncements}). Pure: the clock,
  * randomness and the store are the caller's.
  */
+import { alertAction } from './alert-documents.ts';
 import { ALERT_EVENTS, eventTexts } from './alert-events.ts';
 import { DURATION_UNITS_MS, parseDuration } from './duration.ts';
 import type { AlertEvent, AlertRecord, Severity } from './types.ts';
@@ -309,10 +310,13 @@ export function heldKey(alert: Pick<AlertRecord, 'event' | 'incident'>): string 
     alert.event !== 'filter.status_changed' &&
     family !== 'incident' &&
     family !== 'recovery' &&
-    family !== 'rule'
+    family !== 'rule' &&
+    family !== 'health'
   ) {
     return undefined;
   }
+  // A network health recovery while others of its incident still fail changes nothing that could still hold.
+  if (family === 'health' && alertAction(alert as AlertRecord) === undefined) return undefined;
   if (typeof alert.incident === 'string' && alert.incident !== '') return alert.incident;
   return alert.event === 'filter.status_changed' ? 'filter.status' : undefined;
 }

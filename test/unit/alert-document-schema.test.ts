@@ -12,6 +12,7 @@ import type { AlertAction, AlertDocument, AlertLevel } from '../../lambda/core/a
 import { ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
 import { renderAlert } from '../../lambda/core/alert-text.ts';
 import { type CycleObservation, type DecideSettings, decide } from '../../lambda/core/decide.ts';
+import { type HealthState, judgeHealth, type NetworkOutcome } from '../../lambda/core/network-health.ts';
 import { evaluateRules } from '../../lambda/core/rule-eval.ts';
 import { parseRules } from '../../lambda/core/rules.ts';
 import { dueAnnouncements, type HeldChanges } from '../../lambda/core/silence.ts';
@@ -61,6 +62,9 @@ const DOCUMENT_FIELDS: Record<keyof AlertDocument, true> = {
   baseline: true,
   ruleText: true,
   values: true,
+  networks: true,
+  remaining: true,
+  path: true,
   seq: true,
 };
 const LEVELS: Record<AlertLevel, true> = { critical: true, error: true, warning: true, info: true };
@@ -130,6 +134,45 @@ function ruleAlerts(rules: string, readings: readonly Record<string, number | bo
     state = result.state;
     alerts.push(...result.alerts.map((alert, n) => ({ ...alert, seq: i * 10 + n })));
   }
+  return alerts;
+}
+
+/** The alerts the network health judge makes, cycle by cycle: net-1 and net-2 fail, a rule reads nothing on net-1. */
+function healthAlerts(): AlertRecord[] {
+  const rules = [{ name: 'pps', path: 'traffic.in_pps', text: 'pps: traffic.in_pps > 50000' }];
+  const up = (network: string, reads: boolean): NetworkOutcome => ({
+    network,
+    ok: true,
+    readings: { pps: reads },
+  });
+  const cycles: NetworkOutcome[][] = [
+    [
+      { network: 'net-1', ok: false, errorKind: 'client', httpStatus: 404, error: 'HTTP 404' },
+      up('net-2', true),
+    ],
+    [
+      { network: 'net-1', ok: false, errorKind: 'client', httpStatus: 404, error: 'HTTP 404' },
+      { network: 'net-2', ok: false, errorKind: 'transport', error: 'timed out after 1000 ms' },
+    ],
+    [up('net-1', false), { network: 'net-2', ok: false, errorKind: 'transport', error: 'timed out' }],
+    [up('net-1', false), up('net-2', true)],
+    [up('net-1', true), up('net-2', true)],
+  ];
+  let state: HealthState | undefined;
+  const alerts: AlertRecord[] = [];
+  cycles.forEach((networks, i) => {
+    const judged = judgeHealth(state, {
+      at: minute(i),
+      alertAfter: 2,
+      shard: 0,
+      rules,
+      networks,
+      apiAnswered: true,
+    });
+    if (judged.stale) return;
+    state = judged.state;
+    alerts.push(...judged.alerts);
+  });
   return alerts;
 }
 
@@ -214,6 +257,7 @@ function producedAlerts(): AlertRecord[] {
     ...rules,
     ...baseline,
     ...announced,
+    ...healthAlerts(),
     { seq: 0, event: 'monitor.test', at: minute(5), detail: 'sent by shieldwatch test-alert' },
   ];
   return records.map((record, i) => ({ ...record, seq: record.seq ?? 100 + i }) as AlertRecord);
@@ -325,6 +369,7 @@ const TEXT_FIELDS = [
   'ruleText',
   'incident',
   'silence',
+  'path',
 ] as const;
 
 describe('with hostile values, every event kind still validates', () => {

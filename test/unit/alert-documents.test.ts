@@ -159,6 +159,49 @@ const SAMPLES: Record<AlertEvent, AlertRecord> = {
     severity: 'high',
     incident: 'filter.status_changed/2026-11-22T09:00:00.000Z',
   },
+  'network.unreachable': {
+    seq: 3,
+    event: 'network.unreachable',
+    at: AT,
+    incident: `network.unreachable/0/${SINCE}`,
+    members: [
+      { network: 'net-1', since: SINCE, cycles: 3, errorKind: 'client', httpStatus: 404, error: 'HTTP 404' },
+      { network: 'net-2', since: SINCE, cycles: 3, errorKind: 'transport', error: 'timed out after 1000 ms' },
+    ],
+    detail: 'net-1 (client, HTTP 404), net-2 (transport)',
+  },
+  'network.recovered': {
+    seq: 4,
+    event: 'network.recovered',
+    at: AT,
+    incident: `network.unreachable/0/${SINCE}`,
+    members: [{ network: 'net-1', since: SINCE, cycles: 3, errorKind: 'client', httpStatus: 404 }],
+    remaining: [],
+    detail: 'net-1 (client, HTTP 404)',
+  },
+  'network.rule_unreadable': {
+    seq: 5,
+    event: 'network.rule_unreadable',
+    at: AT,
+    rule: 'pps',
+    ruleText: 'pps: traffic.in_pps > 50000',
+    path: 'traffic.in_pps',
+    incident: `network.rule_unreadable/pps/0/${SINCE}`,
+    members: [{ network: 'net-1', since: SINCE, cycles: 3 }],
+    detail: 'net-1',
+  },
+  'network.rule_readable': {
+    seq: 6,
+    event: 'network.rule_readable',
+    at: AT,
+    rule: 'pps',
+    ruleText: 'pps: traffic.in_pps > 50000',
+    path: 'traffic.in_pps',
+    incident: `network.rule_unreadable/pps/0/${SINCE}`,
+    members: [{ network: 'net-1', since: SINCE, cycles: 3 }],
+    remaining: [],
+    detail: 'net-1',
+  },
   'monitor.test': { seq: 0, event: 'monitor.test', at: AT, detail: 'sent by shieldwatch test-alert' },
 };
 
@@ -226,6 +269,12 @@ describe('the documents of every event kind', () => {
     ['filter.status_readable', {}, 'resolve', 'info'],
     ['network.rule_triggered', {}, 'trigger', 'critical'],
     ['network.rule_resolved', {}, 'resolve', 'info'],
+    ['network.unreachable', {}, 'trigger', 'error'],
+    ['network.recovered', {}, 'resolve', 'info'],
+    // Others of the incident still fail: it goes on, PagerDuty is not told.
+    ['network.recovered', { remaining: ['net-2'] }, undefined, 'info'],
+    ['network.rule_unreadable', {}, 'trigger', 'error'],
+    ['network.rule_readable', {}, 'resolve', 'info'],
     ['monitor.test', {}, undefined, 'info'],
   ])('%s %o: action %s, level %s', (event, change, action, level) => {
     // Act

@@ -107,7 +107,17 @@ describe('patternProblem', () => {
   });
 
   it.each([
-    ['network.*', ['network.rule_triggered', 'network.rule_resolved']],
+    [
+      'network.*',
+      [
+        'network.rule_triggered',
+        'network.rule_resolved',
+        'network.unreachable',
+        'network.recovered',
+        'network.rule_unreadable',
+        'network.rule_readable',
+      ],
+    ],
     ['api.*', ['api.auth_failed', 'api.auth_restored', 'api.unreachable', 'api.recovered']],
   ])('%j silences %j', (pattern, events) => {
     expect(eventsMatching(pattern).sort()).toEqual([...events].sort());
