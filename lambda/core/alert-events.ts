@@ -9,11 +9,10 @@ import type { AlertEvent } from './types.ts';
  * How an event's texts are built: `status` names statuses (a change, a reminder), `incident` opens an incident
  * about the monitor's view of the API (counted in failing cycles), `recovery` ends one, `test` is a delivery
  * check, `rule` is a traffic rule triggered or resolved on a network (docs/rules.md), `silence` announces
- * at a silence's end a change it held back that still holds (docs/silences.md), `health` is a blind spot of
- * one shard's networks (a network that keeps failing, a rule that reads nothing; `network-health.ts`), one
- * alert listing every network concerned in its cycle.
+ * at a silence's end a change it held back that still holds (docs/silences.md), `grouped` is an incident of
+ * one rule across networks (`incidents.ts`, `incident-alert-text.ts`).
  */
-export type EventFamily = 'status' | 'incident' | 'recovery' | 'test' | 'rule' | 'silence' | 'health';
+export type EventFamily = 'status' | 'incident' | 'recovery' | 'test' | 'rule' | 'silence' | 'grouped';
 
 /** The fixed texts of one event. */
 export interface EventTexts {
@@ -92,31 +91,31 @@ export const ALERT_EVENT_TEXTS: Readonly<Record<AlertEvent, EventTexts>> = {
     intro:
       'A traffic rule resolved: its condition failed on the network for the cycles in a row it asks for.',
   },
-  'network.unreachable': {
-    family: 'health',
-    subject: 'unreachable',
-    sms: 'unreachable',
+  'incident.opened': {
+    family: 'grouped',
+    subject: 'incident opened',
+    sms: 'incident opened',
     intro:
-      "A network's own request kept failing: the networks below failed the cycles in a row SHIELDWATCH_ALERT_AFTER asks for while the API answered. No traffic rule can judge them meanwhile.",
+      'A traffic rule triggered on the networks below: they form one incident of the rule. Networks that join later are announced at most once per SHIELDWATCH_GROUP_INTERVAL.',
   },
-  'network.recovered': {
-    family: 'health',
-    subject: 'reachable again',
-    sms: 'reachable again',
-    intro: 'Networks whose requests kept failing answer again.',
+  'incident.updated': {
+    family: 'grouped',
+    subject: 'incident updated',
+    sms: 'incident updated',
+    intro: 'More networks joined the open incident of a traffic rule since its last alert.',
   },
-  'network.rule_unreadable': {
-    family: 'health',
-    subject: 'reads nothing',
-    sms: 'reads nothing',
+  'incident.reminder': {
+    family: 'grouped',
+    subject: 'incident reminder',
+    sms: 'incident reminder',
+    intro: 'Reminder: the incident of a traffic rule is still open on the networks below.',
+  },
+  'incident.resolved': {
+    family: 'grouped',
+    subject: 'incident resolved',
+    sms: 'incident resolved',
     intro:
-      "A traffic rule reads nothing: its path held no value of the rule's type (missing, or of another type) in the answers of the networks below, the cycles in a row SHIELDWATCH_ALERT_AFTER asks for. The rule cannot trigger on them; check the path with `shieldwatch check`.",
-  },
-  'network.rule_readable': {
-    family: 'health',
-    subject: 'reads again',
-    sms: 'reads again',
-    intro: "A traffic rule's path reads a value again on the networks below.",
+      'The incident of a traffic rule is resolved: the rule resolved on its last network. Every network of the incident with its peak value and when it was reached:',
   },
   'silence.still_holding': {
     family: 'silence',
@@ -148,9 +147,6 @@ function eventsOf(...families: EventFamily[]): ReadonlySet<AlertEvent> {
 
 /** Events that end an incident: their count and detail describe the incident that ended. */
 export const RECOVERY_EVENTS: ReadonlySet<AlertEvent> = eventsOf('recovery');
-
-/** Events about a blind spot of the networks (`network-health.ts`). */
-export const HEALTH_EVENTS: ReadonlySet<AlertEvent> = eventsOf('health');
 
 /** Events about an incident, whose `cycles` counts failures in a row rather than confirmations. */
 export const INCIDENT_EVENTS: ReadonlySet<AlertEvent> = eventsOf('incident', 'recovery');

@@ -2,6 +2,7 @@
  * Domain types shared by the pure core, the adapters and the entry points.
  * Nothing here reads the clock, the environment or the network.
  */
+import type { IncidentStory } from './incidents.ts';
 import type { RuleAlertFields } from './rule-types.ts';
 
 /** Why an observation failed. Recorded on every failed snapshot and counted in metrics. */
@@ -83,10 +84,10 @@ export type AlertEvent =
   | 'filter.status_reminder'
   | 'network.rule_triggered'
   | 'network.rule_resolved'
-  | 'network.unreachable'
-  | 'network.recovered'
-  | 'network.rule_unreadable'
-  | 'network.rule_readable'
+  | 'incident.opened'
+  | 'incident.updated'
+  | 'incident.reminder'
+  | 'incident.resolved'
   | 'silence.still_holding'
   | 'monitor.test';
 
@@ -129,29 +130,8 @@ export interface AlertRecord extends Partial<RuleAlertFields> {
    */
   readonly silence?: string;
   readonly heldEvent?: AlertEvent;
-  /**
-   * Network health alerts (`network.unreachable`, `network.rule_unreadable` and their ends, `network-health.ts`):
-   * the networks this alert is about, in the order the shard polls them.
-   */
-  readonly members?: readonly HealthMember[];
-  /** Network health alerts: the networks of the incident still failing after this cycle (none: it is over). */
-  readonly remaining?: readonly string[];
-  /** `network.rule_unreadable` / `network.rule_readable`: the rule's path. */
-  readonly path?: string;
-}
-
-/** One network named by a network health alert (docs/alerts.md, Blind spots). */
-export interface HealthMember {
-  readonly network: string;
-  /** When its failure (or its unreadable path) was first seen, ISO-8601. */
-  readonly since?: string;
-  /** Cycles in a row behind the alert. */
-  readonly cycles?: number;
-  /** How its request failed (`network.unreachable`, `network.recovered`: its last failure). */
-  readonly errorKind?: FailureKind;
-  readonly httpStatus?: number;
-  /** The failure's text, for people (`network.unreachable` only). */
-  readonly error?: string;
+  /** `incident.*` only: the members the alert is about and the incident's totals (docs/design/incidents.md). */
+  readonly story?: IncidentStory;
 }
 
 /** Numeric figures found in one network's latest real-time body, for alert text and metrics. */
