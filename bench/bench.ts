@@ -19,6 +19,7 @@ import { dumpTable, runCli } from '../test/cli/helpers.ts';
 import { nearCapBody } from '../test/fixtures/big-bodies.ts';
 import { startDynamo } from '../test/fixtures/dynalite.ts';
 import { startFakeApi } from '../test/fixtures/fake-api.ts';
+import { measureCliStart, printCliStart } from './cli-start.ts';
 import { BENCH_RULES, measureShardedCycle, type ShardedCycleFigures } from './rule-cycles.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -38,8 +39,11 @@ const BIG_BODY_CAP = 1024 * 1024;
 const FUNCTION_256_MB_HEAP = ['--max-semi-space-size=12', '--max-old-space-size=231'];
 /** `BENCH_BIG_HEAP=default` runs the hostile answers with Node's own heap limits instead. */
 const BIG_HEAP = process.env['BENCH_BIG_HEAP'] === 'default' ? [] : FUNCTION_256_MB_HEAP;
-/** Which parts run: `cycles`, `rules` (sharded, with and without rules), `big` (hostile answers), `bundle`. */
-const PARTS = new Set((process.env['BENCH_PARTS'] ?? 'cycles,rules,big,bundle').split(','));
+/**
+ * Which parts run: `cycles`, `rules` (sharded, with and without rules), `big` (hostile answers), `bundle`, `cli`
+ * (the CLI's start-up, bench/cli-start.ts).
+ */
+const PARTS = new Set((process.env['BENCH_PARTS'] ?? 'cycles,rules,big,bundle,cli').split(','));
 /** Networks and shard size of the sharded runs with and without traffic rules. */
 const RULE_NETWORKS = Number(process.env['BENCH_RULE_NETWORKS'] ?? 1000);
 const RULE_SHARD_SIZE = Number(process.env['BENCH_SHARD_SIZE'] ?? 150);
@@ -466,6 +470,8 @@ async function main() {
       'reads (and the rule items). The CLI also sends one DescribeTable per run\n' +
       '(the Lambda does not). Peak RSS is the whole CLI process, TypeScript loader included.',
   );
+  const cliStart = PARTS.has('cli') ? await measureCliStart() : undefined;
+  if (cliStart !== undefined) printCliStart(cliStart);
   const results = {
     at: new Date().toISOString(),
     node: process.version,
@@ -475,6 +481,7 @@ async function main() {
     sharded,
     ...(big === undefined ? {} : { big }),
     ...(bundle === undefined ? {} : { bundle }),
+    ...(cliStart === undefined ? {} : { cliStart }),
   };
   writeFileSync(`${OUT}/bench.json`, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nfigures written to bench/results/bench.json`);
