@@ -6,11 +6,13 @@
  */
 import { eventTexts } from './alert-events.ts';
 import { momentOf } from './alert-time.ts';
+import { healthFields } from './health-alert-text.ts';
 import {
   type DocumentPeak,
   incidentChatLines,
   incidentDocumentFields,
 } from './incident-alert-text.ts';
+import { closesIncident } from './network-health.ts';
 import { ruleEmailLines, ruleSeverity } from './rule-alert-text.ts';
 import { statusEmailLines } from './status-alert-text.ts';
 import type { AlertEvent, AlertRecord, Severity } from './types.ts';
@@ -71,16 +73,30 @@ export interface AlertDocument {
   readonly baseline?: number;
   readonly ruleText?: string;
   readonly values?: readonly (number | boolean)[];
+  /** Network health alerts: the networks it is about, each with how its request failed (docs/alerts.md, Blind spots). */
+  readonly networks?: readonly DocumentNetwork[];
+  /** Network health alerts: the networks of the incident still failing (or unreadable) after it. */
+  readonly remaining?: readonly string[];
+  /** `network.rule_unreadable` / `network.rule_readable`: the rule's path. */
+  readonly path?: string;
   readonly seq?: number;
-  /** `incident.*`: the networks listed (at most 100, worst first; incident-alert-text.ts). */
-  readonly networks?: readonly { readonly network: string }[];
-  /** `incident.*`: each listed network's peak (and latest value), worst first. */
+  /** `incident.*`: each listed network's peak (and latest value), worst first (incident-alert-text.ts). */
   readonly peaks?: readonly DocumentPeak[];
   /** `incident.*`: how many networks the alert is about, and how many the incident has had in all. */
   readonly networkCount?: number;
   readonly networksTotal?: number;
   readonly openedAt?: string;
   readonly resolvedAt?: string;
+}
+
+/** One network of a network health alert in the `sqs` document. */
+export interface DocumentNetwork {
+  readonly network: string;
+  readonly since?: string;
+  readonly cycles?: number;
+  readonly errorKind?: string;
+  readonly httpStatus?: number;
+  readonly error?: string;
 }
 
 /** The texts of the alert that the documents repeat. */
@@ -104,7 +120,11 @@ const OPENED_BY: Readonly<Partial<Record<AlertEvent, AlertEvent>>> = {
   'filter.status_readable': 'filter.status_unreadable',
   'filter.status_changed': 'filter.status_changed',
   'network.rule_resolved': 'network.rule_triggered',
+  'network.recovered': 'network.unreachable',
+  'network.rule_readable': 'network.rule_unreadable',
 };
+/** Most networks a document lists (an SNS message holds 256 KB for every protocol's text together). */
+const MAX_DOCUMENT_NETWORKS = 100;
 
 const MAX_RULE_TEXT_CHARS = 2000;
 const MAX_VALUES = 100;
@@ -130,6 +150,11 @@ export function alertAction(alert: AlertRecord): AlertAction | undefined {
         : alert.event === 'incident.reminder'
           ? undefined
           : 'trigger';
+    case 'health':
+      // A recovery resolves the incident only once no network of it is left failing (network-health.ts).
+      if (alert.event === 'network.unreachable' || alert.event === 'network.rule_unreadable')
+        return 'trigger';
+      return closesIncident(alert) ? 'resolve' : undefined;
     case 'status':
       if (alert.event !== 'filter.status_changed') return undefined;
       return alert.severity === 'high' ? 'trigger' : alert.severity === 'resolved' ? 'resolve' : undefined;
@@ -148,7 +173,8 @@ export function alertLevel(alert: AlertRecord): AlertLevel {
     (texts?.family === 'grouped' && alertAction(alert) === 'trigger')
   )
     return 'critical';
-  if (texts?.family === 'incident') return 'error';
+  if (texts?.family === 'incident' || (texts?.family === 'health' && alertAction(alert) === 'trigger'))
+    return 'error';
   if (alert.event === 'filter.status_changed') return 'warning';
   return 'info';
 }
@@ -264,6 +290,30 @@ export function queueDocument(alert: AlertRecord, texts: DocumentTexts): AlertDo
     baseline: typeof alert.baseline === 'number' ? scalar(alert.baseline) : undefined,
     ruleText: text(alert.ruleText, MAX_RULE_TEXT_CHARS),
     values,
+    networks: Array.isArray(alert.members)
+      ? alert.members
+          .filter((m) => typeof m === 'object' && m !== null && typeof m.network === 'string')
+          .slice(0, MAX_DOCUMENT_NETWORKS)
+          .map((m) =>
+            Object.fromEntries(
+              Object.entries({
+                network: text(m.network),
+                since: text(m.since, 64),
+                cycles: Number.isSafeInteger(m.cycles) && (m.cycles ?? 0) >= 1 ? m.cycles : undefined,
+                errorKind: text(m.errorKind, 40),
+                httpStatus: Number.isSafeInteger(m.httpStatus) ? m.httpStatus : undefined,
+                error: text(m.error),
+              }).filter(([, value]) => value !== undefined),
+            ),
+          )
+      : undefined,
+    remaining: Array.isArray(alert.remaining)
+      ? alert.remaining
+          .filter((n): n is string => typeof n === 'string')
+          .slice(0, MAX_DOCUMENT_NETWORKS)
+          .map((n) => shorten(n, DOCUMENT_FIELD_MAX_CHARS))
+      : undefined,
+    path: text(alert.path),
     seq: Number.isSafeInteger(alert.seq) ? alert.seq : undefined,
     // An incident across networks: its networks, their peaks and the totals (incident-alert-text.ts).
     ...(eventTexts(alert.event)?.family === 'grouped' ? incidentDocumentFields(alert) : {}),
@@ -330,6 +380,9 @@ function chatDescription(alert: AlertRecord, document: AlertDocument): string {
   const field = (label: string, value: string) => `*${chatText(label)}:* ${chatCode(value)}`;
   const family = eventTexts(alert.event)?.family;
   if (family === 'status') lines.push(...statusEmailLines(alert, field));
+  if (family === 'health') {
+    for (const [label, value] of healthFields(alert)) lines.push(field(label, value));
+  }
   if (family === 'grouped') lines.push(...incidentChatLines(alert, field));
   if (family === 'rule') {
     // The rule's own lines name its incident; the generic one below would repeat it.

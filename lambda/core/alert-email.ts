@@ -6,6 +6,7 @@
 import { eventTexts } from './alert-events.ts';
 import { EMAIL_MAX_BYTES, EMAIL_MAX_FIGURES, EMAIL_MAX_NETWORKS, PRODUCT } from './alert-limits.ts';
 import { formatDuration, momentOf } from './alert-time.ts';
+import { healthEmailLines } from './health-alert-text.ts';
 import { incidentEmailLines } from './incident-alert-text.ts';
 import { ruleEmailLines } from './rule-alert-text.ts';
 import { silenceEmailLines } from './silence-alert-text.ts';
@@ -42,6 +43,9 @@ export function renderEmail(alert: AlertRecord, ctx: EmailContext): string {
   if (texts?.family === 'silence') {
     header.push(...silenceEmailLines(alert, field));
   }
+  if (texts?.family === 'health') {
+    header.push(...healthEmailLines(alert, field));
+  }
   if (texts?.family === 'grouped') {
     header.push(...incidentEmailLines(alert, field));
   }
@@ -67,7 +71,8 @@ export function renderEmail(alert: AlertRecord, ctx: EmailContext): string {
     const cycles = cyclesOf(alert);
     header.push(field('Cycles in a row', cycles === undefined ? 'unknown' : String(cycles)));
   }
-  if (typeof alert.detail === 'string' && alert.detail !== '') {
+  // A health alert's detail is the list of its networks, which its own lines give in full.
+  if (typeof alert.detail === 'string' && alert.detail !== '' && texts?.family !== 'health') {
     header.push(field('Detail', cleanText(alert.detail, MAX_DETAIL_IN_EMAIL)));
   }
 

@@ -9,10 +9,20 @@ import type { AlertEvent } from './types.ts';
  * How an event's texts are built: `status` names statuses (a change, a reminder), `incident` opens an incident
  * about the monitor's view of the API (counted in failing cycles), `recovery` ends one, `test` is a delivery
  * check, `rule` is a traffic rule triggered or resolved on a network (docs/rules.md), `silence` announces
- * at a silence's end a change it held back that still holds (docs/silences.md), `grouped` is an incident of
- * one rule across networks (`incidents.ts`, `incident-alert-text.ts`).
+ * at a silence's end a change it held back that still holds (docs/silences.md), `health` is a blind spot of
+ * one shard's networks (a network that keeps failing, a rule that reads nothing; `network-health.ts`), one
+ * alert listing every network concerned in its cycle; `grouped` is an incident of one rule across networks
+ * (`incidents.ts`, `incident-alert-text.ts`).
  */
-export type EventFamily = 'status' | 'incident' | 'recovery' | 'test' | 'rule' | 'silence' | 'grouped';
+export type EventFamily =
+  | 'status'
+  | 'incident'
+  | 'recovery'
+  | 'test'
+  | 'rule'
+  | 'silence'
+  | 'health'
+  | 'grouped';
 
 /** The fixed texts of one event. */
 export interface EventTexts {
@@ -91,6 +101,32 @@ export const ALERT_EVENT_TEXTS: Readonly<Record<AlertEvent, EventTexts>> = {
     intro:
       'A traffic rule resolved: its condition failed on the network for the cycles in a row it asks for.',
   },
+  'network.unreachable': {
+    family: 'health',
+    subject: 'unreachable',
+    sms: 'unreachable',
+    intro:
+      "A network's own request kept failing: the networks below failed the cycles in a row SHIELDWATCH_ALERT_AFTER asks for while the API answered. No traffic rule can judge them meanwhile.",
+  },
+  'network.recovered': {
+    family: 'health',
+    subject: 'reachable again',
+    sms: 'reachable again',
+    intro: 'Networks whose requests kept failing answer again.',
+  },
+  'network.rule_unreadable': {
+    family: 'health',
+    subject: 'reads nothing',
+    sms: 'reads nothing',
+    intro:
+      "A traffic rule reads nothing: its path held no value of the rule's type (missing, or of another type) in the answers of the networks below, the cycles in a row SHIELDWATCH_ALERT_AFTER asks for. The rule cannot trigger on them; check the path with `shieldwatch check`.",
+  },
+  'network.rule_readable': {
+    family: 'health',
+    subject: 'reads again',
+    sms: 'reads again',
+    intro: "A traffic rule's path reads a value again on the networks below.",
+  },
   'incident.opened': {
     family: 'grouped',
     subject: 'incident opened',
@@ -147,6 +183,9 @@ function eventsOf(...families: EventFamily[]): ReadonlySet<AlertEvent> {
 
 /** Events that end an incident: their count and detail describe the incident that ended. */
 export const RECOVERY_EVENTS: ReadonlySet<AlertEvent> = eventsOf('recovery');
+
+/** Events about a blind spot of the networks (`network-health.ts`). */
+export const HEALTH_EVENTS: ReadonlySet<AlertEvent> = eventsOf('health');
 
 /** Events about an incident, whose `cycles` counts failures in a row rather than confirmations. */
 export const INCIDENT_EVENTS: ReadonlySet<AlertEvent> = eventsOf('incident', 'recovery');

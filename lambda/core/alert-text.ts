@@ -11,6 +11,7 @@ import { cyclesOf, renderEmail } from './alert-email.ts';
 import { eventTexts, RECOVERY_EVENTS } from './alert-events.ts';
 import { ATTRIBUTE_MAX_CHARS, PRODUCT, SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { momentOf } from './alert-time.ts';
+import { healthSms, healthSubject } from './health-alert-text.ts';
 import { incidentSms, incidentSubject } from './incident-alert-text.ts';
 import { ruleSeverity, ruleSms, ruleSubject } from './rule-alert-text.ts';
 import { silenceSms, silenceSubject } from './silence-alert-text.ts';
@@ -110,9 +111,11 @@ function renderSubject(alert: AlertRecord, name: string): string {
         ? ruleSubject(alert, prefix)
         : texts?.family === 'silence'
           ? silenceSubject(alert, prefix)
-          : texts?.family === 'grouped'
-            ? incidentSubject(alert, prefix, SUBJECT_MAX_CHARS)
-            : `${prefix}${texts?.subject ?? `Alert: ${unknownEventLabel(alert)}`}`;
+          : texts?.family === 'health'
+            ? healthSubject(alert, prefix)
+            : texts?.family === 'grouped'
+              ? incidentSubject(alert, prefix, SUBJECT_MAX_CHARS)
+              : `${prefix}${texts?.subject ?? `Alert: ${unknownEventLabel(alert)}`}`;
   // The pieces are ASCII already; folding again guards the guarantee, not the content.
   return shorten(asciiFold(subject), SUBJECT_MAX_CHARS);
 }
@@ -129,6 +132,9 @@ function renderSms(alert: AlertRecord, name: string): string {
   }
   if (texts?.family === 'silence') {
     return shorten(asciiFold(silenceSms(alert, name)), SMS_MAX_CHARS);
+  }
+  if (texts?.family === 'health') {
+    return shorten(asciiFold(healthSms(alert, name, when)), SMS_MAX_CHARS);
   }
   if (texts?.family === 'grouped') {
     return shorten(asciiFold(incidentSms(alert, name, when, SMS_MAX_CHARS)), SMS_MAX_CHARS);
@@ -165,6 +171,10 @@ function renderAttributes(alert: AlertRecord): Record<string, string> {
   }
   const action = alertAction(alert);
   if (action !== undefined) attributes['action'] = action;
+  // A rule that reads nothing names its rule too, for subscription filter policies.
+  if (eventTexts(alert.event)?.family === 'health' && typeof alert.rule === 'string') {
+    attributes['rule'] = attributeValue(alert.rule);
+  }
   // An incident across networks: its rule and id, for subscription filter policies (CONTRACT §13).
   if (eventTexts(alert.event)?.family === 'grouped') {
     for (const key of ['rule', 'incident'] as const) {

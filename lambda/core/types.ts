@@ -84,6 +84,10 @@ export type AlertEvent =
   | 'filter.status_reminder'
   | 'network.rule_triggered'
   | 'network.rule_resolved'
+  | 'network.unreachable'
+  | 'network.recovered'
+  | 'network.rule_unreadable'
+  | 'network.rule_readable'
   | 'incident.opened'
   | 'incident.updated'
   | 'incident.reminder'
@@ -130,8 +134,31 @@ export interface AlertRecord extends Partial<RuleAlertFields> {
    */
   readonly silence?: string;
   readonly heldEvent?: AlertEvent;
+  /**
+   * Network health alerts (`network.unreachable`, `network.rule_unreadable` and their ends, `network-health.ts`):
+   * the networks this alert is about, in the order the shard polls them.
+   */
+  readonly members?: readonly HealthMember[];
+  /** Network health alerts: the networks of the incident still failing after this cycle (none: it is over). */
+  readonly remaining?: readonly string[];
+  /** `network.rule_unreadable` / `network.rule_readable`: the rule's path. */
+  readonly path?: string;
   /** `incident.*` only: the members the alert is about and the incident's totals (docs/design/incidents.md). */
   readonly story?: IncidentStory;
+}
+
+/** One network named by a network health alert (docs/alerts.md, Blind spots). */
+export interface HealthMember {
+  readonly network: string;
+  /** When its failure (or its unreadable path) was first seen, ISO-8601. */
+  readonly since?: string;
+  /** Cycles in a row behind the alert. */
+  readonly cycles?: number;
+  /** How its request failed (`network.unreachable`, `network.recovered`: its last failure). */
+  readonly errorKind?: FailureKind;
+  readonly httpStatus?: number;
+  /** The failure's text, for people (`network.unreachable` only). */
+  readonly error?: string;
 }
 
 /** Numeric figures found in one network's latest real-time body, for alert text and metrics. */
