@@ -26,8 +26,9 @@ const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const PUBLISHER_ENTRY = fileURLToPath(new URL('../../lambda/status-page-handler.ts', import.meta.url));
 
 /**
- * Memory of the publisher: a week's report of one network at one-minute cycles peaks at about 60 MB of heap
- * (docs/status-page.md, measured); 512 MB also buys CPU for rendering, and a run takes seconds every few minutes.
+ * Memory of the publisher: one publish of a week of one-minute history of 5 networks (60,000 snapshots) peaks
+ * at 96 MB of heap above its start, dynalite's own work included (`bench/status-page-memory.ts`,
+ * docs/status-page.md); 512 MB leaves room for more networks and buys CPU for rendering.
  */
 export const PUBLISHER_MEMORY_MB = 512;
 

@@ -38,8 +38,8 @@ export class StatusPageSigningKey extends Construct {
     Validations.of(this.secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'Rotating this key needs a new CloudFront public key in the key group at the same time; redeploying ' +
-        'after deleting the secret value does that (docs/status-page.md). A rotation Lambda would only ' +
+        'Rotating this key needs a new CloudFront public key in the key group at the same time; turning the ' +
+        'page public and private again makes a new pair (docs/status-page.md). A rotation Lambda would only ' +
         'break every link without it.',
     });
 
