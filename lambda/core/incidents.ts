@@ -39,7 +39,18 @@ export interface IncidentMember {
 }
 
 /** What happened, for the story. */
-export type TimelineWhat = 'opened' | 'joined' | 'rejoined' | 'left' | 'updated' | 'reminded' | 'resolved';
+export type TimelineWhat =
+  | 'opened'
+  | 'joined'
+  | 'rejoined'
+  | 'left'
+  | 'updated'
+  | 'reminded'
+  | 'resolved'
+  /** Issue 25 (lambda/core/incident-ack.ts, escalation.ts): `by` and `note` say who, `stage` which stage. */
+  | 'acknowledged'
+  | 'unacknowledged'
+  | 'escalated';
 
 /** One line of an incident's timeline: one kind of change in one commit, with the first networks it names. */
 export interface TimelineEntry {
@@ -49,6 +60,11 @@ export interface TimelineEntry {
   readonly networks?: readonly string[];
   /** How many networks it concerns. */
   readonly count: number;
+  /** `acknowledged`, `unacknowledged`: who (the IAM principal, the OS user, or `link`), and the note. */
+  readonly by?: string;
+  readonly note?: string;
+  /** `escalated`: the stage reached. */
+  readonly stage?: number;
 }
 
 /** Who acknowledged an incident (issue 25; CONTRACT §14). */

@@ -12,6 +12,7 @@ import type { AlertAction, AlertDocument, AlertLevel } from '../../lambda/core/a
 import { ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
 import { renderAlert } from '../../lambda/core/alert-text.ts';
 import { type CycleObservation, type DecideSettings, decide } from '../../lambda/core/decide.ts';
+import { type IncidentScopeState, judgeIncident } from '../../lambda/core/incidents.ts';
 import { type HealthState, judgeHealth, type NetworkOutcome } from '../../lambda/core/network-health.ts';
 import { evaluateRules } from '../../lambda/core/rule-eval.ts';
 import { parseRules } from '../../lambda/core/rules.ts';
@@ -66,6 +67,11 @@ const DOCUMENT_FIELDS: Record<keyof AlertDocument, true> = {
   remaining: true,
   path: true,
   seq: true,
+  peaks: true,
+  networkCount: true,
+  networksTotal: true,
+  openedAt: true,
+  resolvedAt: true,
 };
 const LEVELS: Record<AlertLevel, true> = { critical: true, error: true, warning: true, info: true };
 const ACTIONS: Record<AlertAction, true> = { trigger: true, resolve: true };
@@ -176,6 +182,51 @@ function healthAlerts(): AlertRecord[] {
   return alerts;
 }
 
+/** The alerts of one rule's incident across networks: opened, updated, a reminder, resolved (judgeIncident). */
+function incidentAlerts(): AlertRecord[] {
+  const rule = parseRules('flood: traffic.in.pps > 500k').rules[0]!;
+  const subject = {
+    rule: rule.name,
+    ruleText: rule.text,
+    condition: { path: rule.path, op: rule.op, threshold: rule.threshold },
+  };
+  let state: IncidentScopeState | undefined;
+  const alerts: AlertRecord[] = [];
+  const steps: Array<[number, Array<[string, boolean, number]>]> = [
+    [
+      0,
+      [
+        ['edge-1', true, 1_200_000],
+        ['edge-2', true, 600_000],
+      ],
+    ],
+    [1, [['edge-3', true, 700_000]]],
+    [6, [['edge-1', true, 900_000]]],
+    [
+      7,
+      [
+        ['edge-1', false, 1],
+        ['edge-2', false, 1],
+        ['edge-3', false, 1],
+      ],
+    ],
+  ];
+  for (const [i, views] of steps) {
+    const judged = judgeIncident(state, {
+      subject,
+      shard: 0,
+      at: minute(i),
+      views: views.map(([network, open, value]) => ({ network, open, value })),
+      groupIntervalMs: 300_000,
+      remindEveryMs: 360_000,
+    });
+    if (judged.stale || !judged.changed) continue;
+    alerts.push(...judged.alerts.map((a, n) => ({ ...a, seq: (state?.nextSeq ?? 1) + n })));
+    state = { ...judged.state, nextSeq: judged.state.nextSeq + judged.alerts.length };
+  }
+  return alerts;
+}
+
 /**
  * Real alerts of every kind, each from the code that makes it in production: decide (status changes with and
  * without an expected status, reminders, the monitor's incidents and their ends), the rule evaluator (number,
@@ -258,6 +309,7 @@ function producedAlerts(): AlertRecord[] {
     ...baseline,
     ...announced,
     ...healthAlerts(),
+    ...incidentAlerts(),
     { seq: 0, event: 'monitor.test', at: minute(5), detail: 'sent by shieldwatch test-alert' },
   ];
   return records.map((record, i) => ({ ...record, seq: record.seq ?? 100 + i }) as AlertRecord);
@@ -327,7 +379,7 @@ describe('every event kind, as its producer makes it, validates', () => {
   it('a record from a newer release (an event this one does not know) validates too', () => {
     const document = sqsDocument({
       seq: 3,
-      event: 'incident.opened',
+      event: 'incident.escalated_to_mars',
       at: minute(1),
     } as unknown as AlertRecord);
     expect(errorsOf(document)).toEqual([]);
