@@ -1,4 +1,5 @@
 import type { MonitorState } from './core/decide.ts';
+import type { HealthState } from './core/network-health.ts';
 import type { Rule, RuleAlertFields, RuleState } from './core/rule-types.ts';
 import type { HeldChanges, Silence } from './core/silence.ts';
 import type {
@@ -208,6 +209,12 @@ export interface RuleStateStore {
   discardRuleItem(key: string, version: number, heldRev?: number): Promise<boolean>;
   /** The same store, its calls aborted (rejected, their requests ended) once `signal` aborts. */
   withSignal?(signal: AbortSignal): RuleStateStore;
+}
+
+/** Where each shard's network health lives (`network-health.ts`; docs/design/storage.md). */
+export interface HealthStateStore {
+  /** The health item of shard `shard` (`health#<shard>`): its state and its outbox. */
+  healthScope(shard: number): StateStore<HealthState>;
 }
 
 /** A rule item found in the store: its key, its state and outbox as read, and its store. */

@@ -77,6 +77,7 @@ export function buildMonitor(parts: MonitorParts): Monitor {
     newId: randomUUID,
     published: new PublishedAlerts(),
     ruleState: store,
+    networkHealth: store,
     silences: new DynamoSilenceStore(parts.dynamo, config.table),
   };
   const settings: CycleSettings = {

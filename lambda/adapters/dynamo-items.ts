@@ -137,6 +137,10 @@ export function eventItem(alert: AlertRecord, scope?: string): Record<string, un
     // An announcement at a silence's end (docs/silences.md): which silence, and what it held back.
     silence: alert.silence,
     heldEvent: alert.heldEvent,
+    // A network health alert (docs/alerts.md, Blind spots): its networks, those still failing, a rule's path.
+    members: alert.members,
+    remaining: alert.remaining,
+    path: alert.path,
   };
 }
 

@@ -6,11 +6,13 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { INITIAL_STATE, type MonitorState } from '../core/decide.ts';
+import type { HealthState } from '../core/network-health.ts';
 import type { Rule } from '../core/rule-types.ts';
 import type { HeldChanges } from '../core/silence.ts';
 import type { AlertEvent, AlertRecord, Snapshot, Target } from '../core/types.ts';
 import type {
   FoundRuleItem,
+  HealthStateStore,
   HistoryQuery,
   OutboxEntry,
   OutboxRef,
@@ -23,6 +25,7 @@ import type {
   VersionedState,
 } from '../ports.ts';
 import { dropUndefined, fromSnapshotItem, fromStoredAlert, num, snapshotItem, str } from './dynamo-items.ts';
+import { healthLayout } from './health-item.ts';
 import {
   alertsPerCommit,
   decodeRuleScope,
@@ -76,7 +79,7 @@ function ruleLayout(key: string): ScopeLayout<RuleScopeState> {
 }
 
 /** Snapshots, events and the monitor state in one DynamoDB table. */
-export class DynamoStore implements SnapshotStore, StateStore, RuleStateStore {
+export class DynamoStore implements SnapshotStore, StateStore, RuleStateStore, HealthStateStore {
   private readonly doc: DynamoDBDocumentClient;
   /** Aborts every request of this view of the store (see {@link withSignal}). */
   private readonly signal: AbortSignal | undefined;
@@ -185,6 +188,11 @@ export class DynamoStore implements SnapshotStore, StateStore, RuleStateStore {
   /** The monitor state item and its outbox. */
   private get monitor(): DynamoScopeStore<MonitorState> {
     return new DynamoScopeStore(this.conn, MONITOR_LAYOUT);
+  }
+
+  /** The network health item of a shard (`health#<shard>`, docs/design/storage.md). */
+  healthScope(shard: number): DynamoScopeStore<HealthState> {
+    return new DynamoScopeStore(this.conn, healthLayout(shard));
   }
 
   /** The store of one rule item (its sort key under pk `state`, e.g. `rules#0`). */
