@@ -2,6 +2,7 @@ import { createApiKeyProvider } from '../../lambda/adapters/api-key.ts';
 import { createSecretsClient } from '../../lambda/adapters/aws-clients.ts';
 import { loadConfig, type MonitorConfig } from '../../lambda/config.ts';
 import { extractFigures, figureCandidates } from '../../lambda/core/figures.ts';
+import { checkRules } from '../../lambda/core/rule-check.ts';
 import { describeShape, suggestStatusPaths } from '../../lambda/core/shape.ts';
 import { DEFAULT_STATUS_PATHS, displayStatus, extractStatus } from '../../lambda/core/status.ts';
 import type { ApiResponse } from '../../lambda/core/types.ts';
@@ -103,6 +104,41 @@ function printFigureFields(
   println(io.stdout, `    npx cdk deploy -c ${SETTINGS.figureFields.context}=${list}`);
 }
 
+/**
+ * Each rule against each network that answered: the value it reads, or why it reads nothing, with the nearest
+ * numeric path of the body. The names of the rules that read nothing anywhere.
+ */
+function printRules(
+  io: CliIo,
+  config: MonitorConfig,
+  networks: readonly ApiResponse[],
+  mark: { ok: string; fail: string },
+): string[] {
+  if (config.rules.length === 0) return [];
+  const answered = networks.flatMap((response, i) =>
+    response.ok ? [{ network: config.networks[i] ?? '', body: response.json }] : [],
+  );
+  if (answered.length === 0) return [];
+  println(io.stdout, 'rules          each rule against each network that answered');
+  const blind: string[] = [];
+  for (const check of checkRules(config.rules, answered)) {
+    println(
+      io.stdout,
+      `  ${check.readsNowhere ? mark.fail : mark.ok} ${clip(printable(check.rule.text), 120)}`,
+    );
+    if (check.readsNowhere) blind.push(check.rule.name);
+    for (const cell of check.cells) {
+      const id = clip(printable(cell.network), 40);
+      const said = cell.reads
+        ? `reads ${String(cell.value)}`
+        : `${cell.why === 'missing' ? 'path missing' : `not a ${check.rule.threshold.kind === 'boolean' ? 'true/false' : 'number'} (${cell.found})`}: ${printable(check.rule.path)}` +
+          (cell.suggestion === undefined ? '' : ` (did you mean ${printable(cell.suggestion)}?)`);
+      println(io.stdout, `      ${id}: ${said}`);
+    }
+  }
+  return blind;
+}
+
 export const checkCommand: Command = {
   name: 'check',
   summary: 'check the configuration and the API: who owns the key, where the status is, each network once',
@@ -114,12 +150,15 @@ export const checkCommand: Command = {
     '  - GET /api/filter/status: shows the status found and the path it came from; when none is found,',
     "    prints the body's structure and how to set SHIELDWATCH_STATUS_PATH;",
     '  - GET /api/networks/{id}/realtime for each network in SHIELDWATCH_NETWORKS: its numeric figures,',
-    '    the numeric paths seen and a suggested SHIELDWATCH_FIGURE_FIELDS (the figures sent as metrics).',
+    '    the numeric paths seen and a suggested SHIELDWATCH_FIGURE_FIELDS (the figures sent as metrics);',
+    '    and each rule of SHIELDWATCH_RULES against each network that answered: the value it reads, or',
+    '    "path missing" (or of another type) with the nearest numeric path of the body.',
     'Run it before deploying. The key is never printed.',
     '',
     'Exit codes: 0 ready to monitor: the key is accepted, the filter status is readable and every network',
     'in SHIELDWATCH_NETWORKS answered with 2xx (a failing /api/user alone is only a warning: the monitor',
-    'does not need it); 1 not ready: the key, the status or any network failed (they are named), or an',
+    'does not need it), and every rule reads a value on some network; 1 not ready: the key, the status or',
+    'any network failed (they are named), a rule reads nothing on any network that answered, or an',
     'unknown SHIELDWATCH_* variable (probably a typo) is set; 2 bad configuration.',
   ].join('\n'),
   options: {},
@@ -241,6 +280,12 @@ export const checkCommand: Command = {
           renderTable(['id', 'result', 'answer', 'figures / error'], rows).replace(/^/gm, '  '),
         );
         printFigureFields(io, config, networks, warn);
+        const blind = printRules(io, config, networks, { ok, fail });
+        if (blind.length > 0) {
+          problems.push(
+            `${blind.length === 1 ? 'rule' : 'rules'} ${blind.map((name) => JSON.stringify(name)).join(', ')} ${blind.length === 1 ? 'reads' : 'read'} nothing on any network (it can never trigger)`,
+          );
+        }
         const failed = config.networks.filter((_, i) => networks[i]?.ok !== true);
         if (failed.length > 0) {
           const names = failed.map((id) => JSON.stringify(clip(printable(id), 40)));
