@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/chaos/**', 'node_modules/**'],
+    // The deploy test has its own script (npm run test:deploy, docs/deploy-test.md), run by CI after npm test.
+    exclude: ['test/chaos/**', 'test/deploy/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
