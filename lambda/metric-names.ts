@@ -1,4 +1,4 @@
-import type { FailureKind } from './core/types.ts';
+import type { ApiFailureKind } from './core/types.ts';
 
 /** CloudWatch namespace of every metric the poller emits (Powertools Metrics, EMF). */
 export const METRIC_NAMESPACE = 'Shieldwatch';
@@ -34,7 +34,7 @@ export const MetricName = {
 export { figureMetricName } from './core/figures.ts';
 
 /** One metric per failure kind, e.g. `ApiFailuresAuth`, so alarms and the dashboard need no dimension. */
-export const failureMetricName: Readonly<Record<FailureKind, string>> = {
+export const failureMetricName: Readonly<Record<ApiFailureKind, string>> = {
   auth: 'ApiFailuresAuth',
   rate_limited: 'ApiFailuresRateLimited',
   server: 'ApiFailuresServer',

@@ -1,5 +1,5 @@
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { FailureKind, Target } from '../core/types.ts';
+import type { ApiFailureKind, Target } from '../core/types.ts';
 import { failureMetricName, figureMetricName, MetricName } from '../metric-names.ts';
 import type { CycleMetrics } from '../ports.ts';
 
@@ -12,7 +12,7 @@ export class PowertoolsCycleMetrics implements CycleMetrics {
     this.metrics.addMetric(MetricName.CycleDuration, MetricUnit.Milliseconds, durationMs);
   }
 
-  apiFailure(kind: FailureKind): void {
+  apiFailure(kind: ApiFailureKind): void {
     this.metrics.addMetric(MetricName.ApiFailures, MetricUnit.Count, 1);
     this.metrics.addMetric(failureMetricName[kind], MetricUnit.Count, 1);
   }

@@ -59,8 +59,19 @@ export function fromSnapshotItem(item: Record<string, unknown>): Snapshot {
     httpStatus: num(item['httpStatus']),
     latencyMs: num(item['latencyMs']),
     error: str(item['error']),
-    errorKind: str(item['errorKind']) as FailureKind | undefined,
+    errorKind: storedErrorKind(item),
   });
+}
+
+/**
+ * A snapshot's failure kind as stored. Before `cut_short` was a kind, a request the operator stopped was
+ * stored as a `transport` failure whose error began `cut short`: read as the kind it is.
+ */
+function storedErrorKind(item: Record<string, unknown>): FailureKind | undefined {
+  const kind = str(item['errorKind']) as FailureKind | undefined;
+  return kind === 'transport' && item['ok'] !== true && str(item['error'])?.startsWith('cut short') === true
+    ? 'cut_short'
+    : kind;
 }
 
 export function dropUndefined<T extends object>(value: T): T {

@@ -14,7 +14,7 @@ import type { Dispatcher } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { AnswerResponse, ClassifiedAnswer } from '../core/answer.ts';
 import { fullJitterMs } from '../core/backoff.ts';
-import type { ApiResponse, FailureKind } from '../core/types.ts';
+import type { ApiFailureKind, ApiResponse } from '../core/types.ts';
 import type { ProtectionApi, RequestContext } from '../ports.ts';
 import { readAnswer } from './answer-body.ts';
 import { type KeyRedactor, redactorFor } from './key-redaction.ts';
@@ -93,7 +93,11 @@ interface AttemptResult extends ClassifiedAnswer {
   readonly notSent?: boolean;
 }
 
-const RETRYABLE: ReadonlySet<FailureKind> = new Set<FailureKind>(['transport', 'server', 'rate_limited']);
+const RETRYABLE: ReadonlySet<ApiFailureKind> = new Set<ApiFailureKind>([
+  'transport',
+  'server',
+  'rate_limited',
+]);
 
 /**
  * Client of the protection API. One instance per process (it owns the connection pool); safe to share
@@ -391,7 +395,7 @@ export class ProtectionApiClient implements ProtectionApi {
   }
 }
 
-function failure(errorKind: FailureKind, error: string, latencyMs: number, attempts: number): ApiResponse {
+function failure(errorKind: ApiFailureKind, error: string, latencyMs: number, attempts: number): ApiResponse {
   return { ok: false, errorKind, error, latencyMs, attempts };
 }
 

@@ -18,7 +18,15 @@ export type FailureKind =
   /** Time-out, refused, reset, DNS, TLS, or the cycle's deadline. */
   | 'transport'
   /** A 2xx answer we cannot use: not JSON, too large, or the status path does not resolve to a scalar. */
-  | 'contract';
+  | 'contract'
+  /**
+   * Snapshots only: the operator stopped the request (the CLI's second Ctrl-C). No evidence about the API
+   * either way: no judge sees it, and uptime counts its time as a gap.
+   */
+  | 'cut_short';
+
+/** The failure kinds of the API's answers (all but the operator's stop). */
+export type ApiFailureKind = Exclude<FailureKind, 'cut_short'>;
 
 /** One answer of the protection API, as the client saw it. The client never throws. */
 export interface ApiResponse {
@@ -40,7 +48,7 @@ export interface ApiResponse {
   /** What went wrong, for people; never contains the key. */
   readonly error?: string;
   /** What went wrong, for machines. */
-  readonly errorKind?: FailureKind;
+  readonly errorKind?: ApiFailureKind;
   /** Number of attempts made (1 when no retry happened). */
   readonly attempts: number;
 }

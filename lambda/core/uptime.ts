@@ -14,12 +14,6 @@ export const MIN_DEFAULT_GAP_MS = 180_000;
 /** Largest time a JavaScript Date can hold, in ms either side of the epoch. */
 const MAX_DATE_MS = 8.64e15;
 
-/**
- * How the error of a snapshot whose requests the operator stopped begins (the CLI's second Ctrl-C, see
- * `lambda/cycle.ts`): no evidence about the API either way.
- */
-export const CUT_SHORT_PREFIX = 'cut short';
-
 /** Failure kinds that mean the API did not answer usefully: no answer, 5xx or 429. */
 const NOT_ANSWERED: ReadonlySet<FailureKind | undefined> = new Set(['transport', 'server', 'rate_limited']);
 
@@ -61,8 +55,8 @@ export interface UptimeReport {
     /** Failed cycles by `errorKind` (`unknown` when a failed snapshot has none); the counts sum to `failedCycles`. */
     readonly byKind: Readonly<Record<string, number>>;
     /**
-     * Filter snapshots inside the window whose request the operator stopped (error starting with
-     * {@link CUT_SHORT_PREFIX}): counted in neither `cycles` nor the shares; their time is a gap.
+     * Filter snapshots inside the window whose request the operator stopped (errorKind `cut_short`): counted
+     * in neither `cycles` nor the shares; their time is a gap.
      */
     readonly cutShort: number;
   };
@@ -164,7 +158,7 @@ export function computeUptime(filterSnapshots: readonly Snapshot[], options: Upt
 
 /** Whether the operator stopped this snapshot's request: no evidence about the API. */
 function isCutShort(snapshot: Snapshot): boolean {
-  return !snapshot.ok && snapshot.error?.startsWith(CUT_SHORT_PREFIX) === true;
+  return snapshot.errorKind === 'cut_short';
 }
 
 /** Whether the API gave an answer other than 5xx or 429. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { FailureKind, Snapshot } from '../../lambda/core/types.ts';
+import type { ApiFailureKind, Snapshot } from '../../lambda/core/types.ts';
 import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../../lambda/core/uptime.ts';
 
 const T0 = Date.UTC(2026, 2, 1, 10, 0);
@@ -20,7 +20,7 @@ function seen(m: number, status: string): Snapshot {
   return { target: { kind: 'filter' }, at: iso(m), cycleId: `c${m}`, ok: true, status, httpStatus: 200 };
 }
 
-const HTTP_OF: Record<FailureKind, number | undefined> = {
+const HTTP_OF: Record<ApiFailureKind, number | undefined> = {
   auth: 401,
   rate_limited: 429,
   server: 503,
@@ -30,7 +30,7 @@ const HTTP_OF: Record<FailureKind, number | undefined> = {
 };
 
 /** A filter snapshot at minute `m` that failed with `kind`. */
-function failed(m: number, kind: FailureKind): Snapshot {
+function failed(m: number, kind: ApiFailureKind): Snapshot {
   const httpStatus = HTTP_OF[kind];
   return {
     target: { kind: 'filter' },
@@ -51,7 +51,7 @@ function cutShort(m: number): Snapshot {
     cycleId: `c${m}`,
     ok: false,
     error: 'cut short: the monitor was stopped (aborted after 812 ms)',
-    errorKind: 'transport',
+    errorKind: 'cut_short',
   };
 }
 
@@ -445,7 +445,14 @@ describe('computeUptime', () => {
         fc.integer({ min: 0, max: 600 }),
         fc.oneof(
           fc.constantFrom('active', 'under_attack', 'mitigating'),
-          fc.constantFrom<FailureKind>('auth', 'rate_limited', 'server', 'client', 'transport', 'contract'),
+          fc.constantFrom<ApiFailureKind>(
+            'auth',
+            'rate_limited',
+            'server',
+            'client',
+            'transport',
+            'contract',
+          ),
         ),
         fc.boolean(),
         fc.boolean(),
@@ -455,7 +462,7 @@ describe('computeUptime', () => {
           ? cutShort(m)
           : isStatus && !['auth', 'rate_limited', 'server', 'client', 'transport', 'contract'].includes(what)
             ? seen(m, what)
-            : failed(m, what as FailureKind),
+            : failed(m, what as ApiFailureKind),
       );
     fc.assert(
       fc.property(

@@ -1,16 +1,16 @@
 /**
- * The traffic rules' part of a poll cycle (docs/design/rule-state.md): every rule item of
- * the shard is found with one Query alongside the requests, the cycle's readings are applied to each item
- * today's configuration plans with a conditional write (its alerts appended to its own outbox, already
- * claimed; cells carried over from items an edit left behind), and every item's outbox, planned or left
- * behind, is sent after the monitor's, with the same protocol. Items are independent: one item's failure
- * holds back no other's. The rules themselves are judged by the pure `evaluateRules`.
+ * The rules judge: traffic rules (docs/rules.md), judged by the pure `evaluateRules` over the shard's rule
+ * items (pk `state`, sk `rules#<shard>...`; docs/design/rule-state.md). Every rule item of the shard is found
+ * with one Query alongside the requests; each network's readings are taken from its body while it is alive;
+ * the readings are applied to each item today's configuration plans with the one optimistic commit (its
+ * alerts appended to its own outbox, already claimed; cells carried over from items an edit left behind), and
+ * every item's outbox, planned or left behind, is sent after the status judge's, with the same protocol. Items
+ * are independent: one item's failure holds back no other's.
  */
-
-import { commitJudged, type Judgement } from './commit.ts';
-import { evaluateRules } from './core/rule-eval.ts';
-import { withConditions } from './core/rule-kinds/index.ts';
-import { limitRuleAlerts } from './core/rule-limit.ts';
+import { commitJudged, type Judgement } from '../commit.ts';
+import { evaluateRules } from '../core/rule-eval.ts';
+import { withConditions } from '../core/rule-kinds/index.ts';
+import { limitRuleAlerts } from '../core/rule-limit.ts';
 import {
   type CellOwners,
   cellOwners,
@@ -18,13 +18,13 @@ import {
   nothingToCarry,
   type RuleItemState,
   startingState,
-} from './core/rule-moves.ts';
-import type { Rule, RuleNetworkObservation } from './core/rule-types.ts';
-import { holdsAny } from './core/silence.ts';
-import type { AlertRecord } from './core/types.ts';
-import { untilDeadline } from './cycle-support.ts';
-import { describeError, StoreError } from './errors.ts';
-import { type DrainOptions, type DrainResult, drainOutbox, type OutboxDeps, SPILL_ABOVE } from './outbox.ts';
+} from '../core/rule-moves.ts';
+import type { Rule, RuleNetworkObservation, RuleReading } from '../core/rule-types.ts';
+import { readRules } from '../core/rules.ts';
+import { holdsAny } from '../core/silence.ts';
+import type { AlertRecord } from '../core/types.ts';
+import { describeError, StoreError } from '../errors.ts';
+import { type DrainOptions, type DrainResult, drainOutbox, type OutboxDeps, SPILL_ABOVE } from '../outbox.ts';
 import type {
   FoundRuleItem,
   RuleScope,
@@ -32,7 +32,9 @@ import type {
   RuleStateStore,
   StateStore,
   VersionedState,
-} from './ports.ts';
+} from '../ports.ts';
+import { untilDeadline } from '../until-deadline.ts';
+import type { Evidence, Judge, Verdict } from './judge.ts';
 
 const EMPTY: VersionedState<RuleScopeState> = {
   state: { rules: { cells: {} }, nextSeq: 1 },
@@ -278,4 +280,82 @@ export async function drainRuleScopes(
     }
   }
   return { ...total, pending };
+}
+
+/** What the rules judge judges by. */
+export interface RulesSettings {
+  readonly networks: readonly string[];
+  readonly rules?: readonly Rule[];
+  /** The shard whose rule items this cycle owns. @default 0 */
+  readonly ruleShard?: number;
+}
+
+/** The rules judge's verdict, with what the incidents judge groups by (docs/design/incidents.md). */
+export interface RulesVerdict extends Verdict {
+  /** Each rule item as this cycle left it: which cells are open. */
+  readonly runs: readonly RuleScopeRun[];
+  /** The cycle's readings per network. */
+  readonly observations: readonly RuleNetworkObservation[];
+}
+
+/** The rules judge, whose verdict says what it judged. */
+export interface RulesJudge extends Judge {
+  judge(evidence: Evidence): Promise<RulesVerdict>;
+}
+
+/**
+ * The rules judge of one cycle: plans the shard's rule items and starts the Query that finds them now, each
+ * store call ended by `deadline`. Without a rule state store no rule is judged.
+ */
+export function rulesJudge(
+  deps: Omit<OutboxDeps, 'state'> & { readonly ruleState?: RuleStateStore },
+  settings: RulesSettings,
+  deadline: AbortSignal,
+): RulesJudge {
+  const shard = startRuleItems(
+    deps.ruleState,
+    settings.rules,
+    settings.ruleShard ?? 0,
+    settings.networks,
+    deadline,
+  );
+  // Readings are taken only when some item judges a network of this cycle; only they outlive the body.
+  const rules = (shard?.planned.length ?? 0) === 0 ? [] : (settings.rules ?? []);
+  const readings: Array<Record<string, RuleReading> | undefined> = [];
+  return {
+    ...(rules.length === 0
+      ? {}
+      : {
+          read: (index: number, body: unknown) => {
+            readings[index] = readRules(rules, body);
+          },
+        }),
+    async judge(evidence: Evidence): Promise<RulesVerdict> {
+      const observations: RuleNetworkObservation[] = [];
+      evidence.networks.forEach((snapshot, i) => {
+        const read = readings[i];
+        if (read !== undefined && snapshot?.target.kind === 'network') {
+          observations.push({ networkId: snapshot.target.networkId, at: snapshot.at, readings: read });
+        }
+      });
+      let result: RuleItemsResult;
+      try {
+        result = await applyRules(shard, { rules, at: evidence.at, observations, claim: evidence.claim });
+      } catch (error) {
+        result = { runs: [], failures: [{ key: 'rules', error: error as StoreError }] };
+      }
+      const { runs, failures } = result;
+      return {
+        queued: runs.flatMap((run) => run.queued),
+        stale: runs.some((run) => run.stale),
+        written: runs
+          .filter((run) => run.queued.length > 0 || run.state !== run.loaded.state)
+          .map((run) => run.scope.key),
+        failures,
+        send: (options) => drainRuleScopes(deps, runs, options, shard),
+        runs,
+        observations,
+      };
+    },
+  };
 }
