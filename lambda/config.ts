@@ -2,6 +2,12 @@ import { parseDuration } from './core/duration.ts';
 import { type EscalationSchedule, parseEscalateAfter } from './core/escalation.ts';
 import { parseFigureFields } from './core/figures.ts';
 import { hiddenCharacterProblem } from './core/hidden-characters.ts';
+import {
+  DEFAULT_GROUP_INTERVAL_MS,
+  type GroupBy,
+  MAX_GROUP_INTERVAL_MS,
+  MIN_GROUP_INTERVAL_MS,
+} from './core/incidents.ts';
 import { networkIdProblem } from './core/network-id.ts';
 import type { Rule } from './core/rule-types.ts';
 import { parseRules, ruleNetworkProblems } from './core/rules.ts';
@@ -72,8 +78,12 @@ export interface MonitorConfig extends StoreConfig {
   readonly monitorName: string;
   /** The status things should be in; changes away from it are `high`, back to it `resolved`. */
   readonly expectedStatus?: string;
-  /** Reminder interval in ms while the status stays away from `expectedStatus`. */
+  /** Reminder interval in ms of every open incident (the status away from `expectedStatus`, a rule's). */
   readonly remindEveryMs?: number;
+  /** How rule alerts are grouped (docs/design/incidents.md). @default 'rule' */
+  readonly groupBy: GroupBy;
+  /** Least time between two alerts of an incident's joiners, in ms. @default 300000 */
+  readonly groupIntervalMs: number;
   /** Ages in ms at which an open, unacknowledged incident escalates (docs/acknowledge.md). @default unset: none */
   readonly escalateAfterMs?: EscalationSchedule;
   /**
@@ -201,11 +211,7 @@ function expectationSettings(
       `${S.remindEvery.env} must be a duration like 30m, 1h or 1d, from 1m to 30d (got "${remind.slice(0, 40)}")`,
     );
   }
-  if (expectedStatus === undefined) {
-    problems.push(
-      `${S.remindEvery.env} needs ${S.expectedStatus.env} (reminders are about a status away from it)`,
-    );
-  }
+  // Without an expected status only incidents (a rule's, the API's) are reminded of: no status is "away".
   return {
     ...(expectedStatus === undefined ? {} : { expectedStatus }),
     ...(ms === undefined ? {} : { remindEveryMs: ms }),
@@ -390,6 +396,7 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
   const monitorName = read(env, 'monitorName') ?? S.monitorName.default;
   const expectation = expectationSettings(env, problems);
   const escalateAfterMs = escalationSetting(env, problems);
+  const grouping = groupingSettings(env, problems);
   const ackLink = ackLinkSettings(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -410,8 +417,34 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
     cycleTimeoutMs,
     monitorName,
     ...expectation,
+    ...grouping,
     ...(escalateAfterMs.length === 0 ? {} : { escalateAfterMs }),
     ...(ackLink === undefined ? {} : { ackLink }),
+  };
+}
+
+/** A group interval as `SHIELDWATCH_GROUP_INTERVAL` takes it (`5m`, `1h`, `1d`; 1m to 1d), in ms. */
+export function parseGroupIntervalMs(text: string): number | undefined {
+  const ms = parseDuration(text, ['m', 'h', 'd']);
+  return ms !== undefined && ms >= MIN_GROUP_INTERVAL_MS && ms <= MAX_GROUP_INTERVAL_MS ? ms : undefined;
+}
+
+/** `SHIELDWATCH_GROUP_BY` (`rule` or `none`) and `SHIELDWATCH_GROUP_INTERVAL` (1m to 1d). */
+function groupingSettings(env: Env, problems: string[]): { groupBy: GroupBy; groupIntervalMs: number } {
+  const by = read(env, 'groupBy') ?? 'rule';
+  if (by !== 'rule' && by !== 'none') {
+    problems.push(`${S.groupBy.env} must be rule or none (got "${by.slice(0, 40)}")`);
+  }
+  const interval = read(env, 'groupInterval');
+  const ms = interval === undefined ? DEFAULT_GROUP_INTERVAL_MS : parseGroupIntervalMs(interval);
+  if (ms === undefined) {
+    problems.push(
+      `${S.groupInterval.env} must be a duration like 5m, 1h or 1d, from 1m to 1d (got "${(interval ?? '').slice(0, 40)}")`,
+    );
+  }
+  return {
+    groupBy: by === 'none' ? 'none' : 'rule',
+    groupIntervalMs: ms ?? DEFAULT_GROUP_INTERVAL_MS,
   };
 }
 

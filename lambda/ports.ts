@@ -1,3 +1,4 @@
+import type { IncidentScopeState } from './core/incidents.ts';
 import type { MonitorState } from './core/decide.ts';
 import type { HealthState } from './core/network-health.ts';
 import type { Rule, RuleAlertFields, RuleState } from './core/rule-types.ts';
@@ -6,7 +7,7 @@ import type {
   AlertEvent,
   AlertRecord,
   ApiResponse,
-  ApiFailureKind,
+  FailureKind,
   RenderedAlert,
   Severity,
   Snapshot,
@@ -217,6 +218,23 @@ export interface HealthStateStore {
   healthScope(shard: number): StateStore<HealthState>;
 }
 
+/** Where incidents across networks live (docs/design/incidents.md): one item per rule. */
+export interface IncidentStore {
+  /** The incident item of `rule` (`incident#<rule>`): its state and its outbox. */
+  incidentScope(rule: string): StateStore<IncidentScopeState>;
+  /** Every incident item, as read with one strongly consistent Query (for the CLI and the status). */
+  findIncidentScopes(): Promise<FoundIncidentScope[]>;
+  /** The same store, its calls aborted (rejected, their requests ended) once `signal` aborts. */
+  withSignal?(signal: AbortSignal): IncidentStore;
+}
+
+/** An incident item found in the store. */
+export interface FoundIncidentScope {
+  readonly rule: string;
+  readonly loaded: VersionedState<IncidentScopeState>;
+  readonly store: StateStore<IncidentScopeState>;
+}
+
 /** A rule item found in the store: its key, its state and outbox as read, and its store. */
 export interface FoundRuleItem {
   readonly key: string;
@@ -250,7 +268,7 @@ export interface CycleLog {
 /** Metrics of a cycle; the Lambda sends them as CloudWatch EMF, the CLI ignores them. */
 export interface CycleMetrics {
   cycleCompleted(durationMs: number): void;
-  apiFailure(kind: ApiFailureKind): void;
+  apiFailure(kind: FailureKind): void;
   latency(target: Target, ms: number): void;
   figures(networkId: string, figures: ReadonlyArray<readonly [string, number]>): void;
   statusChanged(): void;

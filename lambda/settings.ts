@@ -161,8 +161,25 @@ export const SETTINGS = {
   remindEvery: {
     env: 'SHIELDWATCH_REMIND_EVERY',
     context: 'remindEvery',
-    meaning: 'reminder interval while the status stays away from the expected one (1m to 30d)',
+    meaning:
+      'reminder interval of every open incident: the status away from the expected one, a rule incident (1m to 30d)',
     default: 'unset: no reminders',
+    scope: 'monitor',
+  },
+  groupBy: {
+    env: 'SHIELDWATCH_GROUP_BY',
+    context: 'groupBy',
+    meaning:
+      '`rule`: the networks on which one rule triggers join one incident (incident.opened, .updated, .resolved); ' +
+      '`none`: one alert per network (docs/alerts.md, Incidents)',
+    default: 'rule',
+    scope: 'monitor',
+  },
+  groupInterval: {
+    env: 'SHIELDWATCH_GROUP_INTERVAL',
+    context: 'groupInterval',
+    meaning: 'least time between two alerts announcing networks that joined an open incident (1m to 1d)',
+    default: '5m',
     scope: 'monitor',
   },
   escalateAfter: {

@@ -2,7 +2,12 @@
  * The value parsers of the CDK context check (`context.ts`): one per kind of value, each returning the value
  * or why it was refused, without the key, which the caller adds. Pure.
  */
-import { COMPLETE_SECRET_ARN, PARTIAL_SECRET_ARN_PROBLEM, parseRemindEveryMs } from '../lambda/config.ts';
+import {
+  COMPLETE_SECRET_ARN,
+  PARTIAL_SECRET_ARN_PROBLEM,
+  parseGroupIntervalMs,
+  parseRemindEveryMs,
+} from '../lambda/config.ts';
 import { parseEscalateAfter } from '../lambda/core/escalation.ts';
 import { parseFigureFields } from '../lambda/core/figures.ts';
 import { hiddenCharacterProblem } from '../lambda/core/hidden-characters.ts';
@@ -225,6 +230,21 @@ export function parseExpectedStatus(value: unknown): Parsed<string> {
   }
   if (value.trim() === '') return fail(`expected a non-blank status such as active, got ${show(value)}`);
   return ok(value);
+}
+
+/** `groupBy`: `rule` or `none`, as `SHIELDWATCH_GROUP_BY` takes it. */
+export function parseGroupBy(value: unknown): Parsed<string> {
+  const text = typeof value === 'string' ? value.trim() : undefined;
+  return text === 'rule' || text === 'none' ? ok(text) : fail(`expected rule or none, got ${show(value)}`);
+}
+
+/** `groupInterval`: a duration from 1m to 1d, as `SHIELDWATCH_GROUP_INTERVAL` takes it, trimmed. */
+export function parseGroupInterval(value: unknown): Parsed<string> {
+  const text = typeof value === 'string' ? value.trim() : undefined;
+  if (text === undefined || parseGroupIntervalMs(text) === undefined) {
+    return fail(`expected a duration like 5m, 1h or 1d, from 1m to 1d, got ${show(value)}`);
+  }
+  return ok(text);
 }
 
 export function parseRemindEvery(value: unknown): Parsed<string> {

@@ -24,6 +24,8 @@ import {
   parseEmail,
   parseEscalateAfterContext,
   parseExpectedStatus,
+  parseGroupBy,
+  parseGroupInterval,
   parseFigureFieldList,
   parseInteger,
   parseKmsKeyArn,
@@ -159,6 +161,16 @@ export interface MonitorSettings {
    */
   readonly escalateAfter?: string;
   /**
+   * How rule alerts are grouped (catalogue `groupBy`): `rule` or `none` (docs/alerts.md, Incidents).
+   * @default - unset: the function's default (`rule`)
+   */
+  readonly groupBy?: string;
+  /**
+   * Least time between two alerts of an incident's joiners (catalogue `groupInterval`), as given, e.g. `5m`.
+   * @default - unset: the function's default (`5m`)
+   */
+  readonly groupInterval?: string;
+  /**
    * Traffic rules (catalogue `rules`, docs/rules.md), one rule after another joined by `;`, each as
    * written; their `on` networks are among {@link networks}.
    * @default - unset: no rules
@@ -285,12 +297,9 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
   const expectedStatusParsed = optional(present('expectedStatus'), parseExpectedStatus);
   const expectedStatus = take('expectedStatus', expectedStatusParsed);
   const remindEvery = take('remindEvery', optional(present('remindEvery'), parseRemindEvery));
-  if (present('remindEvery') !== undefined && expectedStatusParsed.ok && expectedStatus === undefined) {
-    problems.push(
-      'remindEvery: needs expectedStatus (reminders are sent while the status stays away from it): ' +
-        'set it too, e.g. -c expectedStatus=active, or leave remindEvery unset',
-    );
-  }
+  // Without expectedStatus, reminders are of incidents only (a rule's, the API's): no status is "away".
+  const groupBy = take('groupBy', optional(present('groupBy'), parseGroupBy));
+  const groupInterval = take('groupInterval', optional(present('groupInterval'), parseGroupInterval));
   const escalateAfter = take('escalateAfter', optional(present('escalateAfter'), parseEscalateAfterContext));
   const confirmations = take(
     'confirmations',
@@ -345,6 +354,8 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     ...(expectedStatus === undefined ? {} : { expectedStatus }),
     ...(remindEvery === undefined ? {} : { remindEvery }),
     ...(escalateAfter === undefined || escalateAfter === '' ? {} : { escalateAfter }),
+    ...(groupBy === undefined ? {} : { groupBy }),
+    ...(groupInterval === undefined ? {} : { groupInterval }),
     ...(confirmations === undefined ? {} : { confirmations }),
     ...(alertAfter === undefined ? {} : { alertAfter }),
     ...(concurrency === undefined ? {} : { concurrency }),

@@ -74,6 +74,8 @@ export class MonitorStack extends Stack {
       figureFields: settings.figureFields,
       expectedStatus: settings.expectedStatus,
       remindEvery: settings.remindEvery,
+      groupBy: settings.groupBy,
+      groupInterval: settings.groupInterval,
       confirmations: settings.confirmations,
       alertAfter: settings.alertAfter,
       concurrency: settings.concurrency,

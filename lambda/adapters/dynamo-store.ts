@@ -10,10 +10,13 @@ import type { HealthState } from '../core/network-health.ts';
 import type { Rule } from '../core/rule-types.ts';
 import type { HeldChanges } from '../core/silence.ts';
 import type { AlertEvent, AlertRecord, Snapshot, Target } from '../core/types.ts';
+import type { IncidentScopeState } from '../core/incidents.ts';
 import type {
+  FoundIncidentScope,
   FoundRuleItem,
   HealthStateStore,
   HistoryQuery,
+  IncidentStore,
   OutboxEntry,
   OutboxRef,
   RuleScope,
@@ -26,6 +29,7 @@ import type {
 } from '../ports.ts';
 import { dropUndefined, fromSnapshotItem, fromStoredAlert, num, snapshotItem, str } from './dynamo-items.ts';
 import { healthLayout } from './health-item.ts';
+import { INCIDENT_SCOPE_PREFIX, incidentLayout } from './incident-items.ts';
 import {
   alertsPerCommit,
   decodeRuleScope,
@@ -79,7 +83,9 @@ function ruleLayout(key: string): ScopeLayout<RuleScopeState> {
 }
 
 /** Snapshots, events and the monitor state in one DynamoDB table. */
-export class DynamoStore implements SnapshotStore, StateStore, RuleStateStore, HealthStateStore {
+export class DynamoStore
+  implements SnapshotStore, StateStore, RuleStateStore, HealthStateStore, IncidentStore
+{
   private readonly doc: DynamoDBDocumentClient;
   /** Aborts every request of this view of the store (see {@link withSignal}). */
   private readonly signal: AbortSignal | undefined;
@@ -193,6 +199,39 @@ export class DynamoStore implements SnapshotStore, StateStore, RuleStateStore, H
   /** The network health item of a shard (`health#<shard>`, docs/design/storage.md). */
   healthScope(shard: number): DynamoScopeStore<HealthState> {
     return new DynamoScopeStore(this.conn, healthLayout(shard));
+  }
+
+  /** The incident item of `rule` (`incident#<rule>`, docs/design/incidents.md). */
+  incidentScope(rule: string): DynamoScopeStore<IncidentScopeState> {
+    return new DynamoScopeStore(this.conn, incidentLayout(rule));
+  }
+
+  /** Every incident item: one strongly consistent Query on pk `state`, sk from `incident#`, paged. */
+  async findIncidentScopes(): Promise<FoundIncidentScope[]> {
+    const found: FoundIncidentScope[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      this.stats.reads++;
+      const out = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': KEY.state, ':prefix': INCIDENT_SCOPE_PREFIX },
+          ConsistentRead: true,
+          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+        }),
+        this.http,
+      );
+      for (const item of out.Items ?? []) {
+        const key = str(item['sk']);
+        if (key === undefined) continue;
+        const rule = key.slice(INCIDENT_SCOPE_PREFIX.length);
+        const store = this.incidentScope(rule);
+        found.push({ rule, loaded: await store.fromItem(item), store });
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return found;
   }
 
   /** The store of one rule item (its sort key under pk `state`, e.g. `rules#0`). */

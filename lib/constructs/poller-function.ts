@@ -39,6 +39,8 @@ export interface PollerFunctionProps
     MonitorSettings,
     | 'expectedStatus'
     | 'remindEvery'
+    | 'groupBy'
+    | 'groupInterval'
     | 'confirmations'
     | 'alertAfter'
     | 'concurrency'
@@ -121,6 +123,8 @@ export class PollerFunction extends Construct {
           figureFields: props.figureFields?.length ? props.figureFields : undefined,
           expectedStatus: props.expectedStatus,
           remindEvery: props.remindEvery,
+          groupBy: props.groupBy,
+          groupInterval: props.groupInterval,
           confirmations: props.confirmations,
           alertAfter: props.alertAfter,
           concurrency: props.concurrency,

@@ -69,7 +69,19 @@ describe('loadConfig defaults', () => {
       rules: [],
       cycleTimeoutMs: 30_000,
       monitorName: 'shieldwatch',
+      groupBy: 'rule',
+      groupIntervalMs: 300_000,
     });
+  });
+
+  it('reminds of incidents without an expected status; groups by rule or not, every interval from 1m to 1d', () => {
+    // Act
+    const config = loadConfig(
+      env({ SHIELDWATCH_REMIND_EVERY: '1h', SHIELDWATCH_GROUP_BY: 'none', SHIELDWATCH_GROUP_INTERVAL: '1d' }),
+    );
+
+    // Assess
+    expect(config).toMatchObject({ remindEveryMs: 3_600_000, groupBy: 'none', groupIntervalMs: 86_400_000 });
   });
 
   it.each([
@@ -603,9 +615,14 @@ describe('SHIELDWATCH_EXPECTED_STATUS and SHIELDWATCH_REMIND_EVERY', () => {
       raw: { SHIELDWATCH_EXPECTED_STATUS: 'active', SHIELDWATCH_REMIND_EVERY: 'hourly' },
       problem: /SHIELDWATCH_REMIND_EVERY must be/,
     },
+    { raw: { SHIELDWATCH_GROUP_BY: 'network' }, problem: /SHIELDWATCH_GROUP_BY must be rule or none/ },
     {
-      raw: { SHIELDWATCH_REMIND_EVERY: '1h' },
-      problem: /SHIELDWATCH_REMIND_EVERY needs SHIELDWATCH_EXPECTED_STATUS/,
+      raw: { SHIELDWATCH_GROUP_INTERVAL: '30s' },
+      problem: /SHIELDWATCH_GROUP_INTERVAL must be .* from 1m to 1d/,
+    },
+    {
+      raw: { SHIELDWATCH_GROUP_INTERVAL: '2d' },
+      problem: /SHIELDWATCH_GROUP_INTERVAL must be .* from 1m to 1d/,
     },
   ])('refuses $raw', ({ raw, problem }) => {
     // Act
