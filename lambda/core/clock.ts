@@ -31,7 +31,7 @@ export function clockSkewProblem(offsetMs: number): string | undefined {
   return (
     `this machine's clock is ${describeOffset(Math.abs(offsetMs))} ${way} the store's (more than the ` +
     `${CLOCK_SKEW_TOLERANCE_MS / 1000} s tolerated): the cycle did not run and nothing was stored. A cycle ` +
-    'from a clock ahead would make the cycles after it look older than one already applied (README, Clocks). ' +
+    'from a clock ahead would make the cycles after it look older than one already applied (docs/design/cycle.md, Clocks). ' +
     'Set the clock right (enable NTP, e.g. `timedatectl set-ntp true`) and run again'
   );
 }

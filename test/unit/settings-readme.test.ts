@@ -1,11 +1,14 @@
 /**
  * The configuration table (README.md, Configuration) and the context table (docs/deploy.md, Deploy) agree with
- * the settings catalogue (lambda/settings.ts).
+ * the settings catalogue (lambda/settings.ts), and the context table also with the keys only the stack reads
+ * (lib/context.ts: the channels' from lib/context-channels.ts, the status page's from lib/context-status-page.ts).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SETTING_ENV_NAMES, SETTINGS } from '../../lambda/settings.ts';
 import { CONTEXT_KEYS } from '../../lib/context.ts';
+import { CHANNEL_CONTEXT_KEYS } from '../../lib/context-channels.ts';
+import { STATUS_PAGE_CONTEXT_KEYS } from '../../lib/context-status-page.ts';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const deployPage = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
@@ -39,5 +42,18 @@ describe('the settings catalogue and the documentation', () => {
     expect(keys.length).toBeGreaterThan(5);
     expect(keys.filter((key) => !documented.includes(key))).toEqual([]);
     expect(keys.filter((key) => !(CONTEXT_KEYS as readonly string[]).includes(key))).toEqual([]);
+  });
+
+  it('the context table lists the keys only the stack reads too (channels, status page, ...), and nothing else', () => {
+    // Prepare: the stack-only keys live in their own modules, not in the catalogue
+    const stackOnly = [...CHANNEL_CONTEXT_KEYS, ...STATUS_PAGE_CONTEXT_KEYS];
+
+    // Act
+    const documented = tableNames(deployPage, '## Deploy');
+
+    // Assess
+    expect(stackOnly.filter((key) => !(CONTEXT_KEYS as readonly string[]).includes(key))).toEqual([]);
+    expect(CONTEXT_KEYS.filter((key) => !documented.includes(key))).toEqual([]);
+    expect(documented.filter((key) => !(CONTEXT_KEYS as readonly string[]).includes(key))).toEqual([]);
   });
 });
