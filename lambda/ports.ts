@@ -7,7 +7,7 @@ import type {
   AlertEvent,
   AlertRecord,
   ApiResponse,
-  FailureKind,
+  ApiFailureKind,
   RenderedAlert,
   Severity,
   Snapshot,
@@ -268,7 +268,7 @@ export interface CycleLog {
 /** Metrics of a cycle; the Lambda sends them as CloudWatch EMF, the CLI ignores them. */
 export interface CycleMetrics {
   cycleCompleted(durationMs: number): void;
-  apiFailure(kind: FailureKind): void;
+  apiFailure(kind: ApiFailureKind): void;
   latency(target: Target, ms: number): void;
   figures(networkId: string, figures: ReadonlyArray<readonly [string, number]>): void;
   statusChanged(): void;
