@@ -83,8 +83,15 @@ describe('the documentation examples against the simulator', () => {
       ),
     );
 
-    // Act
-    const missing = named.filter((entry) => !lookUp(body, pathSegments(entry.split(': ')[1]!)).found);
+    // Act: a path the page itself shows as missing (`shieldwatch check`'s `path missing: PATH`, the example of
+    // a rule that reads nothing: docs/alerts.md, Blind spots) is meant to be absent
+    const shownMissing = (entry: string) => {
+      const [page, path] = entry.split(': ') as [string, string];
+      return readFileSync(join(ROOT, page), 'utf8').includes(`path missing: ${path} (did you mean `);
+    };
+    const missing = named.filter(
+      (entry) => !lookUp(body, pathSegments(entry.split(': ')[1]!)).found && !shownMissing(entry),
+    );
 
     // Assess
     expect(named.length).toBeGreaterThan(10);
