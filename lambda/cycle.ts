@@ -10,6 +10,7 @@ import { cycleBudget } from './core/time-budget.ts';
 import type { AlertRecord, NetworkFigures, Snapshot } from './core/types.ts';
 import { silencesOnce } from './cycle-silences.ts';
 import { type CommittedWork, KeyError, StoreError } from './errors.ts';
+import { healthJudge } from './judges/health.ts';
 import type { Evidence, Judge } from './judges/judge.ts';
 import { rulesJudge } from './judges/rules.ts';
 import { statusJudge } from './judges/status.ts';
@@ -157,6 +158,8 @@ export async function runCycle(
 
     // Step 2: the judges, each reading its state alongside the requests.
     const judges: Judge[] = [statusJudge(stores, settings), rulesJudge(stores, settings, deadline)];
+    const health = healthJudge(stores, settings, deadline);
+    if (health !== undefined) judges.push(health);
 
     // Step 3: observe every target; each snapshot batch is written as soon as it fills.
     const expiresAt = Math.floor(budget.startMs / 1000) + settings.retentionDays * 86_400;
