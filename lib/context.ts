@@ -61,6 +61,7 @@ const STACK_CONTEXT_KEYS = [
   'alertSms',
   'schedule',
   'reservedConcurrency',
+  'ackConcurrency',
   'shardSize',
   'apiKeySecretKmsKeyArn',
   ...CHANNEL_CONTEXT_KEYS,
@@ -129,6 +130,11 @@ export interface MonitorSettings {
    * @default - unset: no reservation (a reservation needs spare unreserved concurrency in the account)
    */
   readonly reservedConcurrency?: number;
+  /**
+   * Reserved concurrency of the acknowledge function (docs/acknowledge.md), 1 to 10, or `off` for none.
+   * @default - unset: 2
+   */
+  readonly ackConcurrency?: number | 'off';
   /**
    * Dot paths of the numeric fields of each network's body published as metrics (catalogue `figureFields`),
    * at most 10. Each field of each network is a custom metric, the largest item of the monthly bill.
@@ -281,6 +287,14 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     'reservedConcurrency',
     optional(present('reservedConcurrency'), (v) => parseInteger(v, 1, 1000, 'concurrent executions')),
   );
+  const ackConcurrency = take(
+    'ackConcurrency',
+    optional(
+      present('ackConcurrency'),
+      (v): Parsed<number | 'off'> =>
+        v === 'off' ? { ok: true, value: 'off' } : parseInteger(v, 1, 10, 'concurrent executions (or off)'),
+    ),
+  );
   const figureFields = take('figureFields', parseFigureFieldList(present('figureFields') ?? []));
   for (const removed of REMOVED_SETTINGS) {
     if (values[removed.context] !== undefined) {
@@ -349,6 +363,7 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     ...(apiKeySecretKmsKeyArn === undefined ? {} : { apiKeySecretKmsKeyArn }),
     retentionDays: retentionDays!,
     ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
+    ...(ackConcurrency === undefined ? {} : { ackConcurrency }),
     figureFields: figureFields!,
     ...(shardSize === undefined ? {} : { shardSize }),
     ...(expectedStatus === undefined ? {} : { expectedStatus }),

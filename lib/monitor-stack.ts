@@ -3,8 +3,10 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { KEY } from '../lambda/adapters/table-schema.ts';
+import { settingsEnvironment } from '../lambda/settings.ts';
 import { STATUS_PAGE_OUTPUTS } from '../lambda/status-page/stack-outputs.ts';
 import { FORWARDING_CHANNELS } from './channels/index.ts';
+import { AckFunction } from './constructs/ack-function.ts';
 import { AlertForwarding } from './constructs/alert-forwarding.ts';
 import { AlertTopic } from './constructs/alert-topic.ts';
 import { ApiKeySecret } from './constructs/api-key-secret.ts';
@@ -74,6 +76,7 @@ export class MonitorStack extends Stack {
       figureFields: settings.figureFields,
       expectedStatus: settings.expectedStatus,
       remindEvery: settings.remindEvery,
+      escalateAfter: settings.escalateAfter,
       groupBy: settings.groupBy,
       groupInterval: settings.groupInterval,
       confirmations: settings.confirmations,
@@ -101,6 +104,17 @@ export class MonitorStack extends Stack {
         'Publishing to the KMS-encrypted topic needs GenerateDataKey; the wildcard only adds its ' +
         'WithoutPlaintext variant, on the topic key alone (CDK grantPublish).',
     });
+
+    const ack = new AckFunction(this, 'Ack', {
+      table,
+      capConcurrency: settings.ackConcurrency !== 'off',
+      ...(typeof settings.ackConcurrency === 'number'
+        ? { reservedConcurrency: settings.ackConcurrency }
+        : {}),
+    });
+    ack.grantKeyRead(poller.function);
+    const ackLink = settingsEnvironment({ ackUrl: ack.url.url, ackSecret: ack.signingSecret.secretArn });
+    for (const [name, value] of Object.entries(ackLink)) poller.function.addEnvironment(name, value);
 
     const schedule = new PollSchedule(this, 'Schedule', {
       target: poller.function,
@@ -158,6 +172,11 @@ export class MonitorStack extends Stack {
     new CfnOutput(this, 'FunctionName', {
       value: poller.function.functionName,
       description: 'Poller function',
+    });
+    new CfnOutput(this, 'AckUrl', {
+      value: ack.url.url,
+      description:
+        'Acknowledge link of incident alerts (the signed token in each alert is its authorization)',
     });
     if (settings.statusPage !== undefined) this.addStatusPage(settings, table, sharded);
   }

@@ -7,11 +7,7 @@
 import { eventTexts } from './alert-events.ts';
 import { momentOf } from './alert-time.ts';
 import { healthFields } from './health-alert-text.ts';
-import {
-  type DocumentPeak,
-  incidentChatLines,
-  incidentDocumentFields,
-} from './incident-alert-text.ts';
+import { type DocumentPeak, incidentChatLines, incidentDocumentFields } from './incident-alert-text.ts';
 import { closesIncident } from './network-health.ts';
 import { ruleEmailLines, ruleSeverity } from './rule-alert-text.ts';
 import { statusEmailLines } from './status-alert-text.ts';
@@ -33,7 +29,7 @@ export const INCIDENT_MAX_CHARS = 255;
 export const ALERT_DOCUMENT_VERSION = 1;
 
 /** What an alert does to an incident: opens it, or closes it. */
-export type AlertAction = 'trigger' | 'resolve';
+export type AlertAction = 'trigger' | 'resolve' | 'acknowledge';
 
 /**
  * How urgent an alert is, in PagerDuty's words: `critical` away from the expected status or a traffic rule
@@ -87,6 +83,10 @@ export interface AlertDocument {
   readonly networksTotal?: number;
   readonly openedAt?: string;
   readonly resolvedAt?: string;
+  /** `incident.*`: the incident's escalation stage (1 until the first escalation; docs/acknowledge.md). */
+  readonly stage?: number;
+  /** `incident.acknowledged`: who acknowledged (an IAM principal, an OS user, or `link`). */
+  readonly acknowledgedBy?: string;
 }
 
 /** One network of a network health alert in the `sqs` document. */
@@ -145,11 +145,14 @@ export function alertAction(alert: AlertRecord): AlertAction | undefined {
       return alert.event === 'network.rule_resolved' ? 'resolve' : 'trigger';
     case 'grouped':
       // An incident across networks (CONTRACT §13): opened and updated trigger, resolved resolves; a reminder neither.
+      // Acknowledged: PagerDuty acknowledges the page of the same dedup_key (CONTRACT §14).
       return alert.event === 'incident.resolved'
         ? 'resolve'
         : alert.event === 'incident.reminder'
           ? undefined
-          : 'trigger';
+          : alert.event === 'incident.acknowledged'
+            ? 'acknowledge'
+            : 'trigger';
     case 'health':
       // A recovery resolves the incident only once no network of it is left failing (network-health.ts).
       if (alert.event === 'network.unreachable' || alert.event === 'network.rule_unreadable')
@@ -166,7 +169,8 @@ export function alertAction(alert: AlertRecord): AlertAction | undefined {
 /** See {@link AlertLevel}. */
 export function alertLevel(alert: AlertRecord): AlertLevel {
   const texts = eventTexts(alert?.event);
-  if (alertAction(alert) === 'resolve') return 'info';
+  // An end, or someone taking the incident (acknowledge): nothing more to do.
+  if (alertAction(alert) === 'resolve' || alertAction(alert) === 'acknowledge') return 'info';
   if (
     alert.severity === 'high' ||
     alert.event === 'network.rule_triggered' ||

@@ -153,6 +153,20 @@ export const ALERT_EVENT_TEXTS: Readonly<Record<AlertEvent, EventTexts>> = {
     intro:
       'The incident of a traffic rule is resolved: the rule resolved on its last network. Every network of the incident with its peak value and when it was reached:',
   },
+  'incident.acknowledged': {
+    family: 'grouped',
+    subject: 'incident acknowledged',
+    sms: 'incident acknowledged',
+    intro:
+      'Someone took the incident of a traffic rule: it gets no more reminders and no escalation; its end is still sent (docs/acknowledge.md).',
+  },
+  'incident.escalated': {
+    family: 'grouped',
+    subject: 'incident escalated',
+    sms: 'incident escalated',
+    intro:
+      'The incident of a traffic rule is still open and nobody has acknowledged it: it reached the next stage of SHIELDWATCH_ESCALATE_AFTER.',
+  },
   'silence.still_holding': {
     family: 'silence',
     subject: 'still',

@@ -6,11 +6,12 @@
  * `status-alert-text.ts`, the rule family's in `rule-alert-text.ts`; the email in `alert-email.ts`; folding and escaping in `visible-text.ts`.
  */
 
-import { alertAction, renderDocuments } from './alert-documents.ts';
+import { alertAction, alertIncident, renderDocuments } from './alert-documents.ts';
 import { cyclesOf, renderEmail } from './alert-email.ts';
 import { eventTexts, RECOVERY_EVENTS } from './alert-events.ts';
 import { ATTRIBUTE_MAX_CHARS, PRODUCT, SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { momentOf } from './alert-time.ts';
+import { stageAttribute } from './escalation.ts';
 import { healthSms, healthSubject } from './health-alert-text.ts';
 import { incidentSms, incidentSubject } from './incident-alert-text.ts';
 import { ruleSeverity, ruleSms, ruleSubject } from './rule-alert-text.ts';
@@ -171,6 +172,8 @@ function renderAttributes(alert: AlertRecord): Record<string, string> {
   }
   const action = alertAction(alert);
   if (action !== undefined) attributes['action'] = action;
+  // Every incident alert: its escalation stage, for subscriptions by stage (docs/acknowledge.md).
+  if (alertIncident(alert) !== undefined) attributes['stage'] = stageAttribute(alert.stage);
   // A rule that reads nothing names its rule too, for subscription filter policies.
   if (eventTexts(alert.event)?.family === 'health' && typeof alert.rule === 'string') {
     attributes['rule'] = attributeValue(alert.rule);

@@ -76,6 +76,10 @@ function head(alert: AlertRecord, story: IncidentStory | undefined, ruleMax: num
       return `${rule}: ${plural(count, 'more network')} (${story?.total ?? count} in all)`;
     case 'incident.reminder':
       return `REMINDER ${rule} still on ${plural(count, 'network')}`;
+    case 'incident.acknowledged':
+      return `ACK ${rule} on ${plural(count, 'network')} by ${oneLine(alert.acknowledgedBy, 24)}`;
+    case 'incident.escalated':
+      return `ESCALATED stage ${Number.isSafeInteger(alert.stage) ? alert.stage : '?'} ${rule} on ${plural(count, 'network')}`;
     case 'incident.resolved': {
       const lasted = lastedOf(alert);
       return `RESOLVED ${rule} on ${plural(count, 'network')}${lasted === undefined ? '' : ` after ${lasted}`}`;
@@ -158,6 +162,11 @@ export function incidentEmailLines(
     field('Rule', idText(alert.ruleText ?? alert.rule)),
     field('Incident', idText(alert.incident)),
   ];
+  if (typeof alert.acknowledgedBy === 'string') {
+    lines.push(field('Acknowledged by', idText(alert.acknowledgedBy)));
+    if (typeof alert.detail === 'string') lines.push(field('Note', idText(alert.detail)));
+  }
+  if (alert.event === 'incident.escalated') lines.push(field('Stage', String(alert.stage ?? '?')));
   const opened = momentOf(story?.openedAt ?? alert.since);
   if (opened !== undefined) lines.push(field('Opened', `${opened.iso} (${opened.human})`));
   if (alert.event === 'incident.resolved') {
@@ -250,5 +259,9 @@ export function incidentDocumentFields(alert: AlertRecord): Record<string, unkno
     networksTotal: story.total,
     openedAt: shorten(String(story.openedAt), 64),
     ...(story.resolvedAt === undefined ? {} : { resolvedAt: shorten(String(story.resolvedAt), 64) }),
+    stage: Number.isSafeInteger(alert.stage) && (alert.stage as number) >= 1 ? alert.stage : 1,
+    ...(typeof alert.acknowledgedBy === 'string'
+      ? { acknowledgedBy: shorten(alert.acknowledgedBy, 1024) }
+      : {}),
   };
 }

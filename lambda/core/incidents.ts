@@ -7,6 +7,7 @@
  * joins, leaves, peaks and the incident alerts. Pure: no clock, no environment, no I/O.
  */
 import { cycleOrder } from './clock.ts';
+import { dueEscalation, type EscalationSchedule } from './escalation.ts';
 import type { RuleCondition } from './rule-kinds/index.ts';
 import type { RuleOp } from './rule-types.ts';
 import type { AlertRecord } from './types.ts';
@@ -146,7 +147,9 @@ export type IncidentEvent =
   | 'incident.opened'
   | 'incident.updated'
   | 'incident.reminder'
-  | 'incident.resolved';
+  | 'incident.resolved'
+  | 'incident.acknowledged'
+  | 'incident.escalated';
 
 /** A rule's reading of one of the shard's networks this cycle, and whether its cell is open after it. */
 export interface MemberView {
@@ -181,6 +184,8 @@ export interface IncidentJudgeInput {
   readonly groupIntervalMs: number;
   /** Unset: no reminders. */
   readonly remindEveryMs?: number;
+  /** `SHIELDWATCH_ESCALATE_AFTER` (docs/acknowledge.md): unset or empty, no escalation. */
+  readonly escalateAfterMs?: EscalationSchedule;
   /** Epoch ms by which the cycle decides (docs/design/cycle.md, Clocks). */
   readonly decideByMs?: number;
 }
@@ -382,6 +387,26 @@ export function judgeIncident(
       alerts.push(incidentAlert('incident.reminder', open, activeNow, at));
       changed = true;
     }
+    // Step 6 (issue 25): open, unacknowledged and old enough for the next stage of the escalation schedule.
+    const stage = dueEscalation(
+      {
+        openedAtMs: ms(open.openedAt),
+        stage: open.stage,
+        acknowledged: open.acknowledged !== undefined,
+        resolved: false,
+      },
+      input.escalateAfterMs ?? [],
+      ms(at),
+    );
+    if (stage !== undefined) {
+      open = {
+        ...open,
+        stage,
+        timeline: [...open.timeline, { at, what: 'escalated', count: activeNow.length, stage }],
+      };
+      alerts.push(incidentAlert('incident.escalated', open, activeNow, at));
+      changed = true;
+    }
     open = withBoundedTimeline({ ...open, alerts: countSent(open, alerts.length) });
   }
   if (!changed) return { stale: false, changed: false };
@@ -448,7 +473,8 @@ export function storyMembers(incident: Incident, members: readonly IncidentMembe
   }));
 }
 
-function incidentAlert(
+/** An incident alert about `about` (the members it names), with the incident's totals and stage. */
+export function incidentAlert(
   event: IncidentEvent,
   incident: Incident,
   about: readonly IncidentMember[],
@@ -464,6 +490,7 @@ function incidentAlert(
     ...(incident.condition === undefined ? {} : { condition: incident.condition }),
     since: incident.openedAt,
     severity: event === 'incident.resolved' ? 'resolved' : 'high',
+    stage: incident.stage,
     story: {
       kind: incident.kind,
       openedAt: incident.openedAt,

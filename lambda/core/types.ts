@@ -100,6 +100,8 @@ export type AlertEvent =
   | 'incident.updated'
   | 'incident.reminder'
   | 'incident.resolved'
+  | 'incident.acknowledged'
+  | 'incident.escalated'
   | 'silence.still_holding'
   | 'monitor.test';
 
@@ -153,6 +155,13 @@ export interface AlertRecord extends Partial<RuleAlertFields> {
   readonly path?: string;
   /** `incident.*` only: the members the alert is about and the incident's totals (docs/design/incidents.md). */
   readonly story?: IncidentStory;
+  /**
+   * Incident alerts: the incident's escalation stage when the alert was queued (docs/acknowledge.md), sent as
+   * the message attribute `stage`; absent means 1.
+   */
+  readonly stage?: number;
+  /** `incident.acknowledged`: who acknowledged (an IAM principal, an OS user, or `link`); the note is `detail`. */
+  readonly acknowledgedBy?: string;
 }
 
 /** One network named by a network health alert (docs/alerts.md, Blind spots). */

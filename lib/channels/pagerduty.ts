@@ -31,8 +31,11 @@ export const PAGERDUTY_INPUT_TEMPLATE = [
   '}',
 ].join('\n');
 
-/** The actions PagerDuty is told about: an incident opens or closes (the only alerts with an `action`). */
-const PAGED_ACTIONS: readonly AlertAction[] = ['trigger', 'resolve'];
+/**
+ * The actions PagerDuty is told about: an incident opens (or escalates), someone acknowledges it, it closes
+ * (the only alerts with an `action`); each is the Events API v2 `event_action` of the same name.
+ */
+const PAGED_ACTIONS: readonly AlertAction[] = ['trigger', 'acknowledge', 'resolve'];
 
 /**
  * PagerDuty: incidents only (alerts with an `action`), as Events API v2 events. The routing key is both the

@@ -39,6 +39,7 @@ export interface PollerFunctionProps
     MonitorSettings,
     | 'expectedStatus'
     | 'remindEvery'
+    | 'escalateAfter'
     | 'groupBy'
     | 'groupInterval'
     | 'confirmations'
@@ -123,6 +124,7 @@ export class PollerFunction extends Construct {
           figureFields: props.figureFields?.length ? props.figureFields : undefined,
           expectedStatus: props.expectedStatus,
           remindEvery: props.remindEvery,
+          escalateAfter: props.escalateAfter,
           groupBy: props.groupBy,
           groupInterval: props.groupInterval,
           confirmations: props.confirmations,

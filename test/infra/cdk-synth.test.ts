@@ -102,8 +102,9 @@ describe('cdk synth and the bundled function', () => {
   let runtime: ChildProcess;
   let output = '';
 
-  const ofType = (type: string): [string, CfnResource] => {
-    const found = Object.entries(resources).filter(([, r]) => r.Type === type);
+  // A prefix picks one of several (the poller's function and secret beside the acknowledge function's).
+  const ofType = (type: string, prefix = ''): [string, CfnResource] => {
+    const found = Object.entries(resources).filter(([id, r]) => r.Type === type && id.startsWith(prefix));
     if (found.length !== 1) throw new Error(`expected one ${type}, found ${found.length}`);
     return found[0]!;
   };
@@ -195,12 +196,16 @@ describe('cdk synth and the bundled function', () => {
       }),
     );
 
-    const [fnId, fn] = ofType('AWS::Lambda::Function');
+    const [fnId, fn] = ofType('AWS::Lambda::Function', 'Poller');
     const physical: Record<string, string> = {
       [ofType('AWS::DynamoDB::Table')[0]]: table,
       [ofType('AWS::SNS::Topic')[0]]: topicArn,
-      [ofType('AWS::SecretsManager::Secret')[0]]:
+      [ofType('AWS::SecretsManager::Secret', 'ApiKey')[0]]:
         `arn:aws:secretsmanager:us-east-1:123456789012:secret:${secretName}-AbCdEf`,
+      // The acknowledge link (docs/acknowledge.md): its signing secret, and its function URL (GetAtt Url).
+      [ofType('AWS::SecretsManager::Secret', 'AckSigningKey')[0]]:
+        'arn:aws:secretsmanager:us-east-1:123456789012:secret:AckSigningKey-AbCdEf',
+      [ofType('AWS::Lambda::Url', 'Ack')[0]]: 'https://ack.lambda-url.us-east-1.on.aws/',
     };
     const templateEnv = Object.fromEntries(
       Object.entries(fn.Properties['Environment'].Variables as Record<string, unknown>).map(
@@ -208,7 +213,10 @@ describe('cdk synth and the bundled function', () => {
           name,
           typeof value === 'string'
             ? value
-            : (physical[(value as { Ref: string }).Ref] ?? `unresolved ${JSON.stringify(value)}`),
+            : (physical[
+                (value as { Ref?: string }).Ref ??
+                  String((value as { 'Fn::GetAtt'?: string[] })['Fn::GetAtt']?.[0])
+              ] ?? `unresolved ${JSON.stringify(value)}`),
         ],
       ),
     );
@@ -272,14 +280,14 @@ describe('cdk synth and the bundled function', () => {
   it('synthesizes quietly: nothing on stdout, no warnings, cdk-nag and schema validation clean', () => {
     expect(synth.stdout).toBe('');
     expect(synth.stderr.replace(/npm warn .*\n/g, '').trim()).toMatch(
-      /^(Bundling asset Shieldwatch\/Poller\/Function\/Code\/Stage\.\.\.)?$/,
+      /^(Bundling asset Shieldwatch\/(Poller|Ack)\/Function\/Code\/Stage\.\.\.\s*)*$/,
     );
     const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8'));
     expect(report.pluginReports).toEqual([]);
   });
 
   it('bundles one minified ESM file with the AWS SDK inside', () => {
-    const [, fn] = ofType('AWS::Lambda::Function');
+    const [, fn] = ofType('AWS::Lambda::Function', 'Poller');
     const assets = JSON.parse(readFileSync(join(outdir, 'Shieldwatch.assets.json'), 'utf8')).files;
     const dir = join(outdir, assets[String(fn.Properties['Code'].S3Key).replace(/\.zip$/, '')].source.path);
     const code = readFileSync(join(dir, 'index.mjs'), 'utf8');

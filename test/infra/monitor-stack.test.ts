@@ -11,6 +11,7 @@ import {
   policyStatements,
   type ResourceIds,
   renderCfn,
+  resourceIdStartingWith,
   resourceIds,
   schedulesOf,
   synthMonitor,
@@ -66,6 +67,12 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
               Effect: 'Allow',
               Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
               Resource: { Ref: ids.secret },
+            },
+            // The acknowledge links' signing key, to sign the links in alerts (docs/acknowledge.md).
+            {
+              Effect: 'Allow',
+              Action: 'secretsmanager:GetSecretValue',
+              Resource: { Ref: resourceIdStartingWith(template, 'AWS::SecretsManager::Secret', 'AckSigningKey') },
             },
           ],
         },

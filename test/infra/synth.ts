@@ -100,17 +100,12 @@ export function resourceIds(template: Template): ResourceIds {
     table: onlyResourceId(template, 'AWS::DynamoDB::Table'),
     topic: onlyResourceId(template, 'AWS::SNS::Topic'),
     key: onlyResourceId(template, 'AWS::KMS::Key'),
-    secret: onlyResourceId(template, 'AWS::SecretsManager::Secret'),
-    fn: onlyResourceId(template, 'AWS::Lambda::Function'),
-    logs: onlyResourceId(template, 'AWS::Logs::LogGroup'),
+    // The acknowledge function (docs/acknowledge.md) has a secret, function, log group and role of its own.
+    secret: resourceIdStartingWith(template, 'AWS::SecretsManager::Secret', 'ApiKey'),
+    fn: resourceIdStartingWith(template, 'AWS::Lambda::Function', 'Poller'),
+    logs: resourceIdStartingWith(template, 'AWS::Logs::LogGroup', 'Poller'),
     queue: resourceIdStartingWith(template, 'AWS::SQS::Queue', 'Schedule'),
-    role: Object.keys(
-      template.findResources('AWS::IAM::Role', {
-        Properties: {
-          AssumeRolePolicyDocument: { Statement: [{ Principal: { Service: 'lambda.amazonaws.com' } }] },
-        },
-      }),
-    )[0]!,
+    role: resourceIdStartingWith(template, 'AWS::IAM::Role', 'PollerRole'),
   };
 }
 

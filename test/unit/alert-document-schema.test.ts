@@ -12,6 +12,7 @@ import type { AlertAction, AlertDocument, AlertLevel } from '../../lambda/core/a
 import { ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
 import { renderAlert } from '../../lambda/core/alert-text.ts';
 import { type CycleObservation, type DecideSettings, decide } from '../../lambda/core/decide.ts';
+import { acknowledgeIncident } from '../../lambda/core/incident-ack.ts';
 import { type IncidentScopeState, judgeIncident } from '../../lambda/core/incidents.ts';
 import { type HealthState, judgeHealth, type NetworkOutcome } from '../../lambda/core/network-health.ts';
 import { evaluateRules } from '../../lambda/core/rule-eval.ts';
@@ -72,9 +73,11 @@ const DOCUMENT_FIELDS: Record<keyof AlertDocument, true> = {
   networksTotal: true,
   openedAt: true,
   resolvedAt: true,
+  stage: true,
+  acknowledgedBy: true,
 };
 const LEVELS: Record<AlertLevel, true> = { critical: true, error: true, warning: true, info: true };
-const ACTIONS: Record<AlertAction, true> = { trigger: true, resolve: true };
+const ACTIONS: Record<AlertAction, true> = { trigger: true, resolve: true, acknowledge: true };
 
 const minute = (i: number) => new Date(Date.UTC(2026, 10, 22, 10, i)).toISOString();
 
@@ -219,10 +222,24 @@ function incidentAlerts(): AlertRecord[] {
       views: views.map(([network, open, value]) => ({ network, open, value })),
       groupIntervalMs: 300_000,
       remindEveryMs: 360_000,
+      escalateAfterMs: [300_000],
     });
     if (judged.stale || !judged.changed) continue;
     alerts.push(...judged.alerts.map((a, n) => ({ ...a, seq: (state?.nextSeq ?? 1) + n })));
     state = { ...judged.state, nextSeq: judged.state.nextSeq + judged.alerts.length };
+    // Acknowledged once escalated (issue 25): `shieldwatch ack` or the link.
+    const open = state.open;
+    if (open !== undefined && open.stage > 1 && open.acknowledged === undefined) {
+      const acked = acknowledgeIncident(state, open.id, {
+        by: 'arn:aws:iam::123456789012:user/ops',
+        at: minute(i),
+        note: 'on it',
+      });
+      if (acked.outcome === 'acknowledged') {
+        alerts.push(acked.alert);
+        state = acked.state;
+      }
+    }
   }
   return alerts;
 }

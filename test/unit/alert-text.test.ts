@@ -471,12 +471,13 @@ describe('renderAlert attributes', () => {
   });
 
   it.each<[AlertEvent, Record<string, string>]>([
-    ['api.auth_failed', { action: 'trigger' }],
-    ['api.auth_restored', { action: 'resolve' }],
-    ['api.unreachable', { action: 'trigger' }],
-    ['api.recovered', { action: 'resolve' }],
-    ['filter.status_unreadable', { action: 'trigger' }],
-    ['filter.status_readable', { action: 'resolve' }],
+    // `stage`: every incident alert's escalation stage (docs/acknowledge.md), 1 until it escalates.
+    ['api.auth_failed', { action: 'trigger', stage: '1' }],
+    ['api.auth_restored', { action: 'resolve', stage: '1' }],
+    ['api.unreachable', { action: 'trigger', stage: '1' }],
+    ['api.recovered', { action: 'resolve', stage: '1' }],
+    ['filter.status_unreadable', { action: 'trigger', stage: '1' }],
+    ['filter.status_readable', { action: 'resolve', stage: '1' }],
     ['monitor.test', {}],
   ])('gives %s its event and the action on its incident, nothing else', (event, more) => {
     // Act
@@ -511,6 +512,7 @@ describe('renderAlert with an expected status', () => {
         to: 'mitigating',
         severity: 'high',
         action: 'trigger',
+        stage: '1',
       },
     },
     {
@@ -524,6 +526,7 @@ describe('renderAlert with an expected status', () => {
         to: 'active',
         severity: 'resolved',
         action: 'resolve',
+        stage: '1',
       },
     },
     {
@@ -539,7 +542,7 @@ describe('renderAlert with an expected status', () => {
       },
       subject: '[shieldwatch] REMINDER: filter status still mitigating, expected active',
       sms: 'shieldwatch: REMINDER filter status still "mitigating" (expected "active"), for 2h 30m, seen 2026-11-22 12:34 UTC',
-      attributes: { event: 'filter.status_reminder', to: 'mitigating', severity: 'high' },
+      attributes: { event: 'filter.status_reminder', to: 'mitigating', severity: 'high', stage: '1' },
     },
   ])('$name', ({ alert, subject, sms, attributes }) => {
     // Act

@@ -6,6 +6,8 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AlertDocument } from '../../lambda/core/alert-documents.ts';
 import { renderAlert } from '../../lambda/core/alert-text.ts';
+import { acknowledgeIncident } from '../../lambda/core/incident-ack.ts';
+import { type IncidentScopeState, judgeIncident } from '../../lambda/core/incidents.ts';
 import type { AlertRecord } from '../../lambda/core/types.ts';
 import { channelsContext, resourceIdStartingWith, synthMonitor } from '../infra/synth.ts';
 
@@ -85,7 +87,7 @@ function expectPagerDutyEvent(request: string, document: AlertDocument): PagerDu
   expect(Object.keys(event).sort()).toEqual(['dedup_key', 'event_action', 'payload', 'routing_key']);
   expect(event.routing_key).toBe(ROUTING_KEY_REF);
   expect(event.event_action).toBe(document.action);
-  expect(['trigger', 'resolve']).toContain(event.event_action);
+  expect(['trigger', 'acknowledge', 'resolve']).toContain(event.event_action);
   expect(event.dedup_key).toBe(document.incident);
   expect(event.dedup_key.length).toBeGreaterThan(0);
   expect(event.dedup_key.length).toBeLessThanOrEqual(255);
@@ -225,6 +227,53 @@ describe('the PagerDuty input template of the pipe', () => {
     expect([start!.event_action, end!.event_action]).toEqual(['trigger', 'resolve']);
     expect(end!.dedup_key).toBe(start!.dedup_key);
     expect(start!.payload.severity).toBe('error');
+  });
+
+  it('an incident opened, acknowledged and resolved is trigger, acknowledge, resolve of one dedup_key (issue 25)', () => {
+    // Prepare: a real incident of one rule, acknowledged by the CLI, then resolved by the judge.
+    const subject = { rule: 'flood' };
+    const judge = (state: IncidentScopeState | undefined, minute: number, open: boolean) =>
+      judgeIncident(state, {
+        subject,
+        shard: 0,
+        at: new Date(Date.UTC(2026, 10, 22, 10, minute)).toISOString(),
+        views: [{ network: 'edge-1', open, value: 900_000 }],
+        groupIntervalMs: 300_000,
+      });
+    const opened = judge(undefined, 0, true);
+    if (opened.stale || !opened.changed) throw new Error('expected an opening');
+    const acked = acknowledgeIncident({ ...opened.state, nextSeq: 2 }, opened.state.open!.id, {
+      by: 'arn:aws:iam::123456789012:user/ops',
+      at: new Date(Date.UTC(2026, 10, 22, 10, 1)).toISOString(),
+    });
+    if (acked.outcome !== 'acknowledged') throw new Error('expected an acknowledgement');
+    const resolved = judge({ ...acked.state }, 2, false);
+    if (resolved.stale || !resolved.changed) throw new Error('expected a resolve');
+    const alerts = [opened.alerts[0]!, acked.alert, resolved.alerts[0]!].map((a, i) => ({
+      ...a,
+      seq: i + 1,
+    }));
+
+    // Act
+    const sent = alerts.map((alert) => {
+      const sqs = renderAlert(alert as AlertRecord, { networks: [] }).sqs;
+      return expectPagerDutyEvent(request(sqsRecord(sqs)), JSON.parse(sqs) as AlertDocument);
+    });
+
+    // Assess
+    expect(sent.map((e) => e.event_action)).toEqual(['trigger', 'acknowledge', 'resolve']);
+    expect(new Set(sent.map((e) => e.dedup_key))).toEqual(new Set([opened.state.open!.id]));
+  });
+
+  it("the PagerDuty subscription's filter policy lets trigger, acknowledge and resolve through, not reminders", () => {
+    // Act
+    const stack = synthMonitor(channelsContext);
+    const policies = Object.values(stack.findResources('AWS::SNS::Subscription'))
+      .map((r) => r['Properties'].FilterPolicy)
+      .filter((p) => p !== undefined && 'action' in p);
+
+    // Assess
+    expect(policies).toContainEqual({ action: ['trigger', 'acknowledge', 'resolve'] });
   });
 
   it('stays a valid PagerDuty event whatever the statuses hold (fast-check)', () => {
