@@ -72,7 +72,9 @@ describe('MonitorStack with networks, subscriptions and a new secret', () => {
             {
               Effect: 'Allow',
               Action: 'secretsmanager:GetSecretValue',
-              Resource: { Ref: resourceIdStartingWith(template, 'AWS::SecretsManager::Secret', 'AckSigningKey') },
+              Resource: {
+                Ref: resourceIdStartingWith(template, 'AWS::SecretsManager::Secret', 'AckSigningKey'),
+              },
             },
           ],
         },
