@@ -229,7 +229,7 @@ export const SETTINGS = {
     context: 'rules',
     meaning:
       "traffic rules on each network's real-time body, `NAME: PATH OP VALUE [for N] [on ID,...]`, one per line " +
-      'or separated by `;`, at most 20 (README, Traffic rules)',
+      'or separated by `;`, at most 20 (docs/rules.md)',
     default: 'empty: no rules',
     scope: 'monitor',
   },

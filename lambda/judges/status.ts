@@ -70,7 +70,7 @@ export function statusJudge(
         );
         if (decision.skewedLastAt !== undefined) {
           deps.log.warn(
-            'the last applied cycle was timed by a clock ahead: its time is disregarded (README, Clocks)',
+            'the last applied cycle was timed by a clock ahead: its time is disregarded (docs/design/cycle.md, Clocks)',
             { at: observation.at, lastObservationAt: decision.skewedLastAt },
           );
         }

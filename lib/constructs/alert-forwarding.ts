@@ -147,7 +147,7 @@ export class AlertForwarding extends Construct {
     this.alarm = new Alarm(this, 'UndeliveredAlarm', {
       alarmDescription:
         `shieldwatch: alerts could not be delivered to ${channel.label} after ` +
-        `${FORWARD_MAX_RECEIVES} tries and wait in its dead-letter queue (README, Alert channels).`,
+        `${FORWARD_MAX_RECEIVES} tries and wait in its dead-letter queue (docs/channels.md).`,
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
         period: Duration.minutes(5),
         statistic: 'Maximum',
