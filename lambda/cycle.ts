@@ -5,14 +5,14 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { DecideSettings } from './core/decide.ts';
+import type { GroupBy } from './core/incidents.ts';
 import type { Rule } from './core/rule-types.ts';
 import { cycleBudget } from './core/time-budget.ts';
 import type { AlertRecord, NetworkFigures, Snapshot } from './core/types.ts';
 import { silencesOnce } from './cycle-silences.ts';
 import { type CommittedWork, KeyError, StoreError } from './errors.ts';
-import { healthJudge } from './judges/health.ts';
+import { rulesAndIncidentsJudge } from './judges/incidents.ts';
 import type { Evidence, Judge } from './judges/judge.ts';
-import { rulesJudge } from './judges/rules.ts';
 import { statusJudge } from './judges/status.ts';
 import { MAX_STORED_FIGURES, type Observed, observe } from './observe.ts';
 import type { DeliveryOutcome, PublishedAlerts } from './outbox.ts';
@@ -22,6 +22,7 @@ import type {
   CycleLog,
   CycleMetrics,
   HealthStateStore,
+  IncidentStore,
   ProtectionApi,
   RuleStateStore,
   SilenceStore,
@@ -60,6 +61,8 @@ export interface CycleDeps {
   readonly silences?: SilenceStore;
   /** Where each shard's network health lives (docs/alerts.md, Blind spots); without it, none is judged. */
   readonly networkHealth?: HealthStateStore;
+  /** Where incidents across networks live (docs/design/incidents.md); without it, rule alerts are not grouped. */
+  readonly incidents?: IncidentStore;
 }
 
 /** What a cycle polls and how it decides. */
@@ -84,6 +87,10 @@ export interface CycleSettings extends DecideSettings {
   readonly rules?: readonly Rule[];
   /** The shard whose rule items this cycle owns (its schedule's `shard`). @default 0 (the CLI, no sharding) */
   readonly ruleShard?: number;
+  /** `SHIELDWATCH_GROUP_BY`: one incident per rule across networks, or each network alone. @default 'rule' */
+  readonly groupBy?: GroupBy;
+  /** `SHIELDWATCH_GROUP_INTERVAL`: least time between two alerts of an incident's joiners. @default 5 min */
+  readonly groupIntervalMs?: number;
 }
 
 /** What one cycle did. */
@@ -157,9 +164,10 @@ export async function runCycle(
     }
 
     // Step 2: the judges, each reading its state alongside the requests.
-    const judges: Judge[] = [statusJudge(stores, settings), rulesJudge(stores, settings, deadline)];
-    const health = healthJudge(stores, settings, deadline);
-    if (health !== undefined) judges.push(health);
+    const judges: Judge[] = [
+      statusJudge(stores, settings),
+      rulesAndIncidentsJudge(stores, settings, deadline),
+    ];
 
     // Step 3: observe every target; each snapshot batch is written as soon as it fills.
     const expiresAt = Math.floor(budget.startMs / 1000) + settings.retentionDays * 86_400;

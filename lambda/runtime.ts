@@ -78,6 +78,7 @@ export function buildMonitor(parts: MonitorParts): Monitor {
     published: new PublishedAlerts(),
     ruleState: store,
     networkHealth: store,
+    incidents: store,
     silences: new DynamoSilenceStore(parts.dynamo, config.table),
   };
   const settings: CycleSettings = {
@@ -93,6 +94,8 @@ export function buildMonitor(parts: MonitorParts): Monitor {
     apiUrl: config.apiUrl,
     figureFields: config.figureFields,
     rules: config.rules,
+    groupBy: config.groupBy,
+    groupIntervalMs: config.groupIntervalMs,
   };
   return { deps, settings, store, api, keys, close: () => api.close() };
 }

@@ -100,7 +100,7 @@ describe('incidents across networks in the poll cycle (dynalite, loopback API, s
     Object.fromEntries(
       Object.entries(input.MessageAttributes ?? {}).map(([k, v]) => [k, v.StringValue ?? '']),
     );
-  const published = () => accepted.map((input) => attributes(input)['event']);
+  const published = () => accepted.map((input) => attributes(input)['event'] ?? '');
   const sqsOf = (input: PublishCommandInput) =>
     JSON.parse(JSON.parse(input.Message!).sqs) as {
       event: string;
