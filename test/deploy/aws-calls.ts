@@ -45,7 +45,7 @@ export async function startRecorder(target: string): Promise<Recorder> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const call = parseCall(req.headers, body);
+      const call = parseCall(req.headers, body, req.method ?? 'GET', req.url ?? '/');
       if (call !== undefined) calls.push(call);
       const forward = http.request(
         {
@@ -81,12 +81,39 @@ export async function startRecorder(target: string): Promise<Recorder> {
   };
 }
 
-function parseCall(headers: http.IncomingHttpHeaders, body: Buffer): AwsCall | undefined {
+/** S3's REST calls by method, addressed by path (`/BUCKET/KEY`, as a client with a custom endpoint does). */
+const S3_OBJECT_OPERATIONS: Readonly<Record<string, string>> = {
+  PUT: 'PutObject',
+  GET: 'GetObject',
+  HEAD: 'HeadObject',
+  DELETE: 'DeleteObject',
+};
+
+function parseS3Call(method: string, url: string): AwsCall {
+  const { pathname, searchParams } = new URL(url, 'http://s3.local');
+  const [bucket = '', ...rest] = pathname.slice(1).split('/');
+  const key = decodeURIComponent(rest.join('/'));
+  const subresources = [...searchParams.keys()].filter(
+    (k) => !k.startsWith('x-id') && !k.startsWith('X-Amz-'),
+  );
+  // A bucket-level or subresource call (ListObjects, ?policy, ?delete...) gets no object mapping: it fails.
+  const operation =
+    key !== '' && subresources.length === 0 ? (S3_OBJECT_OPERATIONS[method] ?? method) : `${method} ${url}`;
+  return { service: 's3', operation, params: { Bucket: decodeURIComponent(bucket), Key: key } };
+}
+
+function parseCall(
+  headers: http.IncomingHttpHeaders,
+  body: Buffer,
+  method: string,
+  url: string,
+): AwsCall | undefined {
   const scope = /Credential=[^/]+\/\d{8}\/[^/]+\/([^/]+)\/aws4_request/.exec(
     String(headers.authorization ?? ''),
   );
   if (scope === null) return undefined;
   const service = scope[1]!;
+  if (service === 's3') return parseS3Call(method, url);
   const target = headers['x-amz-target'];
   if (typeof target === 'string') {
     const text = body.toString('utf8');
@@ -236,6 +263,21 @@ export function authzRequests(call: AwsCall, deployment: Deployment): AuthzReque
     const arn = deployment.secretArns[id];
     if (arn === undefined) throw new Error(`the function read an unknown secret ${id}`);
     return [{ action: `secretsmanager:${operation}`, resource: arn, context: {} }];
+  }
+  if (service === 'secretsmanager' && operation === 'PutSecretValue') {
+    const id = String(params['SecretId']);
+    const arn = deployment.secretArns[id];
+    if (arn === undefined) throw new Error(`the function wrote an unknown secret ${id}`);
+    return [{ action: 'secretsmanager:PutSecretValue', resource: arn, context: {} }];
+  }
+  if (service === 's3' && ['PutObject', 'GetObject', 'DeleteObject'].includes(operation)) {
+    // SSE-S3 (the bucket's default encryption) needs no KMS grant of the caller.
+    const object = `arn:aws:s3:::${String(params['Bucket'])}/${String(params['Key'])}`;
+    return [{ action: `s3:${operation}`, resource: object, context: {} }];
+  }
+  if (service === 's3' && operation === 'HeadObject') {
+    const object = `arn:aws:s3:::${String(params['Bucket'])}/${String(params['Key'])}`;
+    return [{ action: 's3:GetObject', resource: object, context: {} }];
   }
   throw new Error(`no IAM mapping for ${service}:${operation}: add it to test/deploy/aws-calls.ts`);
 }

@@ -43,6 +43,7 @@ import {
 import { type HttpsApi, startHttpsApi } from './https-api.ts';
 import { type AuthzRequest, evaluate } from './iam-policy.ts';
 import { emulatedResourceExists, services } from './services.ts';
+import { describeStatusPage } from './status-page.ts';
 
 const STACK = 'Shieldwatch';
 const API_KEY = 'swk_deploytest_Qm7Zr4Tx9Lp2Vb8N';
@@ -67,6 +68,8 @@ function deployContext(apiUrl: string): Record<string, string> {
     teamsChannelId: '19%3ab6ef35dc342d4b9e9fc5ee1c56e1ad1f%40thread.tacv2',
     pagerDutyRoutingKeySecret: PAGERDUTY_SECRET,
     webhookUrlSecret: WEBHOOK_SECRET,
+    // The hosted status page, private: bucket, distribution, key pair, publisher (test/deploy/status-page.ts).
+    statusPage: 'private',
   };
 }
 
@@ -80,7 +83,7 @@ let template: { Resources: Record<string, CfnResource> };
 let resources: Map<string, StackResourceSummary>;
 let outputs: Record<string, string>;
 let fills: Fill[];
-/** The `-c key=value` arguments of the deploy; destroy synthesizes the app again and needs them too. */
+/** The `-c key=value` arguments of the deploy. */
 let context: string[] = [];
 /** What the deployed function did in each cycle, and the AWS calls it made. */
 const cycles: { result: unknown; calls: AwsCall[]; output: string }[] = [];
@@ -201,7 +204,17 @@ describe('the stack deployed to the emulator', () => {
     const fn = physicalId(logicalIdsOf('AWS::Lambda::Function')[0]!);
     const secretArn = physicalId(logicalIdsOf('AWS::SecretsManager::Secret')[0]!);
     expect(Object.keys(outputs).sort()).toEqual(
-      ['ApiUrl', 'DashboardUrl', 'FunctionName', 'SecretName', 'TableName', 'TopicArn'].sort(),
+      [
+        'ApiUrl',
+        'DashboardUrl',
+        'FunctionName',
+        'SecretName',
+        'TableName',
+        'TopicArn',
+        'StatusPageUrl',
+        'StatusPageKeyId',
+        'StatusPageKeySecret',
+      ].sort(),
     );
     expect(outputs['TableName']).toBe(table);
     expect(outputs['TopicArn']).toBe(topic);
@@ -530,12 +543,24 @@ describe('the CLI on the deployed stack', () => {
   }, 60_000);
 });
 
+describeStatusPage(() => ({
+  stackName: STACK,
+  aws,
+  emulator: emulator!,
+  work,
+  template,
+  resources,
+  outputs,
+  cli: (args, extra) => cli(args, extra),
+}));
+
 describe('cdk destroy', () => {
   it('removes the stack and keeps the history table (RemovalPolicy RETAIN, README Remove the stack)', async () => {
     const table = outputs['TableName']!;
     const tableResource = template.Resources[logicalIdsOf('AWS::DynamoDB::Table')[0]!]!;
     expect(tableResource.DeletionPolicy).toBe('Retain');
-    await cdk(['destroy', STACK, '--force', '--output', join(work, 'cdk.out'), ...context], emulator!);
+    // From the deployed cloud assembly (`--app cdk.out`): the template that was deployed, without a second synth.
+    await cdk(['destroy', STACK, '--force', '--app', join(work, 'cdk.out')], emulator!);
     await expect(aws.cloudformation.send(new DescribeStacksCommand({ StackName: STACK }))).rejects.toThrow();
     const kept = await aws.dynamo.send(new DescribeTableCommand({ TableName: table }));
     expect(kept.Table?.TableStatus).toBe('ACTIVE');
@@ -547,10 +572,23 @@ describe('cdk destroy', () => {
         .filter((f) => f.action === 'delete')
         .map((f) => f.logicalId),
     );
-    const created = fills.filter((f) => f.action === 'create').map((f) => f.logicalId);
+    // (The bootstrap stack's fills stay with it.)
+    const created = fills
+      .filter((f) => f.action === 'create' && f.logicalId in template.Resources)
+      .map((f) => f.logicalId);
     expect(created.filter((id) => !deleted.has(id))).toEqual([]);
     const secretArn = fills.find((f) => f.type === 'AWS::SecretsManager::Secret')!.physicalId;
     expect(await emulatedResourceExists(aws, 'AWS::SecretsManager::Secret', secretArn)).toBe(false);
+    // The status page's bucket is kept like the table (docs/status-page.md); its distribution is removed.
+    const page = (type: string) => physicalId(logicalIdsOf(type)[0]!);
+    expect(await emulatedResourceExists(aws, 'AWS::S3::Bucket', page('AWS::S3::Bucket'))).toBe(true);
+    expect(
+      await emulatedResourceExists(
+        aws,
+        'AWS::CloudFront::Distribution',
+        page('AWS::CloudFront::Distribution'),
+      ),
+    ).toBe(false);
   }, 120_000);
 });
 

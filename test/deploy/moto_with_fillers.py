@@ -14,12 +14,21 @@ Nothing is filled in silently: every fill is one JSON line in the file named by 
 which test/deploy prints and checks. To cover a new resource type of the stack, add a filler to FILLERS.
 """
 
+import base64
+import hashlib
+import http.server
+import io
 import json
 import os
 import re
 import secrets
+import shutil
+import subprocess
 import sys
+import tempfile
 import threading
+import uuid
+import zipfile
 from typing import Any, Callable
 
 import boto3
@@ -306,6 +315,210 @@ def stand_in_metadata(p: dict[str, Any], name: str, region: str, logical_id: str
     return name, {}, "stand-in only: CDK metadata, nothing to create", lambda: None
 
 
+def fill_bucket_policy(p: dict[str, Any], name: str, region: str, logical_id: str) -> Filled:
+    s3 = _client("s3", region)
+    bucket = p["Bucket"]
+    s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps(p["PolicyDocument"]))
+    return name, {}, "s3:PutBucketPolicy", lambda: s3.delete_bucket_policy(Bucket=bucket)
+
+
+def _cloudfront_items(values: list[Any] | None) -> dict[str, Any]:
+    """CloudFormation's lists are the API's `{Quantity, Items}`."""
+    items = list(values or [])
+    return {"Quantity": len(items), "Items": items} if items else {"Quantity": 0}
+
+
+def fill_origin_access_control(p: dict[str, Any], name: str, region: str, logical_id: str) -> Filled:
+    cloudfront = _client("cloudfront", region)
+    control = cloudfront.create_origin_access_control(OriginAccessControlConfig=p["OriginAccessControlConfig"])
+    control_id = control["OriginAccessControl"]["Id"]
+    etag = control["ETag"]
+    return control_id, {"Id": control_id}, "cloudfront:CreateOriginAccessControl", lambda: (
+        cloudfront.delete_origin_access_control(Id=control_id, IfMatch=etag)
+    )
+
+
+def fill_public_key(p: dict[str, Any], name: str, region: str, logical_id: str) -> Filled:
+    cloudfront = _client("cloudfront", region)
+    config = p["PublicKeyConfig"]
+    if not config.get("EncodedKey"):
+        # A custom resource's attribute that moto left empty would make a key of nothing: fail, as AWS would.
+        raise ValueError(f"{logical_id}: PublicKeyConfig.EncodedKey is empty")
+    created = cloudfront.create_public_key(PublicKeyConfig=config)
+    key_id = created["PublicKey"]["Id"]
+    etag = created["ETag"]
+    return key_id, {"Id": key_id, "CreatedTime": str(created["PublicKey"]["CreatedTime"])}, (
+        "cloudfront:CreatePublicKey"
+    ), lambda: cloudfront.delete_public_key(Id=key_id, IfMatch=etag)
+
+
+def fill_key_group(p: dict[str, Any], name: str, region: str, logical_id: str) -> Filled:
+    cloudfront = _client("cloudfront", region)
+    config = dict(p["KeyGroupConfig"])
+    created = cloudfront.create_key_group(KeyGroupConfig=config)
+    group_id = created["KeyGroup"]["Id"]
+    # moto 5.2 has no DeleteKeyGroup: the group stays in the emulator after the stack (nothing refers to it).
+    return group_id, {"Id": group_id}, "cloudfront:CreateKeyGroup", lambda: None
+
+
+def stand_in_response_headers_policy(p: dict[str, Any], name: str, region: str, logical_id: str) -> Filled:
+    """moto has no response headers policy API: an id as AWS would give, nothing created (listed as such)."""
+    policy_id = str(uuid.uuid4())
+    return policy_id, {"Id": policy_id, "LastModifiedTime": "2026-01-01T00:00:00Z"}, (
+        "stand-in only: moto has no CloudFront response headers policy API"
+    ), lambda: None
+
+
+def _distribution_config(p: dict[str, Any]) -> dict[str, Any]:
+    """CloudFormation's DistributionConfig in the API's shape (lists as `{Quantity, Items}`)."""
+    c = p["DistributionConfig"]
+    behavior = dict(c["DefaultCacheBehavior"])
+    methods = behavior.pop("AllowedMethods", ["GET", "HEAD"])
+    cached = behavior.pop("CachedMethods", ["GET", "HEAD"])
+    behavior["AllowedMethods"] = {**_cloudfront_items(methods), "CachedMethods": _cloudfront_items(cached)}
+    groups = behavior.pop("TrustedKeyGroups", [])
+    behavior["TrustedKeyGroups"] = {"Enabled": bool(groups), **_cloudfront_items(groups)}
+    origins = []
+    for origin in c["Origins"]:
+        origin = dict(origin)
+        origin.setdefault("S3OriginConfig", {"OriginAccessIdentity": ""})
+        origins.append(origin)
+    return _drop_none(
+        {
+            "CallerReference": secrets.token_hex(8),
+            "Comment": c.get("Comment", ""),
+            "DefaultRootObject": c.get("DefaultRootObject"),
+            "Enabled": bool(c.get("Enabled", True)),
+            "HttpVersion": c.get("HttpVersion"),
+            "IsIPV6Enabled": c.get("IPV6Enabled"),
+            "PriceClass": c.get("PriceClass"),
+            "Origins": _cloudfront_items(origins),
+            "DefaultCacheBehavior": behavior,
+        }
+    )
+
+
+def fill_distribution(p: dict[str, Any], name: str, region: str, logical_id: str) -> Filled:
+    cloudfront = _client("cloudfront", region)
+    created = cloudfront.create_distribution(DistributionConfig=_distribution_config(p))
+    distribution = created["Distribution"]
+    distribution_id = distribution["Id"]
+    etag = created["ETag"]
+    return distribution_id, {"Id": distribution_id, "DomainName": distribution["DomainName"]}, (
+        "cloudfront:CreateDistribution"
+    ), lambda: cloudfront.delete_distribution(Id=distribution_id, IfMatch=etag)
+
+
+#: What the fillers know of the CloudFormation request being filled (a custom resource needs its stack's id).
+_REQUEST = threading.local()
+
+
+def run_deployed_function(function_arn: str, event: dict[str, Any], region: str) -> str:
+    """Runs a deployed function's code once, as test/deploy does with the poller: the asset its template named
+    (read from the bootstrap bucket, its SHA-256 checked against CodeSha256), in a Node process of this machine
+    with the function's deployed environment and its role's credentials, against this emulator. Returns the
+    process's output."""
+    from moto.awslambda.models import lambda_backends
+
+    lam = _client("lambda", region)
+    config = lam.get_function(FunctionName=function_arn)["Configuration"]
+    # moto's get-function code location names a bucket that does not exist; the function keeps its source.
+    code = lambda_backends[ACCOUNT][region].get_function(function_arn).code
+    zipped = _client("s3", region).get_object(Bucket=code["S3Bucket"], Key=code["S3Key"])["Body"].read()
+    digest = base64.b64encode(hashlib.sha256(zipped).digest()).decode()
+    if digest != config["CodeSha256"]:
+        raise ValueError(f"the asset of {function_arn} is not the deployed code ({digest} != {config['CodeSha256']})")
+    work = tempfile.mkdtemp(prefix="shieldwatch-fill-")
+    try:
+        code_dir = os.path.join(work, "code")
+        with zipfile.ZipFile(io.BytesIO(zipped)) as archive:
+            archive.extractall(code_dir)
+        event_file = os.path.join(work, "event.json")
+        with open(event_file, "w", encoding="utf-8") as out:
+            json.dump(event, out)
+        credentials = _client("sts", region).assume_role(RoleArn=config["Role"], RoleSessionName="deploy-fill")[
+            "Credentials"
+        ]
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            **config.get("Environment", {}).get("Variables", {}),
+            "AWS_REGION": region,
+            "AWS_DEFAULT_REGION": region,
+            "AWS_LAMBDA_FUNCTION_NAME": config["FunctionName"],
+            "AWS_LAMBDA_FUNCTION_VERSION": "$LATEST",
+            "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(config.get("MemorySize", 128)),
+            "LAMBDA_TASK_ROOT": code_dir,
+            "TZ": ":UTC",
+            "AWS_ACCESS_KEY_ID": credentials["AccessKeyId"],
+            "AWS_SECRET_ACCESS_KEY": credentials["SecretAccessKey"],
+            "AWS_SESSION_TOKEN": credentials["SessionToken"],
+            "AWS_ENDPOINT_URL": f"http://127.0.0.1:{_port()}",
+            "AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED": "true",
+            "SHIELDWATCH_DEPLOY_TEST_FUNCTION_ARN": config["FunctionArn"],
+        }
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "run-deployed-function.mjs")
+        node = os.environ.get("SHIELDWATCH_NODE") or shutil.which("node") or "node"
+        done = subprocess.run(
+            [node, script, code_dir, event_file, config.get("Handler", "index.handler"), str(config.get("Timeout", 60))],
+            env=env,
+            cwd=code_dir,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"the deployed function {function_arn} failed: {done.stdout}{done.stderr}")
+        return done.stdout
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def fill_lambda_custom_resource(p: dict[str, Any], name: str, region: str, logical_id: str) -> Filled:
+    """A Lambda-backed custom resource: moto would invoke its function in Docker, and asynchronously, leaving
+    its attributes empty for the resources that use them. Here the deployed function's own code runs (see
+    run_deployed_function) with the Create event CloudFormation sends, and answers to a one-off loopback URL
+    as it would to CloudFormation's pre-signed one; its Data are the resource's attributes."""
+    answers: list[bytes] = []
+
+    class Responder(http.server.BaseHTTPRequestHandler):
+        def do_PUT(self) -> None:  # noqa: N802 (http.server's name)
+            answers.append(self.rfile.read(int(self.headers.get("content-length", "0"))))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            return None
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Responder)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        event = {
+            "RequestType": "Create",
+            "ServiceToken": p["ServiceToken"],
+            "ResponseURL": f"http://127.0.0.1:{server.server_address[1]}/cloudformation-response",
+            "StackId": getattr(_REQUEST, "stack_id", ""),
+            "RequestId": str(uuid.uuid4()),
+            "LogicalResourceId": logical_id,
+            "ResourceType": getattr(_REQUEST, "resource_type", ""),
+            "ResourceProperties": p,
+        }
+        output = run_deployed_function(p["ServiceToken"], event, region)
+    finally:
+        server.shutdown()
+        server.server_close()
+    if len(answers) != 1:
+        raise RuntimeError(f"{logical_id}: the function answered {len(answers)} times: {output}")
+    answer = json.loads(answers[0])
+    if answer.get("Status") != "SUCCESS":
+        raise RuntimeError(f"{logical_id}: the function answered {answer.get('Status')}: {answer.get('Reason')}")
+    function = p["ServiceToken"].split(":")[-1]
+    return answer["PhysicalResourceId"], dict(answer.get("Data") or {}), (
+        f"the deployed function {function} run with the Create event (its asset, CodeSha256 checked)"
+    ), lambda: None
+
+
 #: The resource types moto 5.2's CloudFormation skips, each with the filler that creates it.
 FILLERS: dict[str, Callable[[dict[str, Any], str, str, str], Filled]] = {
     "AWS::SecretsManager::Secret": fill_secret,
@@ -321,6 +534,13 @@ FILLERS: dict[str, Callable[[dict[str, Any], str, str, str], Filled]] = {
     "AWS::Chatbot::SlackChannelConfiguration": stand_in_chatbot("slack-channel"),
     "AWS::Chatbot::MicrosoftTeamsChannelConfiguration": stand_in_chatbot("microsoft-teams-channel"),
     "AWS::CDK::Metadata": stand_in_metadata,
+    "AWS::S3::BucketPolicy": fill_bucket_policy,
+    "AWS::CloudFront::OriginAccessControl": fill_origin_access_control,
+    "AWS::CloudFront::PublicKey": fill_public_key,
+    "AWS::CloudFront::KeyGroup": fill_key_group,
+    "AWS::CloudFront::ResponseHeadersPolicy": stand_in_response_headers_policy,
+    "AWS::CloudFront::Distribution": fill_distribution,
+    "Custom::StatusPageSigningKey": fill_lambda_custom_resource,
 }
 
 
@@ -354,6 +574,8 @@ def _model(resource_type: str, filler: Callable[[dict[str, Any], str, str, str],
             logical_id = kwargs.get("LogicalId", resource_name)
             stack = resource_name.split("-", 1)[0]
             props = cloudformation_json.get("Properties", {})
+            _REQUEST.stack_id = kwargs.get("StackId", "")
+            _REQUEST.resource_type = kwargs.get("ResourceType", resource_type)
             try:
                 physical_id, attributes, how, delete = filler(props, _name(logical_id, stack), region_name, logical_id)
             except Exception as error:  # a filler that fails fails the deploy, as the resource would
@@ -413,8 +635,56 @@ def _correct_log_group_arn() -> None:
     LogGroup.get_cfn_attribute = get_cfn_attribute  # type: ignore[method-assign]
 
 
+def _fill_custom_resources() -> None:
+    """moto answers every `Custom::` type with its own model, which invokes the function in Docker in the
+    background and leaves the resource's attributes empty meanwhile; a custom type with a filler gets the
+    filler instead."""
+    from moto.cloudformation import parsing
+
+    original = parsing.resource_class_from_type
+
+    def resource_class_from_type(resource_type: str) -> Any:
+        if resource_type.startswith("Custom::") and resource_type in FILLERS:
+            return parsing.get_model_map()[resource_type]
+        return original(resource_type)
+
+    parsing.resource_class_from_type = resource_class_from_type
+
+
+#: The condition keys of a statement about the transport alone (CDK's enforceSSL and minimumTLSVersion).
+_TRANSPORT_KEYS = {"aws:securetransport", "s3:tlsversion"}
+
+
+def _transport_only(statement: dict[str, Any]) -> bool:
+    keys = {k.lower() for block in (statement.get("Condition") or {}).values() for k in block}
+    return statement.get("Effect") == "Deny" and bool(keys) and keys <= _TRANSPORT_KEYS
+
+
+def _bucket_policies_over_tls() -> None:
+    """moto's S3 applies a bucket policy's statements without their conditions, so a TLS-only Deny
+    (`aws:SecureTransport` false, `s3:TlsVersion` below 1.2: the bootstrap bucket's and the status page's)
+    refuses every object request. The emulator speaks HTTP where AWS speaks HTTPS: its S3 evaluates a bucket
+    policy as for a request over TLS 1.2, where those Denies do not apply. The policy itself is stored as
+    deployed (GetBucketPolicy returns it whole)."""
+    from moto.iam.access_control import IAMPolicy, PermissionResult
+    from moto.s3.models import FakeBucket
+
+    def get_permission(self: Any, action: str, resource: str) -> Any:
+        if self.policy is None:
+            return PermissionResult.NEUTRAL
+        policy = json.loads(self.policy.decode() if isinstance(self.policy, bytes) else self.policy)
+        statements = policy.get("Statement", [])
+        statements = [statements] if isinstance(statements, dict) else statements
+        kept = [st for st in statements if not _transport_only(st)]
+        if not kept:
+            return PermissionResult.NEUTRAL
+        return IAMPolicy(json.dumps({**policy, "Statement": kept})).is_action_permitted(action, resource)
+
+    FakeBucket.get_permission = get_permission  # type: ignore[method-assign]
+
+
 #: Where moto's CloudFormation gives a value that differs from AWS's, corrected (docs/deploy-test.md).
-CORRECTIONS = [_correct_log_group_arn]
+CORRECTIONS = [_correct_log_group_arn, _fill_custom_resources, _bucket_policies_over_tls]
 for _correct in CORRECTIONS:
     _correct()
 

@@ -310,6 +310,20 @@ export const EXISTS: Record<string, Exists | null> = {
   'AWS::Chatbot::SlackChannelConfiguration': null,
   'AWS::Chatbot::MicrosoftTeamsChannelConfiguration': null,
   'AWS::CDK::Metadata': null,
+  // The status page (docs/status-page.md). Its bucket policy is an attribute of its bucket, its response
+  // headers policy a stand-in (no API in moto), its key pair the run of the key function (checked by the
+  // status page tests).
+  'AWS::S3::Bucket': (aws, id) => aws.found('s3', { path: `/${id}` }),
+  'AWS::S3::BucketPolicy': null,
+  'AWS::CloudFront::Distribution': (aws, id) =>
+    aws.found('cloudfront', { path: `/2020-05-31/distribution/${id}` }),
+  'AWS::CloudFront::OriginAccessControl': (aws, id) =>
+    aws.found('cloudfront', { path: `/2020-05-31/origin-access-control/${id}` }),
+  'AWS::CloudFront::PublicKey': (aws, id) =>
+    aws.found('cloudfront', { path: `/2020-05-31/public-key/${id}` }),
+  'AWS::CloudFront::KeyGroup': (aws, id) => aws.found('cloudfront', { path: `/2020-05-31/key-group/${id}` }),
+  'AWS::CloudFront::ResponseHeadersPolicy': null,
+  'Custom::StatusPageSigningKey': null,
 };
 
 /**
