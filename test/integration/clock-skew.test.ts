@@ -58,6 +58,7 @@ describe('a cycle from a clock 1 h ahead against the same table (issue 19.3)', (
       SHIELDWATCH_RETRIES: '0',
       SHIELDWATCH_CONFIRMATIONS: '1',
       SHIELDWATCH_RULES: 'attack: traffic.in.pps > 1000',
+      SHIELDWATCH_GROUP_BY: 'none',
     };
     const log: CycleLog = { info: () => {}, warn: (message) => warnings.push(message), error: () => {} };
     return buildMonitor({

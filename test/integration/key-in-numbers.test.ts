@@ -65,6 +65,7 @@ describe('a key whose digits occur in a body’s numbers (dynalite, loopback API
       SHIELDWATCH_TIMEOUT_MS: '1000',
       SHIELDWATCH_RETRIES: '0',
       SHIELDWATCH_RULES: 'flood: traffic.in.pps > 1000000 for 2',
+      SHIELDWATCH_GROUP_BY: 'none',
     };
     return buildMonitor({
       config: loadConfig(env),

@@ -73,6 +73,8 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
       SHIELDWATCH_TIMEOUT_MS: '1000',
       SHIELDWATCH_RETRIES: '0',
       SHIELDWATCH_RULES: rules,
+      // Each network's alerts on their own, as these tests check them (incidents: incidents-cycle.test.ts).
+      SHIELDWATCH_GROUP_BY: 'none',
     };
     return buildMonitor({
       config: loadConfig(env),

@@ -339,6 +339,7 @@ describe('silences in the cycle', () => {
     const m = monitor(sns.client, {
       SHIELDWATCH_NETWORKS: 'net-1',
       SHIELDWATCH_RULES: 'flood: traffic.in.pps > 50k',
+      SHIELDWATCH_GROUP_BY: 'none',
     });
     status('A');
     await cycle(m);
@@ -545,7 +546,11 @@ describe('silences in the cycle', () => {
     const sns = mockedSns();
     let pps = 100;
     api.network = () => ({ body: { traffic: { in: { pps } } } });
-    const env = { SHIELDWATCH_NETWORKS: 'net-1', SHIELDWATCH_RULES: 'flood: traffic.in.pps > 50k' };
+    const env = {
+      SHIELDWATCH_NETWORKS: 'net-1',
+      SHIELDWATCH_RULES: 'flood: traffic.in.pps > 50k',
+      SHIELDWATCH_GROUP_BY: 'none',
+    };
     const m = monitor(sns.client, env);
     status('A');
     await cycle(m);
