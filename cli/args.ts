@@ -31,6 +31,19 @@ export const STACK_OPTION = {
   },
 } as const satisfies Command['options'];
 
+/** The values of the options main() handles for every command: {@link COMMON_OPTIONS} and {@link STACK_OPTION}. */
+export interface CommonValues {
+  readonly help: boolean;
+  readonly envFile: string | undefined;
+  readonly stack: string | undefined;
+}
+
+/** The common options' values from a parsed command line (parseArgs typed each by its declaration). */
+export function commonValues(values: RawValues): CommonValues {
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return { help: values['help'] === true, envFile: text(values['env-file']), stack: text(values['stack']) };
+}
+
 /** Parsed option values, as commands receive them. */
 export type OptionValues = RawValues;
 
@@ -45,6 +58,11 @@ export interface StringOption {
   readonly default?: string;
   /** Typical values, shown in `--help`. */
   readonly examples?: readonly string[];
+  /**
+   * The only values it takes: anything else is refused naming the nearest (`--format: unknown value "jsno"
+   * (did you mean json?); one of: table, json`), and `run` gets the value typed as one of them.
+   */
+  readonly choices?: readonly string[];
   readonly short?: string;
 }
 
@@ -67,9 +85,12 @@ export type DeclaredValues<O extends DeclaredOptions, A extends readonly string[
   readonly [K in keyof O]: O[K] extends BooleanOption
     ? boolean
     : O[K] extends { readonly default: string }
-      ? string
-      : string | undefined;
+      ? ValueOf<O[K]>
+      : ValueOf<O[K]> | undefined;
 } & { readonly [K in A[number]]: string };
+
+/** The value of a string option: one of its choices when it has them. */
+type ValueOf<S> = S extends { readonly choices: readonly (infer C extends string)[] } ? C : string;
 
 /** A command as declared: everything `--help` shows, and its action over typed values. */
 export interface CommandDeclaration<O extends DeclaredOptions, A extends readonly string[]> {
@@ -109,13 +130,20 @@ export function defineCommand<
   };
 }
 
-/** `values` with each missing option's default, and false for each switch not given. */
+/**
+ * `values` with each missing option's default and false for each switch not given; a {@link UsageError} for a
+ * value outside an option's choices.
+ */
 function withDefaults(options: DeclaredOptions, values: RawValues): RawValues {
   const filled: Record<string, unknown> = { ...values };
   for (const [name, spec] of Object.entries(options)) {
-    if (filled[name] !== undefined) continue;
-    if (spec.type === 'boolean') filled[name] = false;
-    else if (spec.default !== undefined) filled[name] = spec.default;
+    const value = filled[name];
+    if (value === undefined) {
+      if (spec.type === 'boolean') filled[name] = false;
+      else if (spec.default !== undefined) filled[name] = spec.default;
+    } else if (spec.type === 'string' && spec.choices !== undefined && typeof value === 'string') {
+      parseChoice(`--${name}`, value, spec.choices);
+    }
   }
   return filled as RawValues;
 }

@@ -25,6 +25,39 @@ function wrap(text: string, width: number, indent: number, firstUsed = indent): 
   return lines.join(`\n${' '.repeat(indent)}`);
 }
 
+/**
+ * A synopsis line wrapped between its parts (`[--since WHEN]`, `(--filter | --network ID)`, never inside one),
+ * its continuation lines aligned after `shieldwatch NAME `.
+ */
+function usageLine(line: string, name: string): string {
+  const indent = 'Usage: '.length + `shieldwatch ${name} `.length;
+  const lines: string[] = [];
+  let current = '';
+  for (const part of line.match(/\[[^\]]*\]|\([^)]*\)|\S+/g) ?? []) {
+    if (current !== '' && 'Usage: '.length + current.length + 1 + part.length > WIDTH && lines.length === 0) {
+      lines.push(current);
+      current = part;
+    } else if (current !== '' && indent + current.length + 1 + part.length > WIDTH && lines.length > 0) {
+      lines.push(current);
+      current = part;
+    } else current = current === '' ? part : `${current} ${part}`;
+  }
+  lines.push(current);
+  return lines.join(`\n${' '.repeat(indent)}`);
+}
+
+/** Text laid out by hand, with only its lines longer than the width wrapped (kept at their indentation). */
+function softWrap(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      if (line.length <= WIDTH) return line;
+      const indent = line.length - line.trimStart().length;
+      return `${' '.repeat(indent)}${wrap(line, WIDTH, indent)}`;
+    })
+    .join('\n');
+}
+
 /** `--since WHEN`, `-h, --help`. */
 function optionLabel(name: string, spec: OptionSpec): string {
   const long = spec.type === 'string' ? `--${name} ${spec.value ?? name.toUpperCase()}` : `--${name}`;
@@ -34,6 +67,7 @@ function optionLabel(name: string, spec: OptionSpec): string {
 /** The description of an option with its default and examples. */
 function optionText(spec: OptionSpec): string {
   const extras = [
+    ...(spec.choices === undefined ? [] : [`one of ${spec.choices.join(', ')}`]),
     ...(spec.default === undefined ? [] : [`default ${spec.default}`]),
     ...(spec.examples === undefined || spec.examples.length === 0
       ? []
@@ -68,13 +102,11 @@ function synopsis(command: Command): string {
 
 /**
  * A command's `--help`: usage, description, options (its own and the common ones, `--stack` when `stack`),
- * subcommands, examples, notes. A command that still carries a hand-written help keeps it, with the common
- * options appended.
+ * subcommands, examples, notes.
  */
 export function commandHelp(command: Command, stack: boolean): string {
-  if (command.help !== undefined) return stack ? withStackLine(command.help) : command.help;
   const usage = (command.usage ?? [synopsis(command).slice('shieldwatch '.length)]).map(
-    (line, i) => `${i === 0 ? 'Usage: ' : '       '}${wrap(`shieldwatch ${line}`, WIDTH, 9, 7)}`,
+    (line, i) => `${i === 0 ? 'Usage: ' : '       '}${usageLine(`shieldwatch ${line}`, command.name)}`,
   );
   const options = rows(
     allOptions(command, stack).map(([name, spec]) => [optionLabel(name, spec), optionText(spec)]),
@@ -84,7 +116,7 @@ export function commandHelp(command: Command, stack: boolean): string {
   );
   const sections = [
     usage.join('\n'),
-    ...(command.description === undefined ? [] : [command.description]),
+    ...(command.description === undefined ? [] : [softWrap(command.description)]),
     ['Options:', ...options].join('\n'),
     ...(subcommands.length === 0
       ? []
@@ -98,21 +130,9 @@ export function commandHelp(command: Command, stack: boolean): string {
     ...(command.examples === undefined || command.examples.length === 0
       ? []
       : [['Examples:', ...command.examples.map((e) => `  shieldwatch ${e}`)].join('\n')]),
-    ...(command.notes === undefined ? [] : [command.notes]),
+    ...(command.notes === undefined ? [] : [softWrap(command.notes)]),
   ];
   return sections.join('\n\n');
-}
-
-/** A hand-written help with the `--stack` line added before its `-h, --help` line (or in an options list). */
-function withStackLine(help: string): string {
-  const lines = help.split('\n');
-  const index = lines.findIndex((line) => /^\s+-h, --help\s/.test(line));
-  const text = STACK_OPTION.stack.description;
-  if (index < 0) return `${help}\n\nOptions:\n  --stack NAME  ${text}`;
-  const helpLine = lines[index]!;
-  const column = helpLine.length - helpLine.trimStart().replace(/^-h, --help\s+/, '').length;
-  lines.splice(index, 0, '  --stack NAME'.padEnd(Math.max(column, 16)) + text);
-  return lines.join('\n');
 }
 
 /** The main `--help`: the commands by group (first steps first, `check` first of all), the common options. */

@@ -25,6 +25,8 @@ export interface OptionSpec {
   readonly default?: string;
   /** Typical values, shown in `--help` after the description. */
   readonly examples?: readonly string[];
+  /** The only values it takes (checked before the command runs); `--help` lists them. */
+  readonly choices?: readonly string[];
 }
 
 /** Parsed option and argument values, as {@link Command.run} receives them. */
@@ -61,8 +63,6 @@ export interface Command {
   readonly examples?: readonly string[];
   /** Text after the options and examples: the settings it reads, its exit codes. */
   readonly notes?: string;
-  /** A help text written by hand, for a command not declared yet. @default - generated */
-  readonly help?: string;
   /** Runs the command; resolves with the exit code. */
   run(values: RawValues, io: CliIo): Promise<number>;
 }

@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, configWarnings } from '../lambda/config.ts';
 import { didYouMean } from '../lambda/core/nearest.ts';
 import { SETTINGS } from '../lambda/settings.ts';
-import { type OptionValues, parseCommandArgs, pickSubcommand, STACK_OPTION } from './args.ts';
+import {
+  type CommonValues,
+  commonValues,
+  type OptionValues,
+  parseCommandArgs,
+  pickSubcommand,
+  STACK_OPTION,
+} from './args.ts';
 import { readEnvFile, withEnvFile } from './env-file.ts';
 import { UsageError } from './format.ts';
 import { commandHelp, mainHelp } from './help.ts';
@@ -63,6 +70,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
   let command: Command = await entry.load();
   const takesStack = entry.stack === true;
   let values: OptionValues;
+  let common: CommonValues;
   let env: Record<string, string | undefined>;
   try {
     const picked = pickSubcommand(command, rest);
@@ -71,11 +79,12 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       takesStack ? { ...command, options: { ...command.options, ...STACK_OPTION } } : command,
       picked.args,
     );
-    if (values['help'] === true) {
+    common = commonValues(values);
+    if (common.help) {
       println(io.stdout, commandHelp(command, takesStack));
       return 0;
     }
-    const explicit = typeof values['env-file'] === 'string' ? values['env-file'] : leading.envFile;
+    const explicit = common.envFile ?? leading.envFile;
     const file = readEnvFile(explicit, io.env, process.cwd());
     env = withEnvFile(io.env, file);
     for (const warning of [...file.warnings, ...configWarnings(env)]) {
@@ -91,11 +100,11 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
   }
   // cli/stack.ts (and the CloudFormation client) only when a stack is named.
   const stackNamed =
-    takesStack && (values['stack'] !== undefined || (env[SETTINGS.stack.env] ?? '').trim() !== '');
+    takesStack && (common.stack !== undefined || (env[SETTINGS.stack.env] ?? '').trim() !== '');
   const stackModule = stackNamed ? await import('./stack.ts') : undefined;
   try {
     // Resolved once, before the command: it then runs with the stack's table, topic and region.
-    const stack = stackModule?.stackName(values['stack'], env);
+    const stack = stackModule?.stackName(common.stack, env);
     if (stackModule !== undefined && stack !== undefined) {
       const resolved = stackModule.stackEnvironment(env, await stackModule.describeStack(stack, env));
       env = resolved.env;

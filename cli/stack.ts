@@ -35,26 +35,6 @@ export interface DeployedStack {
   readonly topicArn: string;
 }
 
-/** The `--stack` line of a command's help. */
-export const STACK_OPTION_HELP =
-  'the deployed stack whose table, topic and region to use (or SHIELDWATCH_STACK)';
-
-/**
- * A command's help with the `--stack` option added: in its options list, aligned with `--help`'s line,
- * or in an options list of its own when it has none.
- */
-export function helpWithStackOption(help: string): string {
-  const lines = help.split('\n');
-  const index = lines.findIndex((line) => /^\s+-h, --help\s/.test(line));
-  if (index < 0) return `${help}\n\nOptions:\n  --stack NAME  ${STACK_OPTION_HELP}`;
-  const helpLine = lines[index]!;
-  const indent = helpLine.length - helpLine.trimStart().length;
-  const column = helpLine.length - helpLine.trimStart().replace(/^-h, --help\s+/, '').length;
-  const option = `${' '.repeat(indent)}--stack NAME`;
-  lines.splice(index, 0, `${option.padEnd(Math.max(column, option.length + 2))}${STACK_OPTION_HELP}`);
-  return lines.join('\n');
-}
-
 /** The stack named by `--stack` or `SHIELDWATCH_STACK`, when one is; a {@link UsageError} for a blank or odd name. */
 export function stackName(option: unknown, env: Env): string | undefined {
   const fromOption = typeof option === 'string';

@@ -2,15 +2,15 @@ import { ConfigError, loadNetworksConfig, loadStoreConfig } from '../../lambda/c
 import { ruleNetworks } from '../../lambda/core/rule-eval.ts';
 import { parseRules } from '../../lambda/core/rules.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
-import { parseChoice, timeWindow } from '../args.ts';
+import { defineCommand, timeWindow, WINDOW_OPTIONS } from '../args.ts';
 import { replayHistory } from '../backtest/read-history.ts';
 import { renderAlertTable, renderCounts, toBacktestAlert } from '../backtest/render.ts';
 import { printableJson, UsageError } from '../format.ts';
-import { type CliIo, type Command, println } from '../io.ts';
+import { type CliIo, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
 /** Every problem with the settings at once: the store, the networks, and the rules (named by their source). */
-function readSettings(values: Readonly<Record<string, unknown>>, env: CliIo['env']) {
+function readSettings(values: { readonly rules: string | undefined }, env: CliIo['env']) {
   const problems: string[] = [];
   const attempt = <T>(read: () => T, fallback: T): T => {
     try {
@@ -23,7 +23,7 @@ function readSettings(values: Readonly<Record<string, unknown>>, env: CliIo['env
   };
   const store = attempt(() => loadStoreConfig(env), undefined);
   const configured = attempt(() => loadNetworksConfig(env), []);
-  const given = typeof values['rules'] === 'string' ? values['rules'] : undefined;
+  const given = values.rules;
   const source = given === undefined ? SETTINGS.rules.env : '--rules';
   const text = given ?? env[SETTINGS.rules.env] ?? '';
   const parsed = parseRules(text);
@@ -39,43 +39,48 @@ function readSettings(values: Readonly<Record<string, unknown>>, env: CliIo['env
   return { store: store!, rules: parsed.rules, networks };
 }
 
-export const backtestCommand: Command = {
+export const backtestCommand = defineCommand({
   name: 'backtest',
-  summary: 'replay stored network snapshots through the traffic rules: the alerts they would have sent',
-  help: [
-    'Usage: shieldwatch backtest [--since 7d|ISO] [--until ...] [--rules TEXT] [--format table|json]',
-    '',
+  usage: ['backtest [--since 7d|ISO] [--until ...] [--rules TEXT] [--format table|json]'],
+  description: [
     'Replays the stored real-time snapshots of the networks the rules watch (SHIELDWATCH_NETWORKS and',
     "the rules' on networks) through the traffic rules, cycle by cycle and oldest first, exactly as the",
     'monitor judges them, and prints the alerts they would have sent and a count per rule and network:',
     'values read, their range, triggered, resolved, and the state at the end (open, closed, learning).',
-    'It sends nothing and changes nothing in the store. See README.md, Tuning a rule with backtest.',
-    '',
-    'Options:',
-    '  --since WHEN      from WHEN: a duration back from now (90s, 30m, 24h, 7d, 2w) or an ISO date;',
-    '                    rules start afresh there (a baseline rule learns again)',
-    '  --until WHEN      up to WHEN (same forms)',
-    '  --rules TEXT      these rules instead of SHIELDWATCH_RULES, in the same grammar:',
-    "                    'NAME: PATH OP VALUE [for N] [on ID,...]', separated by ; or newlines",
-    '  --format FORMAT   table (default) or json: an array of {at, event, rule, network, value},',
-    '                    oldest first (the counts then go to stderr)',
-    '  -h, --help        show this help',
-    '',
+    'It sends nothing and changes nothing in the store. See docs/rules.md, Tuning a rule with backtest.',
+  ].join('\n'),
+  options: {
+    since: {
+      ...WINDOW_OPTIONS.since,
+      description: `${WINDOW_OPTIONS.since.description}; rules start afresh there (a baseline rule learns again)`,
+    },
+    until: WINDOW_OPTIONS.until,
+    rules: {
+      type: 'string',
+      value: 'TEXT',
+      description:
+        "these rules instead of SHIELDWATCH_RULES, in the same grammar: 'NAME: PATH OP VALUE [for N] [on ID,...]', separated by ; or newlines",
+    },
+    format: {
+      type: 'string',
+      value: 'FORMAT',
+      choices: ['table', 'json'],
+      default: 'table',
+      description:
+        'json is an array of {at, event, rule, network, value}, oldest first (the counts then go to stderr)',
+    },
+  },
+  examples: [
+    'backtest --since 7d',
+    "backtest --since 30d --rules 'flood: traffic.in.pps > 50000 for 3'",
+    'backtest --format json > alerts.json',
+  ],
+  notes: [
     'Needs the store settings, and SHIELDWATCH_RULES unless --rules is given; nothing of the API.',
     'A failed snapshot, or one whose body was not stored, is no evidence, as in the monitor.',
   ].join('\n'),
-  options: {
-    since: { type: 'string' },
-    until: { type: 'string' },
-    rules: { type: 'string' },
-    format: { type: 'string' },
-  },
   async run(values, io: CliIo) {
-    const format = parseChoice(
-      '--format',
-      typeof values['format'] === 'string' ? values['format'] : 'table',
-      ['table', 'json'] as const,
-    );
+    const format = values.format;
     const window = timeWindow(values, io.now());
     const { store: storeConfig, rules, networks } = readSettings(values, io.env);
     const watched = networks.filter((network) =>
@@ -126,4 +131,4 @@ export const backtestCommand: Command = {
       store.client.destroy();
     }
   },
-};
+});

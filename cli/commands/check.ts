@@ -8,8 +8,9 @@ import { DEFAULT_STATUS_PATHS, displayStatus, extractStatus } from '../../lambda
 import type { ApiResponse } from '../../lambda/core/types.ts';
 import { createApiClient } from '../../lambda/runtime.ts';
 import { SETTINGS, unknownSettings } from '../../lambda/settings.ts';
+import { defineCommand } from '../args.ts';
 import { clip, palette, printable, renderTable, useColour } from '../format.ts';
-import { type CliIo, type Command, println } from '../io.ts';
+import { type CliIo, println } from '../io.ts';
 
 const OWNER_FIELDS = [
   'name',
@@ -139,12 +140,9 @@ function printRules(
   return blind;
 }
 
-export const checkCommand: Command = {
+export const checkCommand = defineCommand({
   name: 'check',
-  summary: 'check the configuration and the API: who owns the key, where the status is, each network once',
-  help: [
-    'Usage: shieldwatch check',
-    '',
+  description: [
     'Validates the configuration, then calls the API once per endpoint without storing anything:',
     '  - GET /api/user: shows who owns the key;',
     '  - GET /api/filter/status: shows the status found and the path it came from; when none is found,',
@@ -154,14 +152,16 @@ export const checkCommand: Command = {
     '    and each rule of SHIELDWATCH_RULES against each network that answered: the value it reads, or',
     '    "path missing" (or of another type) with the nearest numeric path of the body.',
     'Run it before deploying. The key is never printed.',
-    '',
+  ].join('\n'),
+  options: {},
+  examples: ['check', 'check --env-file prod.env'],
+  notes: [
     'Exit codes: 0 ready to monitor: the key is accepted, the filter status is readable and every network',
     'in SHIELDWATCH_NETWORKS answered with 2xx (a failing /api/user alone is only a warning: the monitor',
     'does not need it), and every rule reads a value on some network; 1 not ready: the key, the status or',
     'any network failed (they are named), a rule reads nothing on any network that answered, or an',
     'unknown SHIELDWATCH_* variable (probably a typo) is set; 2 bad configuration.',
   ].join('\n'),
-  options: {},
   async run(_values, io: CliIo) {
     const config = loadConfig(io.env);
     const colour = palette(useColour(io.stdout, io.env));
@@ -304,4 +304,4 @@ export const checkCommand: Command = {
       await api.close();
     }
   },
-};
+});

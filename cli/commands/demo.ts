@@ -8,10 +8,11 @@ import type { RenderedAlert } from '../../lambda/core/types.ts';
 import { computeUptime } from '../../lambda/core/uptime.ts';
 import { runCycle } from '../../lambda/cycle.ts';
 import { buildMonitor } from '../../lambda/runtime.ts';
+import { defineCommand } from '../args.ts';
 import { numericSeries, renderLineChart } from '../chart.ts';
 import { toHistoryEntry } from '../entries.ts';
 import { palette, parseCount, parseDurationMs, printable, renderTable, useColour } from '../format.ts';
-import { type CliIo, type Command, println } from '../io.ts';
+import { type CliIo, println } from '../io.ts';
 import { cycleLine, terminalLog } from '../monitor.ts';
 import { buildReportFile, DEFAULT_REPORT_FILE } from '../report/build.ts';
 import { startSimulator } from '../simulator/server.ts';
@@ -31,13 +32,9 @@ function localOnly(env: Readonly<Record<string, string | undefined>>): Record<st
   );
 }
 
-export const demoCommand: Command = {
+export const demoCommand = defineCommand({
   name: 'demo',
-  summary:
-    'the whole job on this machine in about 30 s: simulator, monitor, alerts, history, chart (npm start)',
-  help: [
-    'Usage: shieldwatch demo [--cycles 15] [--every 2s]',
-    '',
+  description: [
     'Starts the API simulator (scenario demo: active, then mitigating with an attack on edge-1, then',
     'active again) and the embedded store, runs the monitor every couple of seconds with a traffic',
     `rule (${DEMO_RULES}) and shows each cycle and each alert as it happens (the status changes, the`,
@@ -46,21 +43,20 @@ export const demoCommand: Command = {
     'Needs no AWS account and never uses one, whatever AWS settings are set.',
     `Its data stays in the embedded store, table ${DEMO_TABLE}, to explore afterwards:`,
     `  SHIELDWATCH_TABLE=${DEMO_TABLE} npx shieldwatch history --network edge-1 --chart traffic.in.pps`,
-    '',
-    'Options:',
-    '  --cycles N        cycles to run (default 15)',
-    '  --every DURATION  interval between cycles (default 2s)',
-    '  -h, --help        show this help',
   ].join('\n'),
-  options: { cycles: { type: 'string' }, every: { type: 'string' } },
+  options: {
+    cycles: { type: 'string', value: 'N', default: '15', description: 'cycles to run' },
+    every: {
+      type: 'string',
+      value: 'DURATION',
+      default: '2s',
+      description: 'interval between cycles, 200ms to 60s',
+    },
+  },
+  examples: ['demo', 'demo --cycles 8 --every 1s'],
   async run(values, io: CliIo) {
-    const cycles = typeof values['cycles'] === 'string' ? parseCount('--cycles', values['cycles']) : 15;
-    const everyMs = parseDurationMs(
-      '--every',
-      typeof values['every'] === 'string' ? values['every'] : '2s',
-      200,
-      60_000,
-    );
+    const cycles = parseCount('--cycles', values.cycles);
+    const everyMs = parseDurationMs('--every', values.every, 200, 60_000);
     const colour = palette(useColour(io.stdout, io.env));
     const env = localOnly(io.env);
     // The scenario's changes (8 s and 20 s) fall inside the run whatever its length, the attack's end early
@@ -201,4 +197,4 @@ export const demoCommand: Command = {
       await simulator.close();
     }
   },
-};
+});

@@ -2,10 +2,10 @@ import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
 import { ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
 import { patternMatches } from '../../lambda/core/silence.ts';
-import { EVENT_NAMES, parseChoice, timeWindow } from '../args.ts';
+import { defineCommand, EVENT_NAMES, parseChoice, timeWindow, WINDOW_OPTIONS } from '../args.ts';
 import { renderEvents, toEventEntry } from '../entries.ts';
-import { parseFormat, UsageError } from '../format.ts';
-import { type CliIo, type Command, println } from '../io.ts';
+import { UsageError } from '../format.ts';
+import { type CliIo, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
 /**
@@ -27,42 +27,45 @@ export function eventFilter(pattern: string): (event: string) => boolean {
   return (event) => patternMatches(pattern, event);
 }
 
-export const eventsCommand: Command = {
+export const eventsCommand = defineCommand({
   name: 'events',
-  summary: 'print every alert event (status changes, incidents, rule alerts, suppressed ones), oldest first',
-  help: [
-    'Usage: shieldwatch events [--since 24h|7d|ISO] [--until ...] [--limit N] [--event PATTERN]',
-    '                          [--format table|json|csv]',
-    '',
+  usage: [
+    'events [--since 24h|7d|ISO] [--until ...] [--limit N] [--event PATTERN] [--format table|json|csv]',
+  ],
+  description: [
     'Prints every alert event kept in the store, oldest first: filter status changes and reminders, the',
     "incidents about the monitor's view of the API (api.*, filter.status_unreadable), rule and network",
     'alerts (network.*), silence announcements (silence.*) and delivery checks (monitor.test). Events never',
     'expire. An alert a silence suppressed is listed with the silence id (shieldwatch silence): it was',
     'recorded, never sent.',
-    '',
-    'Options:',
-    '  --since WHEN      from WHEN: a duration back from now (90s, 30m, 24h, 7d, 2w) or an ISO date',
-    '  --until WHEN      up to WHEN (same forms)',
-    '  --limit N         only the most recent N of those selected (still printed oldest first)',
-    '  --event PATTERN   only these events: a name (filter.status_changed) or a family with * (filter.*,',
-    '                    api.*, network.*, network.rule_*, silence.*, monitor.*), as silence --event',
-    '  --all             accepted for older scripts: every event is shown by default',
-    '  --format FORMAT   table (default), json (an array of {at, event, from?, to?, detail?,',
-    '                    suppressedBy?, rule?, network?, value?}) or csv',
-    '  -h, --help        show this help',
   ].join('\n'),
   options: {
-    since: { type: 'string' },
-    until: { type: 'string' },
-    limit: { type: 'string' },
-    event: { type: 'string' },
-    all: { type: 'boolean' },
-    format: { type: 'string' },
+    ...WINDOW_OPTIONS,
+    event: {
+      type: 'string',
+      value: 'PATTERN',
+      description:
+        'only these events: a name (filter.status_changed) or a family with * (filter.*, api.*, network.*, network.rule_*, silence.*, monitor.*), as silence --event',
+    },
+    all: { type: 'boolean', description: 'accepted for older scripts: every event is shown by default' },
+    format: {
+      type: 'string',
+      value: 'FORMAT',
+      choices: ['table', 'json', 'csv'],
+      default: 'table',
+      description:
+        'json is an array of {at, event, from?, to?, detail?, suppressedBy?, rule?, network?, value?}',
+    },
   },
+  examples: [
+    'events --since 24h',
+    "events --event 'network.*' --since 7d",
+    'events --limit 20 --format json',
+  ],
   async run(values, io: CliIo) {
-    const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);
+    const format = values.format;
     const query = timeWindow(values, io.now());
-    const pattern = typeof values['event'] === 'string' ? values['event'] : undefined;
+    const pattern = values.event;
     // README.md, Commands: `events` lists every event; `--event` narrows it. `--all` is what the default now is.
     const keep = pattern === undefined ? undefined : eventFilter(pattern);
     const config = loadStoreConfig(io.env);
@@ -83,4 +86,4 @@ export const eventsCommand: Command = {
       store.client.destroy();
     }
   },
-};
+});

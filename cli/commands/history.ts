@@ -3,14 +3,13 @@ import { loadStoreConfig } from '../../lambda/config.ts';
 import { extractFigures } from '../../lambda/core/figures.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
 import type { Target } from '../../lambda/core/types.ts';
-import { timeWindow } from '../args.ts';
+import { defineCommand, timeWindow, WINDOW_OPTIONS } from '../args.ts';
 import { numericSeries, renderLineChart } from '../chart.ts';
 import { type HistoryEntry, toHistoryEntry } from '../entries.ts';
 import {
   clip,
   type Format,
   palette,
-  parseFormat,
   printable,
   printableJson,
   renderCsv,
@@ -18,7 +17,7 @@ import {
   UsageError,
   useColour,
 } from '../format.ts';
-import { type CliIo, type Command, println } from '../io.ts';
+import { type CliIo, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
 function summaryOfData(entry: HistoryEntry): string {
@@ -90,46 +89,47 @@ function drawChart(entries: readonly HistoryEntry[], field: string, target: Targ
   });
 }
 
-export const historyCommand: Command = {
+export const historyCommand = defineCommand({
   name: 'history',
-  summary: 'print stored snapshots of the filter or of one network',
-  help: [
-    'Usage: shieldwatch history (--filter | --network ID) [--since 24h|7d|ISO] [--until ...] [--limit N]',
-    '                          [--format table|json|csv]',
-    '',
-    'Prints the stored snapshots of the filter status or of one network, oldest first.',
-    '',
-    'Options:',
-    '  --filter          the filter-status snapshots',
-    '  --network ID      the snapshots of network ID',
-    '  --since WHEN      from WHEN: a duration back from now (90s, 30m, 24h, 7d, 2w) or an ISO date',
-    '  --until WHEN      up to WHEN (same forms)',
-    '  --limit N         only the most recent N (still printed oldest first)',
-    '  --format FORMAT   table (default), json (an array of {at, ok, status?, data?, error?, httpStatus?,',
-    '                    latencyMs?}) or csv',
-    '  --chart FIELD     draw a terminal line chart of a numeric field over time instead: a dot path',
-    '                    in the body (e.g. traffic.in.pps), or latencyMs / httpStatus',
-    '  -h, --help        show this help',
-    '',
-    'Needs only the store settings (SHIELDWATCH_TABLE, AWS settings or the embedded store).',
-  ].join('\n'),
+  usage: [
+    'history (--filter | --network ID) [--since 24h|7d|ISO] [--until ...] [--limit N] [--format table|json|csv]',
+    'history (--filter | --network ID) --chart FIELD [--since ...] [--until ...] [--limit N]',
+  ],
+  description: 'Prints the stored snapshots of the filter status or of one network, oldest first.',
   options: {
-    filter: { type: 'boolean' },
-    network: { type: 'string' },
-    since: { type: 'string' },
-    until: { type: 'string' },
-    limit: { type: 'string' },
-    format: { type: 'string' },
-    chart: { type: 'string' },
+    filter: { type: 'boolean', description: 'the filter-status snapshots' },
+    network: { type: 'string', value: 'ID', description: 'the snapshots of network ID' },
+    ...WINDOW_OPTIONS,
+    limit: { ...WINDOW_OPTIONS.limit, description: 'only the most recent N (still printed oldest first)' },
+    format: {
+      type: 'string',
+      value: 'FORMAT',
+      choices: ['table', 'json', 'csv'],
+      default: 'table',
+      description: 'json is an array of {at, ok, status?, data?, error?, httpStatus?, latencyMs?}',
+    },
+    chart: {
+      type: 'string',
+      value: 'FIELD',
+      description:
+        'draw a terminal line chart of a numeric field over time instead: a dot path in the body, or latencyMs / httpStatus',
+      examples: ['traffic.in.pps', 'latencyMs'],
+    },
   },
+  examples: [
+    'history --filter --since 24h',
+    'history --network edge-1 --limit 20 --format json',
+    'history --network edge-1 --chart traffic.in.pps --since 2h',
+  ],
+  notes: 'Needs only the store settings (SHIELDWATCH_TABLE, AWS settings or the embedded store).',
   async run(values, io) {
-    const isFilter = values['filter'] === true;
-    const network = typeof values['network'] === 'string' ? values['network'] : undefined;
+    const isFilter = values.filter;
+    const network = values.network;
     if (isFilter === (network !== undefined))
       throw new UsageError('give exactly one of --filter or --network ID');
     if (network !== undefined && network.trim() === '') throw new UsageError('--network needs a network id');
     const target: Target = isFilter ? { kind: 'filter' } : { kind: 'network', networkId: network!.trim() };
-    const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);
+    const format = values.format;
     const query = timeWindow(values, io.now());
     const config = loadStoreConfig(io.env);
     const store = await openStore(io.env, config.table, { readOnly: true });
@@ -143,7 +143,7 @@ export const historyCommand: Command = {
       );
       if (showProgress) io.stderr.write('\r\u001b[K');
       const entries = snapshots.map(toHistoryEntry);
-      const chart = typeof values['chart'] === 'string' ? values['chart'] : undefined;
+      const chart = values.chart;
       println(
         io.stdout,
         chart === undefined ? render(entries, format, io, isFilter) : drawChart(entries, chart, target, io),
@@ -153,4 +153,4 @@ export const historyCommand: Command = {
       store.client.destroy();
     }
   },
-};
+});

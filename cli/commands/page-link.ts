@@ -5,8 +5,9 @@
 import type { Stack as CfnStack } from '@aws-sdk/client-cloudformation';
 import { clientDefaults, createSecretsClient } from '../../lambda/adapters/aws-clients.ts';
 import { STATUS_PAGE_OUTPUTS } from '../../lambda/status-page/stack-outputs.ts';
+import { defineCommand } from '../args.ts';
 import { parseDurationMs, UsageError } from '../format.ts';
-import { type CliIo, type Command, println } from '../io.ts';
+import { type CliIo, println } from '../io.ts';
 import { StackError, stackName } from '../stack.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -101,32 +102,36 @@ export async function signPageLink(
   return { link, expiresAt: new Date(expiresAtSeconds * 1000) };
 }
 
-export const pageLinkCommand: Command = {
+export const pageLinkCommand = defineCommand({
   name: 'page-link',
-  summary: 'print a signed link to the deployed private status page, valid for a while',
-  help: [
-    'Usage: shieldwatch page-link --stack NAME [--for 7d]',
-    '',
+  usage: ['page-link --stack NAME [--for 7d]'],
+  description: [
     'Prints a link to the status page of a stack deployed with -c statusPage=private: its StatusPageUrl',
     "signed for CloudFront with the stack's own key (read from the secret the stack names; never printed).",
     'The link opens the landing page, the reports of 24 hours and 7 days and status.json until it expires;',
     'it cannot be revoked before that (short of a new key: docs/status-page.md), so give it the shortest life',
     'that serves. A public page needs no signature: its plain URL is printed.',
-    '',
-    'Options:',
-    '  --stack NAME     the deployed stack (or SHIELDWATCH_STACK)',
-    `  --for DURATION   how long the link is valid: 30m, 12h, 7d, ... up to ${MAX_LINK_DAYS}d (default ${DEFAULT_LINK_FOR})`,
-    '  -h, --help       show this help',
-    '',
+  ].join('\n'),
+  options: {
+    stack: { type: 'string', value: 'NAME', description: 'the deployed stack (or SHIELDWATCH_STACK)' },
+    for: {
+      type: 'string',
+      value: 'DURATION',
+      default: DEFAULT_LINK_FOR,
+      description: `how long the link is valid, up to ${MAX_LINK_DAYS}d`,
+      examples: ['30m', '12h', '7d'],
+    },
+  },
+  examples: ['page-link --stack Shieldwatch', 'page-link --stack Shieldwatch --for 12h'],
+  notes: [
     'Needs AWS credentials that may describe the stack and read its key secret.',
     'Exit codes: 0 printed; 1 AWS failed; 2 bad usage, no such stack, or no status page on it.',
   ].join('\n'),
-  options: { stack: { type: 'string' }, for: { type: 'string' } },
   async run(values, io: CliIo) {
-    const name = stackName(values['stack'], io.env);
+    const name = stackName(values.stack, io.env);
     if (name === undefined)
       throw new UsageError('--stack NAME is required (the stack deployed with statusPage)');
-    const forText = typeof values['for'] === 'string' ? values['for'] : DEFAULT_LINK_FOR;
+    const forText = values.for;
     const forMs = parseDurationMs('--for', forText, 60_000, MAX_LINK_DAYS * 86_400_000);
     try {
       const page = await describeStatusPage(name, io.env);
@@ -169,4 +174,4 @@ export const pageLinkCommand: Command = {
       return error.exitCode;
     }
   },
-};
+});

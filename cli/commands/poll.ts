@@ -3,8 +3,9 @@ import { displayStatus } from '../../lambda/core/status.ts';
 import { pollDeadlines } from '../../lambda/core/time-budget.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
 import { type CycleResult, runCycle } from '../../lambda/cycle.ts';
+import { defineCommand } from '../args.ts';
 import { clip, palette, printable, renderTable, useColour } from '../format.ts';
-import { type CliIo, type Command, println } from '../io.ts';
+import { type CliIo, println } from '../io.ts';
 import { openMonitor } from '../monitor.ts';
 
 function describeSnapshot(snapshot: Snapshot): string {
@@ -68,25 +69,20 @@ function statusLine(result: CycleResult, colour: ReturnType<typeof palette>): st
   );
 }
 
-export const pollCommand: Command = {
+export const pollCommand = defineCommand({
   name: 'poll',
-  summary: 'run one poll cycle: poll, store, detect, alert; print a short summary',
-  help: [
-    'Usage: shieldwatch poll [--verbose]',
-    '',
+  description: [
     'Runs one cycle: requests the filter status and each network in SHIELDWATCH_NETWORKS, stores one',
     'snapshot per observation, detects a filter status change and sends its alert (SNS when',
     'SHIELDWATCH_TOPIC_ARN is set, otherwise printed here), then prints a short summary.',
-    '',
-    'Options:',
-    "  --verbose   also print the cycle's log lines (stderr)",
-    '  -h, --help  show this help',
-    '',
+  ].join('\n'),
+  options: { verbose: { type: 'boolean', description: "also print the cycle's log lines (stderr)" } },
+  examples: ['poll', 'poll --verbose', 'poll --stack Shieldwatch'],
+  notes: [
     'Exit codes: 0 the cycle ran (API failures are recorded, not fatal); 1 the store could not be',
     "written, the key could not be read or this machine's clock is more than a minute off the store's",
     '(nothing is written then); 2 bad configuration (every problem is listed).',
   ].join('\n'),
-  options: { verbose: { type: 'boolean' } },
   async run(values, io) {
     const config = loadConfig(io.env);
     // The budget counts from the process start (lambda/core/time-budget.ts). A store that does not answer is
@@ -103,7 +99,7 @@ export const pollCommand: Command = {
     const { monitor, store, close, checkClock } = await openMonitor(
       io,
       config,
-      values['verbose'] === true,
+      values.verbose,
       opening,
     ).catch(unanswered);
     try {
@@ -117,4 +113,4 @@ export const pollCommand: Command = {
       await close();
     }
   },
-};
+});

@@ -4,9 +4,9 @@ import { parseFigureFields } from '../../lambda/core/figures.ts';
 import type { Rule } from '../../lambda/core/rule-types.ts';
 import { parseRules } from '../../lambda/core/rules.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
-import { boundedWindow } from '../args.ts';
+import { boundedWindow, defineCommand, WINDOW_OPTIONS } from '../args.ts';
 import { UsageError } from '../format.ts';
-import { type CliIo, type Command, println } from '../io.ts';
+import { type CliIo, println } from '../io.ts';
 import { collectReport, DEFAULT_REPORT_FILE, readReportAssets, writeReport } from '../report/build.ts';
 import { type FigureUnit, parseFigureUnits } from '../report/units.ts';
 import { openStore, storeCall } from '../store/open.ts';
@@ -53,12 +53,10 @@ function rulesInForce(env: Env): Rule[] | undefined {
   return parsed.rules;
 }
 
-export const reportCommand: Command = {
+export const reportCommand = defineCommand({
   name: 'report',
-  summary: 'write a self-contained HTML report: now, incidents, status band, uptime, charts, events',
-  help: [
-    'Usage: shieldwatch report [--since 7d|ISO] [--until ...] [--out FILE] [--networks A,B]',
-    '',
+  usage: ['report [--since 7d|ISO] [--until ...] [--out FILE] [--networks A,B]'],
+  description: [
     'Reads the store (never writes it, never calls the API) and writes one HTML file that opens offline,',
     'with no request to any host or file, and can be mailed or attached to a ticket as it is:',
     '  - now: the filter status, the open incidents with their networks and peaks, or "all clear since";',
@@ -71,35 +69,45 @@ export const reportCommand: Command = {
     '  - the events: status changes, incidents, rule alerts, suppressed alerts;',
     '  - when it was made and from which table (not where the store is).',
     'Prints the path of the file written.',
-    '',
-    'Options:',
-    '  --since WHEN     from WHEN: a duration back from now (24h, 7d, 30d) or an ISO date (default 7d)',
-    '  --until WHEN     up to WHEN (default now)',
-    `  --out FILE       the file to write (default ${DEFAULT_REPORT_FILE}; replaced when it exists, a`,
-    '                   symbolic link there replaced by the file, never written through)',
-    `  --networks A,B   only these networks are read and charted (default ${SETTINGS.networks.env} and the`,
-    '                   networks rule alerts in the window name)',
-    '  -h, --help       show this help',
-    '',
+  ].join('\n'),
+  options: {
+    since: {
+      ...WINDOW_OPTIONS.since,
+      description: 'from WHEN: a duration back from now (24h, 7d, 30d) or an ISO date',
+      default: '7d',
+    },
+    until: { ...WINDOW_OPTIONS.until, description: 'up to WHEN (default now)' },
+    out: {
+      type: 'string',
+      value: 'FILE',
+      // The default is in the text, with what becomes of a file already there.
+      description: `the file to write (default ${DEFAULT_REPORT_FILE}; replaced when it exists, a symbolic link there replaced by the file, never written through)`,
+    },
+    networks: {
+      type: 'string',
+      value: 'A,B',
+      description: `only these networks are read and charted (default ${SETTINGS.networks.env} and the networks rule alerts in the window name)`,
+    },
+  },
+  examples: [
+    'report',
+    'report --since 30d --out last-month.html',
+    'report --networks edge-1,edge-2 --stack Shieldwatch',
+  ],
+  notes: [
     `Needs only the store settings (SHIELDWATCH_TABLE, AWS settings or the embedded store); reads`,
     `${SETTINGS.figureFields.env} (drawn first), ${SETTINGS.expectedStatus.env} (coloured green),`,
     `${SETTINGS.rules.env} (thresholds drawn) and ${SETTINGS.figureUnits.env} (units) when set.`,
     'Exit codes: 0 written; 1 the store could not be read or the file not written; 2 bad usage.',
   ].join('\n'),
-  options: {
-    since: { type: 'string' },
-    until: { type: 'string' },
-    out: { type: 'string' },
-    networks: { type: 'string' },
-  },
   async run(values, io: CliIo) {
     const nowMs = io.now();
     const { since, until } = boundedWindow(values, '7d', nowMs);
-    const out = typeof values['out'] === 'string' ? values['out'] : DEFAULT_REPORT_FILE;
+    const out = values.out ?? DEFAULT_REPORT_FILE;
     if (out.trim() === '') throw new UsageError('--out needs a file name');
     const path = resolve(process.cwd(), out);
-    const named = typeof values['networks'] === 'string';
-    const networks = idList(named ? (values['networks'] as string) : (io.env[SETTINGS.networks.env] ?? ''));
+    const named = values.networks !== undefined;
+    const networks = idList(values.networks ?? io.env[SETTINGS.networks.env] ?? '');
     const fields = figureFields(io.env);
     const units = figureUnits(io.env);
     const rules = rulesInForce(io.env);
@@ -137,4 +145,4 @@ export const reportCommand: Command = {
       store.client.destroy();
     }
   },
-};
+});

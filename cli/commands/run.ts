@@ -2,8 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../lambda/config.ts';
 import { runCycleDeadline } from '../../lambda/core/time-budget.ts';
 import { runCycle, StoreError } from '../../lambda/cycle.ts';
+import { defineCommand } from '../args.ts';
 import { palette, parseCount, parseDurationMs, useColour } from '../format.ts';
-import { type CliIo, type Command, println } from '../io.ts';
+import { type CliIo, println } from '../io.ts';
 import { cycleLine, openMonitor } from '../monitor.ts';
 
 /** What {@link monitor} needs besides the opened monitor. */
@@ -79,44 +80,39 @@ export async function monitor(
   return { cycles, failed };
 }
 
-export const runCommand: Command = {
+export const runCommand = defineCommand({
   name: 'run',
-  summary: 'monitor continuously on this machine: one cycle every interval, until Ctrl-C',
-  help: [
-    'Usage: shieldwatch run [--every 60s] [--cycles N] [--verbose]',
-    '',
+  description: [
     'Runs the same poll cycle as the Lambda, every interval, and prints one line per cycle; alerts go to',
     'SNS when SHIELDWATCH_TOPIC_ARN is set, otherwise they are printed here as they fire.',
     '',
-    'Options:',
-    '  --every DURATION  interval between cycle starts: 1s to 24h (default 60s); a cycle that overruns',
-    '                    skips the ticks it missed',
-    '  --cycles N        stop after N cycles (default: run until stopped)',
-    "  --verbose         also print the cycle's log lines (stderr)",
-    '  -h, --help        show this help',
-    '',
     'Ctrl-C stops after the cycle in flight has finished; a second Ctrl-C cuts it short (what was',
     'observed is stored and the stopped requests are recorded as cut short).',
-    '',
+  ].join('\n'),
+  options: {
+    every: {
+      type: 'string',
+      value: 'DURATION',
+      default: '60s',
+      description:
+        'interval between cycle starts: 1s to 24h; a cycle that overruns skips the ticks it missed',
+    },
+    cycles: { type: 'string', value: 'N', description: 'stop after N cycles (default: run until stopped)' },
+    verbose: { type: 'boolean', description: "also print the cycle's log lines (stderr)" },
+  },
+  examples: ['run', 'run --every 30s', 'run --every 5s --cycles 3 --verbose'],
+  notes: [
     "A cycle that cannot run (the store unreachable, the key unreadable, this machine's clock more than a",
     "minute off the store's) is logged on stderr and the next one runs as planned; the embedded store is",
     'kept running meanwhile and restarted when it has gone.',
     'Exit 0 when stopped, 1 when any cycle could not run.',
   ].join('\n'),
-  options: { every: { type: 'string' }, cycles: { type: 'string' }, verbose: { type: 'boolean' } },
   async run(values, io: CliIo) {
-    const everyMs = parseDurationMs(
-      '--every',
-      typeof values['every'] === 'string' ? values['every'] : '60s',
-      1000,
-      86_400_000,
-    );
+    const everyMs = parseDurationMs('--every', values.every, 1000, 86_400_000);
     const maxCycles =
-      typeof values['cycles'] === 'string'
-        ? parseCount('--cycles', values['cycles'])
-        : Number.POSITIVE_INFINITY;
+      values.cycles === undefined ? Number.POSITIVE_INFINITY : parseCount('--cycles', values.cycles);
     const config = loadConfig(io.env);
-    const opened = await openMonitor(io, config, values['verbose'] === true);
+    const opened = await openMonitor(io, config, values.verbose);
     const stopping = new AbortController();
     const cutting = new AbortController();
     let signals = 0;
@@ -152,7 +148,7 @@ export const runCommand: Command = {
       await opened.close();
     }
   },
-};
+});
 
 /** True when the cycle failed after committing the monitor state (its error says what it committed). */
 function ranInPart(error: unknown): boolean {

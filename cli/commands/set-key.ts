@@ -2,6 +2,7 @@ import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { AWS_HTTP_OPTIONS, createSecretsClient } from '../../lambda/adapters/aws-clients.ts';
 import { ConfigError, MIN_KEY_LENGTH } from '../../lambda/config.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
+import { defineCommand } from '../args.ts';
 import { UsageError } from '../format.ts';
 import { type CliIo, type Command, println } from '../io.ts';
 
@@ -105,23 +106,34 @@ async function stackOutputs(env: Env, stackName: string): Promise<Record<string,
  * `set-key`: puts the API key, read from standard input, into the stack's secret, then runs one `check` with
  * it. The check command is handed in (commands do not import each other).
  */
-export function setKeyCommand(check: Command): Command & { readonly hideArguments: true } {
-  return {
+export function setKeyCommand(check: Command): Command {
+  return defineCommand({
     name: 'set-key',
-    summary: "put the API key (read from standard input) into the stack's secret, then run check",
     hideArguments: true,
-    help: [
-      'Usage: shieldwatch set-key [--secret NAME] [--stack NAME]',
-      '',
+    description: [
       'Reads the API key from standard input, never from an argument (it would stay in the shell history',
       'and the process list): typed at a prompt without echo in a terminal, or piped in. Puts it into the',
       "Secrets Manager secret (PutSecretValue; the secret's value becomes the key itself), then runs one",
       '`shieldwatch check` against the API with the key read back from that secret.',
-      '',
-      'Options:',
-      "  --secret NAME  the secret's name or ARN (default: the SecretName output of the stack)",
-      `  --stack NAME   the stack whose SecretName output names the secret (default: ${DEFAULT_STACK_NAME})`,
-      '',
+    ].join('\n'),
+    options: {
+      secret: {
+        type: 'string',
+        value: 'NAME',
+        description: "the secret's name or ARN (default: the SecretName output of the stack)",
+      },
+      stack: {
+        type: 'string',
+        value: 'NAME',
+        description: `the stack whose SecretName output names the secret (default: SHIELDWATCH_STACK, else ${DEFAULT_STACK_NAME})`,
+      },
+    },
+    examples: [
+      'set-key',
+      'set-key --stack Shieldwatch-prod < key.txt',
+      'set-key --secret shieldwatch/api-key',
+    ],
+    notes: [
       'AWS settings as for the AWS CLI (AWS_REGION, AWS_PROFILE, ...). The check needs SHIELDWATCH_API_URL',
       "(or takes the stack's ApiUrl output) and reads the other settings as `check` does. The key is never",
       'printed.',
@@ -129,21 +141,14 @@ export function setKeyCommand(check: Command): Command & { readonly hideArgument
       'Exit codes: those of check (0 ready, 1 not); 1 the secret could not be found or written; 2 no key on',
       'standard input, a key the monitor would refuse, or bad configuration for the check.',
     ].join('\n'),
-    options: {
-      secret: { type: 'string' },
-      stack: { type: 'string' },
-    },
     async run(values, io: CliIo) {
-      const stackName =
-        typeof values['stack'] === 'string'
-          ? values['stack']
-          : (io.env['SHIELDWATCH_STACK'] ?? '').trim() || DEFAULT_STACK_NAME;
+      const stackName = values.stack ?? ((io.env['SHIELDWATCH_STACK'] ?? '').trim() || DEFAULT_STACK_NAME);
       const key = await readKey(process.stdin, io.stderr);
       const problem = keyProblem(key);
       if (problem !== undefined) throw new UsageError(problem);
 
-      const outputs = typeof values['secret'] === 'string' ? {} : await stackOutputs(io.env, stackName);
-      const secretId = typeof values['secret'] === 'string' ? values['secret'] : outputs['SecretName'];
+      const outputs = values.secret === undefined ? await stackOutputs(io.env, stackName) : {};
+      const secretId = values.secret ?? outputs['SecretName'];
       if (secretId === undefined) {
         throw new Error(`stack ${stackName} has no SecretName output: give the secret with --secret NAME`);
       }
@@ -176,5 +181,5 @@ export function setKeyCommand(check: Command): Command & { readonly hideArgument
         throw error;
       }
     },
-  };
+  });
 }

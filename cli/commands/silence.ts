@@ -16,9 +16,9 @@ import {
   silenceId,
   silenceStatus,
 } from '../../lambda/core/silence.ts';
-import { parseChoice } from '../args.ts';
+import { defineCommand } from '../args.ts';
 import { clip, printable, printableJson, renderTable, UsageError } from '../format.ts';
-import { type CliIo, type Command, println } from '../io.ts';
+import { type CliIo, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
 /** Ids tried before giving up (a clash of 40-bit ids is next to impossible; the put refuses a taken one). */
@@ -59,27 +59,26 @@ async function withSilences<T>(
   }
 }
 
-const listCommand: Command = {
+const listCommand = defineCommand({
   name: 'silence list',
   summary: 'the active silences and those ended in the last 7 days, with the time left',
-  help: [
-    'Usage: shieldwatch silence list [--format table|json]',
-    '',
+  description: [
     'Prints the active silences (the soonest to end first), then those that ended in the last 7 days',
     '(the most recent first), with the time left of each active one.',
-    '',
-    'Options:',
-    '  --format FORMAT   table (default) or json (an array of {id, status, startsAt, endsAt, pattern,',
-    '                    reason?, createdAt, createdBy?, remainingMs}; status active or ended)',
-    '  -h, --help        show this help',
   ].join('\n'),
-  options: { format: { type: 'string' } },
+  options: {
+    format: {
+      type: 'string',
+      value: 'FORMAT',
+      choices: ['table', 'json'],
+      default: 'table',
+      description:
+        'json is an array of {id, status, startsAt, endsAt, pattern, reason?, createdAt, createdBy?, remainingMs}; status active or ended',
+    },
+  },
+  examples: ['silence list', 'silence list --format json'],
   async run(values, io) {
-    const format = parseChoice(
-      '--format',
-      typeof values['format'] === 'string' ? values['format'] : 'table',
-      ['table', 'json'] as const,
-    );
+    const format = values.format;
     const all = await withSilences(io, true, (store) => store.list());
     const now = io.now();
     const entries: SilenceEntry[] = listedSilences(all, now, SILENCE_KEPT_MS).map((s) => ({
@@ -114,23 +113,21 @@ const listCommand: Command = {
     );
     return 0;
   },
-};
+});
 
-const endCommand: Command = {
+const endCommand = defineCommand({
   name: 'silence end',
   summary: 'end a silence now',
-  help: [
-    'Usage: shieldwatch silence end ID',
-    '',
+  description: [
     'Ends the silence ID (as `silence list` shows it, e.g. s-k3j9x2ab) now: changes observed from now on',
     'are sent. Alerts observed while it was active stay suppressed.',
-    '',
-    'Exit codes: 0 ended (or it had ended already), 1 no such silence or the store failed, 2 bad usage.',
   ].join('\n'),
   options: {},
   arguments: ['id'],
+  examples: ['silence end s-k3j9x2ab'],
+  notes: 'Exit codes: 0 ended (or it had ended already), 1 no such silence or the store failed, 2 bad usage.',
   async run(values, io) {
-    const id = typeof values['id'] === 'string' ? values['id'] : '';
+    const { id } = values;
     if (!isSilenceId(id)) {
       throw new UsageError(
         `${JSON.stringify(id)} is no silence id; ids look like s-k3j9x2ab (see shieldwatch silence list)`,
@@ -154,54 +151,64 @@ const endCommand: Command = {
     println(io.stdout, `store: ${where}`);
     return 0;
   },
-};
+});
 
-export const silenceCommand: Command = {
+export const silenceCommand = defineCommand({
   name: 'silence',
-  summary: 'silence alerts for planned work (silence --for 2h; silence list; silence end ID)',
-  help: [
-    'Usage: shieldwatch silence --for DURATION [--reason TEXT] [--event PATTERN]',
-    '       shieldwatch silence list [--format table|json]',
-    '       shieldwatch silence end ID',
-    '',
+  usage: [
+    'silence --for DURATION [--reason TEXT] [--event PATTERN]',
+    'silence list [--format table|json]',
+    'silence end ID',
+  ],
+  description: [
     'Starts a silence now, for DURATION (30m, 2h, 3d; at most 7d). An alert whose change is observed',
-    'while the silence is active and whose event matches PATTERN is recorded as suppressed (events --all',
+    'while the silence is active and whose event matches PATTERN is recorded as suppressed (events',
     'shows it with the silence id) and never sent, not even after the silence ends. Reminders are',
     'suppressed too. An alert observed before the silence began and still waiting to be sent (SNS down)',
     'is sent. The Lambda and the CLI (poll, run) honour silences alike; test-alert is never silenced.',
-    '',
-    'Options:',
-    '  --for DURATION    how long, from now: 1m to 7d',
-    `  --reason TEXT     why (shown by silence list; at most ${MAX_REASON_CHARS} characters)`,
-    '  --event PATTERN   which events: * (default, all), a name or a pattern with *, e.g. network.*, api.*,',
-    '                    filter.status_changed',
-    '  -h, --help        show this help',
-    '',
-    'Subcommands:',
-    '  list              the active silences and those ended in the last 7 days (--format json)',
-    '  end ID            end a silence now',
-    '',
+  ].join('\n'),
+  options: {
+    for: {
+      type: 'string',
+      value: 'DURATION',
+      description: 'how long, from now: 1m to 7d',
+      examples: ['30m', '2h', '3d'],
+    },
+    reason: {
+      type: 'string',
+      value: 'TEXT',
+      description: `why (shown by silence list; at most ${MAX_REASON_CHARS} characters)`,
+    },
+    event: {
+      type: 'string',
+      value: 'PATTERN',
+      description: 'which events: * (default, all), a name or a pattern with *',
+      examples: ['network.*', 'api.*', 'filter.status_changed'],
+    },
+  },
+  subcommands: [listCommand, endCommand],
+  examples: [
+    "silence --for 2h --reason 'maintenance window'",
+    "silence --for 30m --event 'network.*'",
+    'silence list',
+    'silence end s-k3j9x2ab',
+  ],
+  notes: [
     `Events: ${SILENCEABLE_EVENTS.join(', ')}.`,
     'A silence is written to the store named (--stack NAME, AWS settings) or to the local store of this',
     'directory; with neither it is refused (a new local store would silence nothing the monitor sends).',
     'Exit codes: 0 done, 1 the store failed or none is named, 2 bad usage (a duration over 7d, a pattern that',
     'matches no event).',
   ].join('\n'),
-  options: {
-    for: { type: 'string' },
-    reason: { type: 'string' },
-    event: { type: 'string' },
-  },
-  subcommands: [listCommand, endCommand],
   async run(values, io) {
-    const duration = typeof values['for'] === 'string' ? values['for'] : undefined;
+    const duration = values.for;
     if (duration === undefined) {
       throw new UsageError('give --for DURATION to start a silence, or a subcommand: list, end');
     }
     const request = {
       duration,
-      ...(typeof values['event'] === 'string' ? { pattern: values['event'] } : {}),
-      ...(typeof values['reason'] === 'string' ? { reason: values['reason'] } : {}),
+      ...(values.event === undefined ? {} : { pattern: values.event }),
+      ...(values.reason === undefined ? {} : { reason: values.reason }),
     };
     const now = io.now();
     const by = creator(io);
@@ -235,4 +242,4 @@ export const silenceCommand: Command = {
     );
     return 0;
   },
-};
+});

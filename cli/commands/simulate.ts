@@ -1,5 +1,6 @@
+import { type DeclaredOptions, type DeclaredValues, defineCommand } from '../args.ts';
 import { parseDurationMs } from '../format.ts';
-import { type CliIo, type Command, println } from '../io.ts';
+import { type CliIo, println } from '../io.ts';
 import { CONTROL_PATH, heldStatusProblem } from '../simulator/control.ts';
 import {
   DEFAULT_SIMULATOR_KEY,
@@ -18,7 +19,9 @@ const MAX_SPEED = 1000;
 /** `setTimeout` cannot wait longer (about 24.8 days). */
 const MAX_DURATION_MS = 2 ** 31 - 1;
 
-type Values = Parameters<Command['run']>[0];
+type Values = DeclaredValues<typeof SIMULATE_OPTIONS, readonly []>;
+/** The options that take a value. */
+type TextOption = Exclude<keyof typeof SIMULATE_OPTIONS, 'resume'>;
 
 /** What the command line asks for, or every problem with it. */
 type Parsed =
@@ -28,12 +31,9 @@ type Parsed =
 /** Reads and checks every option at once, so a user sees all mistakes in one go. */
 export function parseSimulateOptions(values: Values): Parsed {
   const problems: string[] = [];
-  const text = (name: string): string | undefined => {
-    const value = values[name];
-    return typeof value === 'string' ? value : undefined;
-  };
+  const text = (name: TextOption): string | undefined => values[name];
   const number = (
-    name: string,
+    name: TextOption,
     {
       min,
       max,
@@ -52,7 +52,7 @@ export function parseSimulateOptions(values: Values): Parsed {
     }
     return value;
   };
-  const rate = (name: string): number | undefined =>
+  const rate = (name: TextOption): number | undefined =>
     number(name, { min: 0, max: 1 }, 'a share from 0 to 1, e.g. 0.1');
 
   const port = number('port', { min: 0, max: 65535, integer: true }, 'a whole number from 0 to 65535');
@@ -169,8 +169,8 @@ const SERVER_ONLY_OPTIONS = [
  */
 async function controlRunning(values: Values, io: CliIo): Promise<number> {
   const problems: string[] = [];
-  const status = typeof values['set-status'] === 'string' ? values['set-status'] : undefined;
-  const resume = values['resume'] === true;
+  const status = values['set-status'];
+  const resume = values.resume;
   if (status !== undefined && resume) problems.push('give either --set-status or --resume, not both');
   const statusProblem = status === undefined ? undefined : heldStatusProblem(status);
   if (statusProblem !== undefined) problems.push(`--set-status: ${statusProblem}`);
@@ -180,7 +180,7 @@ async function controlRunning(values: Values, io: CliIo): Promise<number> {
       `--${resume ? 'resume' : 'set-status'} talks to a running simulator: only --port and --key go with it (not ${extra.map((n) => `--${n}`).join(', ')})`,
     );
   }
-  const portText = typeof values['port'] === 'string' ? values['port'] : String(DEFAULT_PORT);
+  const portText = values.port ?? String(DEFAULT_PORT);
   if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) {
     problems.push(`--port must be the running simulator's port, 1 to 65535 (got "${portText}")`);
   }
@@ -189,7 +189,7 @@ async function controlRunning(values: Values, io: CliIo): Promise<number> {
     println(io.stderr, 'Run `shieldwatch simulate --help`.');
     return 2;
   }
-  const key = typeof values['key'] === 'string' ? values['key'] : DEFAULT_SIMULATOR_KEY;
+  const key = values.key ?? DEFAULT_SIMULATOR_KEY;
   const where = `127.0.0.1:${portText}`;
   let response: Response;
   try {
@@ -259,12 +259,99 @@ function untilStopped(durationMs: number | undefined): {
   };
 }
 
-export const simulateCommand: Command = {
+/** The options of `simulate`, read and checked all at once by {@link parseSimulateOptions}. */
+const SIMULATE_OPTIONS = {
+  port: {
+    type: 'string',
+    value: 'N',
+    description: `TCP port on 127.0.0.1; 0 picks a free one (default ${DEFAULT_PORT})`,
+  },
+  key: {
+    type: 'string',
+    value: 'K',
+    description: `the Bearer key it accepts (default ${DEFAULT_SIMULATOR_KEY})`,
+  },
+  networks: {
+    type: 'string',
+    value: 'A,B',
+    description: `network ids it knows; * accepts any id (default ${DEFAULT_SIMULATOR_NETWORKS.join(',')})`,
+  },
+  shape: {
+    type: 'string',
+    value: 'S',
+    description: `the filter status body: ${STATUS_SHAPES.join(', ')} (default flat; see Shapes below)`,
+  },
+  scenario: {
+    type: 'string',
+    value: 'NAME',
+    description: `the filter status over time: ${SCENARIO_NAMES.join(', ')} (default demo; see Scenarios below)`,
+  },
+  speed: {
+    type: 'string',
+    value: 'N',
+    description: `scenario time runs N times faster, above 0 up to ${MAX_SPEED} (default 1)`,
+  },
+  latency: { type: 'string', value: 'MS', description: 'delay every answer by MS milliseconds (default 0)' },
+  jitter: {
+    type: 'string',
+    value: 'MS',
+    description: 'add a random delay of up to MS milliseconds (default 0)',
+  },
+  'error-rate': {
+    type: 'string',
+    value: 'R',
+    description: 'share of requests answered with a 5xx, 0 to 1 (default 0)',
+  },
+  'rate-limit-rate': {
+    type: 'string',
+    value: 'R',
+    description: 'share answered with 429 and Retry-After, 0 to 1 (default 0)',
+  },
+  'retry-after': {
+    type: 'string',
+    value: 'S',
+    description: 'the Retry-After of a 429, whole seconds (default 1)',
+  },
+  'malformed-rate': {
+    type: 'string',
+    value: 'R',
+    description: 'share of 2xx answers that are not JSON or cut short, 0 to 1 (default 0)',
+  },
+  'hang-rate': {
+    type: 'string',
+    value: 'R',
+    description: 'share of requests accepted and never answered, 0 to 1 (default 0)',
+  },
+  'auth-fail-rate': {
+    type: 'string',
+    value: 'R',
+    description: 'share refused with 401 although the key is right, 0 to 1 (default 0)',
+  },
+  seed: {
+    type: 'string',
+    value: 'N',
+    description: `seed of the faults and noise: same seed, same run (default ${DEFAULT_SIMULATOR_SEED})`,
+  },
+  duration: {
+    type: 'string',
+    value: 'D',
+    description: 'stop after D (default: until Ctrl-C)',
+    examples: ['500ms', '90s', '10m', '2h'],
+  },
+  'set-status': {
+    type: 'string',
+    value: 'STATUS',
+    description: 'do not start a simulator: hold STATUS on the one running on --port',
+  },
+  resume: {
+    type: 'boolean',
+    description: 'do not start a simulator: give the running one back to its scenario',
+  },
+} as const satisfies DeclaredOptions;
+
+export const simulateCommand = defineCommand({
   name: 'simulate',
-  summary: 'run a simulator of the protection API on 127.0.0.1 (scenarios, body shapes, faults)',
-  help: [
-    'Usage: shieldwatch simulate [options]',
-    '',
+  description: [
     'Serves a simulated protection API on 127.0.0.1 (never another interface): GET /api/user,',
     '/api/filter/status and /api/networks/{id}/realtime behind a Bearer key. A scenario changes the',
     "filter status over time and floods a network's traffic during an attack; its clock starts at the",
@@ -278,72 +365,41 @@ export const simulateCommand: Command = {
     '  shieldwatch simulate --resume                  give the status back to the scenario',
     `These talk to 127.0.0.1:--port (default ${DEFAULT_PORT}) through its control endpoint ${CONTROL_PATH},`,
     'which asks for the same Bearer key as the API (--key, default demo-key).',
+  ].join('\n'),
+  usage: [
+    'simulate [options]',
+    'simulate --set-status STATUS [--port N] [--key K]',
+    'simulate --resume [--port N] [--key K]',
+  ],
+  options: SIMULATE_OPTIONS,
+  examples: [
+    'simulate',
+    'simulate --shape nested --scenario flapping --speed 10',
+    'simulate --port 0 --latency 200 --jitter 300 --error-rate 0.1 --hang-rate 0.02',
+    'simulate --set-status maintenance',
+  ],
+  notes: [
+    'Shapes (--shape) of the filter status body:',
+    '  flat      {"status":"active","updatedAt":...}',
+    '  nested    {"data":{"filter":{"state":"active"}},"meta":{...}}',
+    '            (needs SHIELDWATCH_STATUS_PATH=data.filter.state, printed for you)',
+    '  envelope  {"data":{"status":"active"},"requestId":...}',
+    '  numeric   {"state":1}  (0 inactive, 1 active, 2 mitigating)',
+    '  boolean   {"filter":{"state":true}}  (true while active)',
     '',
-    'Options:',
-    `  --port N              TCP port on 127.0.0.1; 0 picks a free one (default ${DEFAULT_PORT})`,
-    `  --key K               the Bearer key it accepts (default ${DEFAULT_SIMULATOR_KEY})`,
-    `  --networks A,B        network ids it knows; * accepts any id (default ${DEFAULT_SIMULATOR_NETWORKS.join(',')})`,
-    '  --shape S             filter status body (default flat):',
-    '                          flat      {"status":"active","updatedAt":...}',
-    '                          nested    {"data":{"filter":{"state":"active"}},"meta":{...}}',
-    '                                    (needs SHIELDWATCH_STATUS_PATH=data.filter.state, printed for you)',
-    '                          envelope  {"data":{"status":"active"},"requestId":...}',
-    '                          numeric   {"state":1}  (0 inactive, 1 active, 2 mitigating)',
-    '                          boolean   {"filter":{"state":true}}  (true while active)',
-    '  --scenario NAME       the filter status over time (default demo):',
-    '                          (times count from the first request)',
-    '                          demo      active; mitigating from 8 s to 20 s with a x40 traffic spike',
-    '                                    on the first network; active again from 20 s, then holds',
-    '                          steady    active forever, no attack',
-    '                          flapping  active for 7 s, mitigating for 6 s, looping (a 13 s period that',
-    '                                    no round polling interval keeps in step with)',
-    `  --speed N             scenario time runs N times faster, above 0 up to ${MAX_SPEED} (default 1)`,
-    '  --latency MS          delay every answer by MS milliseconds (default 0)',
-    '  --jitter MS           add a random delay of up to MS milliseconds (default 0)',
-    '  --error-rate R        share of requests answered with a 5xx, 0 to 1 (default 0)',
-    '  --rate-limit-rate R   share answered with 429 and Retry-After, 0 to 1 (default 0)',
-    '  --retry-after S       the Retry-After of a 429, whole seconds (default 1)',
-    '  --malformed-rate R    share of 2xx answers that are not JSON or cut short, 0 to 1 (default 0)',
-    '  --hang-rate R         share of requests accepted and never answered, 0 to 1 (default 0)',
-    '  --auth-fail-rate R    share refused with 401 although the key is right, 0 to 1 (default 0)',
-    `  --seed N              seed of the faults and noise: same seed, same run (default ${DEFAULT_SIMULATOR_SEED})`,
-    '  --duration D          stop after D, e.g. 500ms, 90s, 10m, 2h (default: until Ctrl-C)',
-    '  --set-status STATUS   do not start a simulator: hold STATUS on the one running on --port',
-    '  --resume              do not start a simulator: give the running one back to its scenario',
-    '  -h, --help            show this help',
-    '',
-    'Examples:',
-    '  shieldwatch simulate',
-    '  shieldwatch simulate --shape nested --scenario flapping --speed 10',
-    '  shieldwatch simulate --port 0 --latency 200 --jitter 300 --error-rate 0.1 --hang-rate 0.02',
-    '  shieldwatch simulate --set-status maintenance',
+    'Scenarios (--scenario), their times counted from the first request:',
+    '  demo      active; mitigating from 8 s to 20 s with a x40 traffic spike on the first network;',
+    '            active again from 20 s, then holds',
+    '  steady    active forever, no attack',
+    '  flapping  active for 7 s, mitigating for 6 s, looping (a 13 s period that no round polling',
+    '            interval keeps in step with)',
     '',
     'Exit codes: 0 stopped by Ctrl-C, SIGTERM, q or --duration (or, with --set-status / --resume, done);',
     '1 the port could not be used (or no simulator answered there, or it refused the key);',
     '2 bad options (every problem is listed).',
   ].join('\n'),
-  options: {
-    port: { type: 'string' },
-    key: { type: 'string' },
-    networks: { type: 'string' },
-    shape: { type: 'string' },
-    scenario: { type: 'string' },
-    speed: { type: 'string' },
-    latency: { type: 'string' },
-    jitter: { type: 'string' },
-    'error-rate': { type: 'string' },
-    'rate-limit-rate': { type: 'string' },
-    'retry-after': { type: 'string' },
-    'malformed-rate': { type: 'string' },
-    'hang-rate': { type: 'string' },
-    'auth-fail-rate': { type: 'string' },
-    seed: { type: 'string' },
-    duration: { type: 'string' },
-    'set-status': { type: 'string' },
-    resume: { type: 'boolean' },
-  },
   async run(values, io) {
-    if (values['set-status'] !== undefined || values['resume'] !== undefined) {
+    if (values['set-status'] !== undefined || values.resume) {
       return controlRunning(values, io);
     }
     const parsed = parseSimulateOptions(values);
@@ -405,4 +461,4 @@ export const simulateCommand: Command = {
       await sim.close();
     }
   },
-};
+});

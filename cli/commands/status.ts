@@ -10,18 +10,10 @@ import { displayStatus } from '../../lambda/core/status.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
 import type { OutboxEntry, RuleScopeState, VersionedState } from '../../lambda/ports.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
+import { defineCommand } from '../args.ts';
 import { toHistoryEntry } from '../entries.ts';
-import {
-  clip,
-  palette,
-  parseFormat,
-  printable,
-  printableJson,
-  renderTable,
-  UsageError,
-  useColour,
-} from '../format.ts';
-import { type CliIo, type Command, println } from '../io.ts';
+import { clip, palette, printable, printableJson, renderTable, useColour } from '../format.ts';
+import { type CliIo, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
 /** Numeric fields shown per network. */
@@ -532,11 +524,11 @@ function renderText(report: StatusReport, io: CliIo): string {
 const NETWORKS_SHOWN = 50;
 
 /** `--networks A,B`, or undefined when not given. */
-function networksOption(values: Readonly<Record<string, unknown>>): string[] | undefined {
-  if (typeof values['networks'] !== 'string') return undefined;
+function networksOption(networks: string | undefined): string[] | undefined {
+  if (networks === undefined) return undefined;
   return [
     ...new Set(
-      values['networks']
+      networks
         .split(',')
         .map((id) => id.trim())
         .filter((id) => id !== ''),
@@ -544,13 +536,9 @@ function networksOption(values: Readonly<Record<string, unknown>>): string[] | u
   ];
 }
 
-export const statusCommand: Command = {
+export const statusCommand = defineCommand({
   name: 'status',
-  summary:
-    'the monitor at a glance, from the store: filter status and since when, networks, incidents, outbox',
-  help: [
-    'Usage: shieldwatch status [--networks A,B] [--format table|json]',
-    '',
+  description: [
     'Reads the store only (no API request) and shows the monitor as its own cycles left it:',
     '  - the confirmed filter status and since when; against SHIELDWATCH_EXPECTED_STATUS, when set, it is',
     '    labelled (expected) in green or (AWAY from expected ...) in red; a status seen but not yet',
@@ -564,20 +552,34 @@ export const statusCommand: Command = {
     '  - active silences, with the time left;',
     "  - pending alerts: every outbox (the monitor's and each rule item's), decided but not yet published.",
     'Colour only on a terminal, never with NO_COLOR set; every colour has a label too.',
-    '',
-    'Options:',
-    "  --networks A,B   show these networks instead of the monitor's own",
-    '  --format FORMAT  table (default) or json (the same, every recorded network listed)',
-    '  -h, --help       show this help',
-    '',
+  ].join('\n'),
+  options: {
+    networks: {
+      type: 'string',
+      value: 'A,B',
+      description: "show these networks instead of the monitor's own",
+    },
+    format: {
+      type: 'string',
+      value: 'FORMAT',
+      choices: ['table', 'json'],
+      default: 'table',
+      description: 'json is the same, every recorded network listed',
+    },
+  },
+  examples: [
+    'status',
+    'status --networks edge-1,edge-2',
+    'status --format json',
+    'status --stack Shieldwatch',
+  ],
+  notes: [
     'Needs only the store settings (SHIELDWATCH_TABLE, AWS settings or the embedded store).',
     'Exit codes: 0 shown; 1 the store could not be read (or this directory has none); 2 bad usage.',
   ].join('\n'),
-  options: { networks: { type: 'string' }, format: { type: 'string' } },
   async run(values, io: CliIo) {
-    const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);
-    if (format === 'csv') throw new UsageError('--format must be table or json');
-    const given = networksOption(values);
+    const format = values.format;
+    const given = networksOption(values.networks);
     const rawExpected = io.env[SETTINGS.expectedStatus.env];
     // Compared exactly, as the monitor does: not trimmed; only blank means unset.
     const expected = rawExpected !== undefined && rawExpected.trim() !== '' ? rawExpected : undefined;
@@ -640,4 +642,4 @@ export const statusCommand: Command = {
       store.client.destroy();
     }
   },
-};
+});

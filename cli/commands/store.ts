@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { configuredEndpoint } from '../../lambda/adapters/aws-clients.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
-import { parseFormat, UsageError } from '../format.ts';
-import { type CliIo, type Command, println } from '../io.ts';
+import { defineCommand } from '../args.ts';
+import { type CliIo, println } from '../io.ts';
 import {
   defaultStoreDir,
   EMBEDDED_REGION,
@@ -94,30 +94,33 @@ function render(info: StoreInfo): string {
   ].join('\n');
 }
 
-export const storeCommand: Command = {
+export const storeCommand = defineCommand({
   name: 'store',
-  summary: "where the history is kept: the store's location, endpoint and how to query it with the AWS CLI",
-  help: [
-    'Usage: shieldwatch store [--aws] [--format table|json]',
-    '',
+  description: [
     'Prints where this directory keeps its history and how to reach it: for the embedded store',
     '(.shieldwatch/ here, used when no AWS setting is present) its directory, endpoint, table and',
     'credentials (those of its current server, made from its token; they change when it restarts);',
     "otherwise the configured DynamoDB. Starts the embedded store's server when it is not running, so",
     'the endpoint answers; never creates a store.',
-    '',
-    'Options:',
-    '  --aws            print only an `aws dynamodb query` for the newest 20 filter snapshots of the last',
-    '                   24 h, with endpoint, region and credentials, ready to run',
-    '  --format FORMAT  table (default) or json',
-    '  -h, --help       show this help',
-    '',
-    'Exit codes: 0 shown; 1 this directory has no embedded store yet (it says where it would be).',
   ].join('\n'),
-  options: { aws: { type: 'boolean' }, format: { type: 'string' } },
+  options: {
+    aws: {
+      type: 'boolean',
+      description:
+        'print only an `aws dynamodb query` for the newest 20 filter snapshots of the last 24 h, with endpoint, region and credentials, ready to run',
+    },
+    format: {
+      type: 'string',
+      value: 'FORMAT',
+      choices: ['table', 'json'],
+      default: 'table',
+      description: 'the output',
+    },
+  },
+  examples: ['store', 'store --aws', 'store --format json'],
+  notes: 'Exit codes: 0 shown; 1 this directory has no embedded store yet (it says where it would be).',
   async run(values, io: CliIo) {
-    const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);
-    if (format === 'csv') throw new UsageError('--format must be table or json');
+    const format = values.format;
     const { table } = loadStoreConfig(io.env);
     const since = new Date(io.now() - 86_400_000).toISOString();
     let info: StoreInfo;
@@ -162,8 +165,8 @@ export const storeCommand: Command = {
         }),
       };
     }
-    if (values['aws'] === true) println(io.stdout, info.awsCommand);
+    if (values.aws) println(io.stdout, info.awsCommand);
     else println(io.stdout, format === 'json' ? JSON.stringify(info, null, 2) : render(info));
     return 0;
   },
-};
+});

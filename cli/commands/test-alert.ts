@@ -3,31 +3,33 @@ import { createSnsClient } from '../../lambda/adapters/aws-clients.ts';
 import { SnsAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { loadAlertConfig } from '../../lambda/config.ts';
 import { renderAlert } from '../../lambda/core/alert-text.ts';
-import { type CliIo, type Command, println } from '../io.ts';
+import { defineCommand } from '../args.ts';
+import { type CliIo, println } from '../io.ts';
 
-export const testAlertCommand: Command = {
+export const testAlertCommand = defineCommand({
   name: 'test-alert',
-  summary: 'publish a clearly labelled test notification (event monitor.test) to check email/SMS delivery',
-  help: [
-    'Usage: shieldwatch test-alert [--note TEXT]',
-    '',
+  description: [
     'Publishes one test notification to SHIELDWATCH_TOPIC_ARN with the message attribute',
     'event=monitor.test, so you can check that email and SMS subscriptions deliver without waiting',
     'for a status change. It is not recorded as an event.',
     'Needs only SHIELDWATCH_TOPIC_ARN (and AWS settings), not the API settings. Without a topic nothing',
     'can be delivered (alerts only go to the log / terminal): it says so and exits 1.',
-    '',
-    'Options:',
-    '  --note TEXT   a line added to the message (e.g. who sent it)',
-    '  -h, --help    show this help',
-    '',
+  ].join('\n'),
+  options: {
+    note: {
+      type: 'string',
+      value: 'TEXT',
+      description: 'a line added to the message, at most 200 characters (e.g. who sent it)',
+    },
+  },
+  examples: ['test-alert --note "from the on-call laptop"', 'test-alert --stack Shieldwatch'],
+  notes: [
     'Exit codes: 0 published to the topic; 1 nothing was delivered (no topic configured, or SNS refused it);',
     '2 bad configuration.',
   ].join('\n'),
-  options: { note: { type: 'string' } },
   async run(values, io: CliIo) {
     const config = loadAlertConfig(io.env);
-    const note = typeof values['note'] === 'string' ? values['note'].slice(0, 200) : undefined;
+    const note = values.note?.slice(0, 200);
     const alert = renderAlert(
       {
         seq: 0,
@@ -67,4 +69,4 @@ export const testAlertCommand: Command = {
       sns.destroy();
     }
   },
-};
+});

@@ -3,9 +3,9 @@ import { loadStoreConfig } from '../../lambda/config.ts';
 import { formatDuration } from '../../lambda/core/alert-text.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
 import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../../lambda/core/uptime.ts';
-import { boundedWindow } from '../args.ts';
-import { clip, parseFormat, printable, printableJson, renderTable, UsageError } from '../format.ts';
-import { type CliIo, type Command, println } from '../io.ts';
+import { boundedWindow, defineCommand, WINDOW_OPTIONS } from '../args.ts';
+import { clip, printable, printableJson, renderTable } from '../format.ts';
+import { type CliIo, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
 const percent = (share: number) => `${(share * 100).toFixed(share >= 0.9995 || share === 0 ? 1 : 2)}%`;
@@ -48,12 +48,10 @@ function renderReport(report: UptimeReport): string {
   return lines.join('\n');
 }
 
-export const uptimeCommand: Command = {
+export const uptimeCommand = defineCommand({
   name: 'uptime',
-  summary: 'time-weighted share of each filter status and the API availability, from the history',
-  help: [
-    'Usage: shieldwatch uptime [--since 30d|ISO] [--until ...] [--format table|json]',
-    '',
+  usage: ['uptime [--since 30d|ISO] [--until ...] [--format table|json]'],
+  description: [
     'Reads the stored filter snapshots and reports, for the window:',
     '  - the share of time in each filter status, each snapshot counting until the next one;',
     '    time whose status could not be read counts as (unreadable);',
@@ -61,17 +59,21 @@ export const uptimeCommand: Command = {
     '    connection errors, 5xx and 429), with failed cycles by kind;',
     '  - gaps: stretches with no snapshot for more than 3 typical intervals (the monitor was not running),',
     '    and cycles cut short by the operator (a second Ctrl-C of run), which count in neither share.',
-    '',
-    'Options:',
-    '  --since WHEN     from WHEN: a duration back from now (24h, 7d, 30d) or an ISO date (default 30d)',
-    '  --until WHEN     up to WHEN (default now)',
-    '  --format FORMAT  table (default) or json',
-    '  -h, --help       show this help',
   ].join('\n'),
-  options: { since: { type: 'string' }, until: { type: 'string' }, format: { type: 'string' } },
+  options: {
+    since: { ...WINDOW_OPTIONS.since, default: '30d' },
+    until: { ...WINDOW_OPTIONS.until, description: 'up to WHEN (same forms; default now)' },
+    format: {
+      type: 'string',
+      value: 'FORMAT',
+      choices: ['table', 'json'],
+      default: 'table',
+      description: 'the output',
+    },
+  },
+  examples: ['uptime', 'uptime --since 7d --format json', 'uptime --since 2025-06-01 --until 2025-07-01'],
   async run(values, io: CliIo) {
-    const format = parseFormat(typeof values['format'] === 'string' ? values['format'] : undefined);
-    if (format === 'csv') throw new UsageError('--format must be table or json');
+    const format = values.format;
     const nowMs = io.now();
     const { since, until } = boundedWindow(values, '30d', nowMs);
     const config = loadStoreConfig(io.env);
@@ -91,4 +93,4 @@ export const uptimeCommand: Command = {
       store.client.destroy();
     }
   },
-};
+});

@@ -6,8 +6,6 @@ import type { Command } from '../../cli/io.ts';
 
 const sub = (name: string, extra: Partial<Command> = {}): Command => ({
   name,
-  summary: '',
-  help: '',
   options: {},
   run: async () => 0,
   ...extra,
