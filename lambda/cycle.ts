@@ -4,127 +4,23 @@
  * deciding over its own state and committing it; send their outboxes in order, each alert once.
  */
 import { setMaxListeners } from 'node:events';
-import type { DecideSettings } from './core/decide.ts';
-import type { GroupBy } from './core/incidents.ts';
-import type { Rule } from './core/rule-types.ts';
 import { cycleBudget } from './core/time-budget.ts';
-import type { AlertRecord, NetworkFigures, Snapshot } from './core/types.ts';
+import type { Snapshot } from './core/types.ts';
+import { cycleFailure, noteQueued, sendInOrder } from './cycle-outcome.ts';
 import { silencesOnce } from './cycle-silences.ts';
-import { type CommittedWork, KeyError, StoreError } from './errors.ts';
+import type { CycleDeps, CycleOptions, CycleResult, CycleSettings } from './cycle-types.ts';
+import { KeyError } from './errors.ts';
 import { rulesAndIncidentsJudge } from './judges/incidents.ts';
 import type { Evidence, Judge } from './judges/judge.ts';
 import { statusJudge } from './judges/status.ts';
-import { MAX_STORED_FIGURES, type Observed, observe } from './observe.ts';
-import type { DeliveryOutcome, PublishedAlerts } from './outbox.ts';
-import type {
-  AlertPublisher,
-  ApiKeyProvider,
-  CycleLog,
-  CycleMetrics,
-  HealthStateStore,
-  IncidentStore,
-  ProtectionApi,
-  RuleStateStore,
-  SilenceStore,
-  SnapshotStore,
-  StateStore,
-} from './ports.ts';
+import { emailFigures, observe } from './observe.ts';
 import { SnapshotBatches } from './snapshot-batches.ts';
 import { boundStore } from './until-deadline.ts';
 
+export type { CycleDeps, CycleOptions, CycleResult, CycleSettings } from './cycle-types.ts';
 export { KeyError, StoreError } from './errors.ts';
 export { CLAIM_GRACE_MS, type DeliveryOutcome, PublishedAlerts, SPILL_ABOVE } from './outbox.ts';
 export type { CycleLog, CycleMetrics } from './ports.ts';
-
-/** Everything a cycle talks to, handed in so that tests can use real local servers or mocks. */
-export interface CycleDeps {
-  readonly api: ProtectionApi;
-  readonly snapshots: SnapshotStore;
-  readonly state: StateStore;
-  readonly publisher: AlertPublisher;
-  /** Told to read the key again when the API rejected it. */
-  readonly keys?: ApiKeyProvider;
-  readonly log: CycleLog;
-  readonly metrics?: CycleMetrics;
-  /** Epoch ms. */
-  readonly now: () => number;
-  /** A unique id for the cycle. */
-  readonly newId: () => string;
-  /**
-   * Alerts this process published whose removal from the outbox is not confirmed; built once per process so
-   * that warm invocations share it. Without it only the store remembers them.
-   */
-  readonly published?: PublishedAlerts;
-  /** Where rule state lives; without it (or without rules) no rule is judged. */
-  readonly ruleState?: RuleStateStore;
-  /** Silences (docs/silences.md), read only by a cycle with an alert to send; none: nothing is silenced. */
-  readonly silences?: SilenceStore;
-  /** Where each shard's network health lives (docs/alerts.md, Blind spots); without it, none is judged. */
-  readonly networkHealth?: HealthStateStore;
-  /** Where incidents across networks live (docs/design/incidents.md); without it, rule alerts are not grouped. */
-  readonly incidents?: IncidentStore;
-}
-
-/** What a cycle polls and how it decides. */
-export interface CycleSettings extends DecideSettings {
-  readonly networks: readonly string[];
-  /** False for shards that poll networks only. */
-  readonly pollFilter: boolean;
-  readonly statusPath?: string;
-  readonly retentionDays: number;
-  readonly monitorName: string;
-  /** The watched API, named in the email footer. */
-  readonly apiUrl?: string;
-  /** Dot paths of the numeric fields of each network's body handed to metrics. @default [] (none) */
-  readonly figureFields?: readonly string[];
-  /**
-   * Network body bytes a cycle keeps for storage, all networks together; past it, bodies are stored as a
-   * marker (their size), their figures still taken.
-   * @default {@link CYCLE_BODY_BUDGET_BYTES}
-   */
-  readonly bodyBudgetBytes?: number;
-  /** Traffic rules on each network's body (docs/rules.md). @default [] (none) */
-  readonly rules?: readonly Rule[];
-  /** The shard whose rule items this cycle owns (its schedule's `shard`). @default 0 (the CLI, no sharding) */
-  readonly ruleShard?: number;
-  /** `SHIELDWATCH_GROUP_BY`: one incident per rule across networks, or each network alone. @default 'rule' */
-  readonly groupBy?: GroupBy;
-  /** `SHIELDWATCH_GROUP_INTERVAL`: least time between two alerts of an incident's joiners. @default 5 min */
-  readonly groupIntervalMs?: number;
-}
-
-/** What one cycle did. */
-export interface CycleResult {
-  readonly cycleId: string;
-  readonly startedAt: string;
-  readonly durationMs: number;
-  readonly filter?: Snapshot;
-  readonly networks: readonly Snapshot[];
-  /** Alerts this cycle added to the outbox (the monitor's, then the rule items'; each numbered in its own). */
-  readonly queued: readonly AlertRecord[];
-  readonly delivered: readonly DeliveryOutcome[];
-  readonly failed: readonly DeliveryOutcome[];
-  /** Alerts a silence suppressed: recorded, never sent (docs/silences.md). */
-  readonly suppressed: readonly DeliveryOutcome[];
-  /** Alerts still waiting in the outbox after this cycle. */
-  readonly pending: number;
-  /** True when a newer cycle had already been applied: this one changed no state (the monitor's, or for a
-   * shard that polls networks only, a rule item's). */
-  readonly stale: boolean;
-  /** True when the operator stopped the cycle's requests (see {@link CycleOptions.signal}). */
-  readonly cutShort: boolean;
-  /** The confirmed filter status after this cycle. */
-  readonly status?: string;
-}
-
-/** Per-run options of a cycle. */
-export interface CycleOptions {
-  /**
-   * Stops the cycle's requests early (the CLI's second Ctrl-C). What was observed is still stored; the
-   * stopped requests are recorded as cut short and count as no evidence about the API.
-   */
-  readonly signal?: AbortSignal;
-}
 
 /**
  * Default of {@link CycleSettings.bodyBudgetBytes}: with each parsed body dropped as soon as its snapshot
@@ -205,60 +101,23 @@ export async function runCycle(
     if (rejected !== undefined) throw rejected.reason;
     const verdicts = judged.flatMap((v) => (v.status === 'fulfilled' ? [v.value] : []));
     const queued = verdicts.flatMap((v) => v.queued);
-    logQueued(deps, cycleId, queued);
+    noteQueued(deps, cycleId, queued);
 
     // Step 5: send the outboxes, judge after judge (a status change goes out first).
-    const drain = {
+    const delivery = await sendInOrder(verdicts, {
       cycleId,
       monitorName: settings.monitorName,
+      ...(settings.apiUrl === undefined ? {} : { apiUrl: settings.apiUrl }),
       budget,
-      networks: figuresOf(observed.networks),
-    };
-    const delivery = {
-      delivered: [] as DeliveryOutcome[],
-      failed: [] as DeliveryOutcome[],
-      suppressed: [] as DeliveryOutcome[],
-      pending: 0,
-    };
-    for (const verdict of verdicts) {
-      const sent = await verdict.send(
-        settings.apiUrl === undefined ? drain : { ...drain, apiUrl: settings.apiUrl },
-      );
-      delivery.delivered.push(...sent.delivered);
-      delivery.failed.push(...sent.failed);
-      delivery.suppressed.push(...sent.suppressed);
-      delivery.pending += sent.pending;
-    }
+      networks: emailFigures(observed.networks),
+    });
     const status = verdicts.find((v) => v.status !== undefined)?.status;
-
-    // A state item that could not be read or written, or snapshots that could not be stored: the cycle has
-    // not run as a whole, but what it committed stands and was sent all the same.
-    const failures = verdicts.flatMap((v) => v.failures);
-    const unstored = storing.status === 'rejected' ? (storing.reason as Error) : undefined;
-    const failure =
-      failures.length === 0
-        ? unstored
-        : new StoreError(failures.map((f) => f.error.message).join('; '), {
-            cause: failures[0]!.error.cause ?? failures[0]!.error,
-          });
-    if (failure !== undefined) {
-      if (queued.length === 0 && delivery.delivered.length === 0 && failures.length === 0) throw failure;
-      const committed: CommittedWork = {
-        ...(status === undefined ? {} : { status }),
-        queued,
-        delivered: delivery.delivered.length,
-        pending: delivery.pending,
-        ...(failures.length === 0
-          ? {}
-          : {
-              ruleItems: {
-                committed: verdicts.flatMap((v) => v.written),
-                failed: failures.map((f) => f.key),
-              },
-            }),
-      };
-      throw new StoreError(failure.message, { cause: failure.cause ?? failure, committed });
-    }
+    const failure = cycleFailure(verdicts, storing, {
+      ...(status === undefined ? {} : { status }),
+      queued,
+      delivery,
+    });
+    if (failure !== undefined) throw failure;
 
     const durationMs = deps.now() - budget.startMs;
     deps.metrics?.cycleCompleted(durationMs);
@@ -277,31 +136,4 @@ export async function runCycle(
   } finally {
     clearTimeout(storeTimer);
   }
-}
-
-function logQueued(deps: CycleDeps, cycleId: string, queued: readonly AlertRecord[]): void {
-  for (const alert of queued) {
-    if (alert.event === 'filter.status_changed') deps.metrics?.statusChanged();
-    deps.log.info('alert queued', {
-      cycleId,
-      seq: alert.seq,
-      event: alert.event,
-      from: alert.from,
-      to: alert.to,
-      rule: alert.rule,
-      network: alert.network,
-    });
-  }
-}
-
-/** Each network's figures for an alert's email: put together once, and only when an alert is sent. */
-function figuresOf(observed: readonly Observed[]): () => NetworkFigures[] {
-  let figures: NetworkFigures[] | undefined;
-  return () =>
-    (figures ??= observed.map(({ snapshot, figures }) => ({
-      networkId: snapshot.target.kind === 'network' ? snapshot.target.networkId : '',
-      at: snapshot.at,
-      figures: figures.slice(0, MAX_STORED_FIGURES),
-      ...(snapshot.ok ? {} : { error: snapshot.error ?? 'failed' }),
-    })));
 }

@@ -9,7 +9,7 @@ import { setMaxListeners } from 'node:events';
 import { extractFigures, pickFigures } from './core/figures.ts';
 import { storedBodyBytes, toSnapshot } from './core/observation.ts';
 import type { CycleBudget } from './core/time-budget.ts';
-import type { Snapshot, Target } from './core/types.ts';
+import type { NetworkFigures, Snapshot, Target } from './core/types.ts';
 import type { CycleMetrics, ProtectionApi } from './ports.ts';
 
 /** What a snapshot cut short says, before what the request said (docs/design: the cycle). */
@@ -137,6 +137,18 @@ export async function observe(options: ObserveOptions): Promise<Observations> {
     networks: networks.map(settle),
     cutShort,
   };
+}
+
+/** Each network's figures for an alert's email: put together once, and only when an alert is sent. */
+export function emailFigures(observed: readonly Observed[]): () => NetworkFigures[] {
+  let figures: NetworkFigures[] | undefined;
+  return () =>
+    (figures ??= observed.map(({ snapshot, figures }) => ({
+      networkId: snapshot.target.kind === 'network' ? snapshot.target.networkId : '',
+      at: snapshot.at,
+      figures: figures.slice(0, MAX_STORED_FIGURES),
+      ...(snapshot.ok ? {} : { error: snapshot.error ?? 'failed' }),
+    })));
 }
 
 /** The metrics of the answers, as the API client reported them. */
