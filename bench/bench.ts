@@ -27,6 +27,8 @@ const OUT = `${ROOT}bench/results`;
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 10);
 const NETWORKS = (process.env['BENCH_NETWORKS'] ?? '1,10,100,1000').split(',').map(Number);
 const LATENCIES = (process.env['BENCH_LATENCIES'] ?? '0,100').split(',').map(Number);
+/** Rules of the unsharded cycles: `none`, `three` ({@link BENCH_RULES}), or both. */
+const CYCLE_RULES = (process.env['BENCH_CYCLE_RULES'] ?? 'none,three').split(',');
 /** Networks of the hostile-answers run, each answering a body just under the cap. */
 const BIG_NETWORKS = Number(process.env['BENCH_BIG_NETWORKS'] ?? 100);
 /** The body cap of the hostile-answers run: the default `SHIELDWATCH_MAX_BODY_BYTES`. */
@@ -74,6 +76,8 @@ async function poll(env: Record<string, string>, nodeArgs: readonly string[] = [
 
 interface CycleFigures {
   readonly networks: number;
+  /** Traffic rules in force (0 or the three of {@link BENCH_RULES}). */
+  readonly rules: number;
   readonly latencyMs: number;
   readonly concurrency: number;
   readonly requests: number;
@@ -93,7 +97,7 @@ interface CycleFigures {
   readonly peakRssMb: number;
 }
 
-async function measureCycle(networks: number, latencyMs: number): Promise<CycleFigures> {
+async function measureCycle(networks: number, latencyMs: number, rules: string): Promise<CycleFigures> {
   const ids = Array.from({ length: networks }, (_, i) => `net-${i}`);
   const dynamo = await startDynamo({ table: 'bench' });
   const run = async (concurrency: number) => {
@@ -116,6 +120,7 @@ async function measureCycle(networks: number, latencyMs: number): Promise<CycleF
       SHIELDWATCH_TIMEOUT_MS: '10000',
       SHIELDWATCH_RETRIES: '0',
       SHIELDWATCH_CYCLE_TIMEOUT_MS: '300000',
+      ...(rules === '' ? {} : { SHIELDWATCH_RULES: rules }),
     };
     try {
       await poll(env); // warm-up: the baseline status, a warm disk cache
@@ -140,8 +145,16 @@ async function measureCycle(networks: number, latencyMs: number): Promise<CycleF
     const sequentialMeasured = sequentialEstimate <= SEQUENTIAL_RUN_LIMIT_MS;
     const sequentialMs = sequentialMeasured ? (await run(1)).cycleMs : Math.round(sequentialEstimate);
     const count = (kinds: Set<string>) => concurrent.operations.filter((op) => kinds.has(op)).length;
+    // Rule items of the cycle, each one more write in the budget (docs/design/rule-state.md).
+    const ruleItems = (
+      JSON.parse(await dumpTable(dynamo)) as Array<{ pk?: { S?: string }; sk?: { S?: string } }>
+    ).filter(
+      (item) =>
+        item.pk?.S === 'state' && item.sk?.S?.startsWith('rules#') === true && !item.sk.S.includes('/'),
+    ).length;
     return {
       networks,
+      rules: rules === '' ? 0 : rules.split(';').length,
       latencyMs,
       concurrency: CONCURRENCY,
       requests: concurrent.requests,
@@ -154,7 +167,7 @@ async function measureCycle(networks: number, latencyMs: number): Promise<CycleF
       maxInFlight: concurrent.maxInFlight,
       connections: concurrent.connections,
       dynamoWrites: count(DYNAMO_WRITES),
-      dynamoWriteBudget: Math.ceil((networks + 1) / 25) + 3,
+      dynamoWriteBudget: Math.ceil((networks + 1) / 25) + 3 + ruleItems,
       dynamoReads: count(DYNAMO_READS),
       dynamoOther: concurrent.operations.length - count(DYNAMO_WRITES) - count(DYNAMO_READS),
       peakRssMb: concurrent.maxRssMb,
@@ -313,8 +326,12 @@ async function main() {
   const cycles: CycleFigures[] = [];
   for (const latencyMs of PARTS.has('cycles') ? LATENCIES : []) {
     for (const networks of NETWORKS) {
-      process.stderr.write(`measuring ${networks} network(s) at ${latencyMs} ms...\n`);
-      cycles.push(await measureCycle(networks, latencyMs));
+      for (const rules of CYCLE_RULES.map((r) => (r === 'three' ? BENCH_RULES : ''))) {
+        process.stderr.write(
+          `measuring ${networks} network(s) at ${latencyMs} ms, ${rules === '' ? 'no rules' : 'three rules'}...\n`,
+        );
+        cycles.push(await measureCycle(networks, latencyMs, rules));
+      }
     }
   }
   const sharded: ShardedCycleFigures[] = [];
@@ -352,6 +369,7 @@ async function main() {
     renderTable(
       [
         'networks',
+        'rules',
         'latency',
         'requests',
         'cycle',
@@ -367,6 +385,7 @@ async function main() {
       ],
       cycles.map((c) => [
         String(c.networks),
+        String(c.rules),
         `${c.latencyMs} ms`,
         String(c.requests),
         fmt(c.cycleMs),
