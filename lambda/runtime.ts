@@ -9,6 +9,7 @@ import { DynamoSilenceStore } from './adapters/silence-store.ts';
 import { SnsAlertPublisher } from './adapters/sns-publisher.ts';
 import type { MonitorConfig } from './config.ts';
 import type { CycleDeps, CycleLog, CycleMetrics, CycleSettings } from './cycle.ts';
+import type { IncidentSettings } from './judges/incidents.ts';
 import { PublishedAlerts } from './outbox.ts';
 import type { AlertPublisher, ApiKeyProvider } from './ports.ts';
 import { SETTINGS } from './settings.ts';
@@ -81,7 +82,8 @@ export function buildMonitor(parts: MonitorParts): Monitor {
     incidents: store,
     silences: new DynamoSilenceStore(parts.dynamo, config.table),
   };
-  const settings: CycleSettings = {
+  // The incidents judge reads the escalation schedule from the cycle's settings (judges/incidents.ts).
+  const settings: CycleSettings & Pick<IncidentSettings, 'escalateAfterMs'> = {
     networks: config.networks,
     pollFilter: true,
     ...(config.statusPath === undefined ? {} : { statusPath: config.statusPath }),
@@ -96,6 +98,7 @@ export function buildMonitor(parts: MonitorParts): Monitor {
     rules: config.rules,
     groupBy: config.groupBy,
     groupIntervalMs: config.groupIntervalMs,
+    ...(config.escalateAfterMs === undefined ? {} : { escalateAfterMs: config.escalateAfterMs }),
   };
   return { deps, settings, store, api, keys, close: () => api.close() };
 }

@@ -11,6 +11,7 @@
  * returned as it is.
  */
 import { commitJudged } from '../commit.ts';
+import type { EscalationSchedule } from '../core/escalation.ts';
 import {
   DEFAULT_GROUP_INTERVAL_MS,
   EMPTY_INCIDENT_SCOPE,
@@ -46,6 +47,8 @@ export interface IncidentSettings extends RulesSettings {
   readonly groupIntervalMs?: number;
   /** `SHIELDWATCH_REMIND_EVERY`: reminders of open incidents; unset: none. */
   readonly remindEveryMs?: number;
+  /** `SHIELDWATCH_ESCALATE_AFTER` (docs/acknowledge.md): the stages' ages; unset or empty: no escalation. */
+  readonly escalateAfterMs?: EscalationSchedule;
 }
 
 /** The message id the record-only stage gives a per-network rule alert it keeps from SNS. */
@@ -142,6 +145,7 @@ export function rulesAndIncidentsJudge(
             ...(watched === undefined ? {} : { watched }),
             groupIntervalMs: settings.groupIntervalMs ?? DEFAULT_GROUP_INTERVAL_MS,
             ...(settings.remindEveryMs === undefined ? {} : { remindEveryMs: settings.remindEveryMs }),
+            ...(settings.escalateAfterMs === undefined ? {} : { escalateAfterMs: settings.escalateAfterMs }),
           });
         }),
       );
