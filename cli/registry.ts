@@ -89,6 +89,14 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/run.ts')).runCommand,
   },
   {
+    name: 'incidents',
+    group: 'history',
+    stack: true,
+    summary:
+      'list the incidents (one per rule and attack across networks) or show one: members, peaks, timeline',
+    load: async () => (await import('./commands/incidents.ts')).incidentsCommand,
+  },
+  {
     name: 'events',
     group: 'history',
     stack: true,

@@ -1,13 +1,13 @@
-import type { IncidentScopeState } from './core/incidents.ts';
 import type { MonitorState } from './core/decide.ts';
+import type { IncidentScopeState, IncidentStory } from './core/incidents.ts';
 import type { HealthState } from './core/network-health.ts';
 import type { Rule, RuleAlertFields, RuleState } from './core/rule-types.ts';
 import type { HeldChanges, Silence } from './core/silence.ts';
 import type {
   AlertEvent,
   AlertRecord,
-  ApiResponse,
   ApiFailureKind,
+  ApiResponse,
   RenderedAlert,
   Severity,
   Snapshot,
@@ -62,6 +62,8 @@ export interface StoredEvent extends Partial<RuleAlertFields> {
   readonly severity?: Severity;
   /** Recoveries and status changes: when what ended was first seen, ISO-8601. */
   readonly previousSince?: string;
+  /** `incident.*`: the members the alert was about, and the incident's totals. */
+  readonly story?: IncidentStory;
 }
 
 /** Where observations are kept. */

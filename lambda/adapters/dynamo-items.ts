@@ -1,4 +1,5 @@
 /** How snapshots and alert events map to DynamoDB items and back (no I/O). */
+import type { IncidentStory } from '../core/incidents.ts';
 import { MAX_STORED_BODY_BYTES } from '../core/observation.ts';
 import { readCondition } from '../core/rule-kinds/index.ts';
 import type { AlertRecord, FailureKind, Snapshot, Target } from '../core/types.ts';
@@ -87,13 +88,39 @@ const RULE_VALUES = 'ruleValues';
  * {@link RULE_VALUES}, every other field as it is.
  */
 export function storedAlert<T extends AlertRecord>(alert: T): Record<string, unknown> {
+  if (alert.story !== undefined) {
+    // An incident alert's members and peaks (readings, which DynamoDB numbers may not hold) as JSON text.
+    const { story, ...others } = alert;
+    return { ...storedAlert(others), [STORY]: JSON.stringify(story) };
+  }
   if (alert.rule === undefined) return { ...alert } as Record<string, unknown>;
   const { value, threshold, baseline, values, condition, ...rest } = alert;
   return { ...rest, [RULE_VALUES]: JSON.stringify({ value, threshold, baseline, values, condition }) };
 }
 
+/** Attribute holding an incident alert's story as JSON text (docs/design/incidents.md). */
+const STORY = 'story';
+
+/** An incident alert's story as stored, or undefined when absent or unreadable. */
+export function storyOf(stored: unknown): IncidentStory | undefined {
+  if (typeof stored !== 'string') return undefined;
+  try {
+    const story = JSON.parse(stored) as IncidentStory;
+    return typeof story === 'object' && story !== null && Array.isArray(story.members) ? story : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The fields of {@link storedAlert} back; a damaged number text leaves the numbers out. */
-export function fromStoredAlert(item: Record<string, unknown>): Record<string, unknown> {
+export function fromStoredAlert(stored: Record<string, unknown>): Record<string, unknown> {
+  const { [STORY]: storyText, ...item } = stored;
+  const story = storyOf(storyText);
+  const fields = fromAlertNumbers(item);
+  return story === undefined ? fields : { ...fields, story };
+}
+
+function fromAlertNumbers(item: Record<string, unknown>): Record<string, unknown> {
   const { [RULE_VALUES]: text, ...rest } = item;
   if (typeof text !== 'string') return rest;
   try {
@@ -152,6 +179,8 @@ export function eventItem(alert: AlertRecord, scope?: string): Record<string, un
     members: alert.members,
     remaining: alert.remaining,
     path: alert.path,
+    // An incident alert's members, peaks and totals (incidents show reads them back).
+    [STORY]: alert.story === undefined ? undefined : JSON.stringify(alert.story),
   };
 }
 

@@ -6,11 +6,11 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { INITIAL_STATE, type MonitorState } from '../core/decide.ts';
+import type { IncidentScopeState } from '../core/incidents.ts';
 import type { HealthState } from '../core/network-health.ts';
 import type { Rule } from '../core/rule-types.ts';
 import type { HeldChanges } from '../core/silence.ts';
 import type { AlertEvent, AlertRecord, Snapshot, Target } from '../core/types.ts';
-import type { IncidentScopeState } from '../core/incidents.ts';
 import type {
   FoundIncidentScope,
   FoundRuleItem,
@@ -27,7 +27,15 @@ import type {
   StoredEvent,
   VersionedState,
 } from '../ports.ts';
-import { dropUndefined, fromSnapshotItem, fromStoredAlert, num, snapshotItem, str } from './dynamo-items.ts';
+import {
+  dropUndefined,
+  fromSnapshotItem,
+  fromStoredAlert,
+  num,
+  snapshotItem,
+  storyOf,
+  str,
+} from './dynamo-items.ts';
 import { healthLayout } from './health-item.ts';
 import { INCIDENT_SCOPE_PREFIX, incidentLayout } from './incident-items.ts';
 import {
@@ -148,6 +156,7 @@ export class DynamoStore
         ruleText: str(item['ruleText']),
         incident: str(item['incident']),
         since: str(item['rule']) === undefined ? undefined : str(item['since']),
+        story: storyOf(item['story']),
         ...numbers,
       } as StoredEvent);
     });
