@@ -140,6 +140,20 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/silence.ts')).silenceCommand,
   },
   {
+    name: 'ack',
+    group: 'alerting',
+    stack: true,
+    summary: 'acknowledge an open incident: no more reminders or escalations (ack ID [--note TEXT])',
+    load: async () => (await import('./commands/ack.ts')).ackCommand,
+  },
+  {
+    name: 'unack',
+    group: 'alerting',
+    stack: true,
+    summary: 'withdraw the acknowledgement of an incident: reminders and escalations apply again',
+    load: async () => (await import('./commands/ack.ts')).unackCommand,
+  },
+  {
     name: 'test-alert',
     group: 'alerting',
     stack: true,

@@ -1,0 +1,105 @@
+/**
+ * `shieldwatch ack` and `unack` seen from outside (docs/acknowledge.md; CONTRACT §14): real CLI processes against
+ * dynalite, a fake SNS and a fake protection API on loopback. An incident opened by `poll` is acknowledged (who:
+ * this machine's user with a local store, the IAM principal from STS where one answers), the next poll
+ * publishes incident.acknowledged once, a second ack changes nothing, unack withdraws; unknown and resolved ids
+ * exit 1, bad usage 2; the output names the store written to.
+ */
+import { userInfo } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { requireMoto, startMoto } from '../fixtures/moto-server.ts';
+import { type CliRun, cliTestTimeout, describeRun, dumpTable, runCli, startWorld } from './helpers.ts';
+
+async function exits(code: number, run: Promise<CliRun>): Promise<CliRun> {
+  const done = await run;
+  expect(done.code, describeRun(done)).toBe(code);
+  return done;
+}
+
+const RULES = { SHIELDWATCH_RULES: 'flood: traffic.in.pps > 500k', SHIELDWATCH_NETWORKS: 'net-1' };
+
+// One test at a time: on two cores, tests running at once only lengthen each other's CLI processes.
+describe('shieldwatch ack / unack', () => {
+  it(
+    'ack an incident opened by poll, published once by the next poll; again: nothing; unack; unknown and bad ids',
+    async () => {
+      // Prepare: an incident opened by poll.
+      const world = await startWorld({ settings: RULES });
+      let pps = 100;
+      world.api.network = () => ({ body: { traffic: { in: { pps } } } });
+      try {
+        await exits(0, runCli(['poll'], world.env));
+        pps = 900_000;
+        await exits(0, runCli(['poll'], world.env));
+        const opened = world.sns.publishes.find((p) => p.attributes['event'] === 'incident.opened');
+        const id = opened!.attributes['incident']!;
+
+        // Act
+        const acked = await exits(0, runCli(['ack', id, '--note', 'scrubbing upstream'], world.storeEnv));
+        const stored = await dumpTable(world.dynamo);
+        const again = await exits(0, runCli(['ack', id], world.storeEnv));
+        await exits(0, runCli(['poll'], world.env));
+        await exits(0, runCli(['poll'], world.env));
+        const events = world.sns.publishes.map((p) => p.attributes['event']);
+        const unacked = await exits(0, runCli(['unack', id], world.storeEnv));
+        const unknown = await exits(1, runCli(['ack', 'flood@2020-01-01T00:00:00.000Z'], world.storeEnv));
+        const bad = await exits(2, runCli(['ack', 'not an incident'], world.storeEnv));
+        const missing = await exits(2, runCli(['unack'], world.storeEnv));
+        pps = 100;
+        await exits(0, runCli(['poll'], world.env));
+        const resolved = await exits(1, runCli(['ack', id], world.storeEnv));
+
+        // Assess
+        const user = userInfo().username;
+        expect(acked.stdout).toContain(`incident ${id} acknowledged by ${user}`);
+        expect(acked.stdout).toContain(
+          `store: DynamoDB at ${world.dynamo.endpoint}, table ${world.dynamo.table}`,
+        );
+        expect(stored).toContain('scrubbing upstream');
+        expect(stored).toContain(`\\"by\\":\\"${user}\\"`);
+        expect(again.stdout).toContain(`was already acknowledged by ${user}`);
+        expect(events).toEqual(['incident.opened', 'incident.acknowledged']);
+        const ack = world.sns.publishes[1]!;
+        expect(ack.attributes).toMatchObject({ action: 'acknowledge', incident: id, stage: '1' });
+        expect(unacked.stdout).toContain(`acknowledgement of incident ${id} withdrawn by ${user}`);
+        expect(unknown.stderr).toContain('is not open: no open incident has this id');
+        expect(bad.stderr).toContain('is no incident id');
+        expect(missing.stderr).toMatch(/ID|id/);
+        expect(resolved.stderr).toContain(`incident ${id} is not open: it was resolved at`);
+        expect(world.sns.publishes.map((p) => p.attributes['event']).at(-1)).toBe('incident.resolved');
+      } finally {
+        await world.close();
+      }
+    },
+    cliTestTimeout(13),
+  );
+
+  it(
+    'on AWS (an STS that answers): who is the IAM principal of the credentials',
+    async () => {
+      // Prepare
+      requireMoto();
+      const [world, moto] = await Promise.all([startWorld({ settings: RULES }), startMoto()]);
+      world.api.network = () => ({ body: { traffic: { in: { pps: 900_000 } } } });
+      try {
+        await exits(0, runCli(['poll'], world.env));
+        const id = world.sns.publishes[0]!.attributes['incident']!;
+
+        // Act
+        const acked = await exits(
+          0,
+          runCli(['ack', id], { ...world.storeEnv, AWS_ENDPOINT_URL_STS: moto.endpoint }),
+        );
+
+        // Assess: moto answers GetCallerIdentity with its default user.
+        expect(acked.stdout).toMatch(
+          new RegExp(`incident ${id} acknowledged by arn:aws:(iam|sts)::\\d{12}:`),
+        );
+        expect(await dumpTable(world.dynamo)).toMatch(/\\"by\\":\\"arn:aws:(iam|sts)::/);
+      } finally {
+        await Promise.all([world.close(), moto.stop()]);
+      }
+    },
+    cliTestTimeout(2, 20_000),
+  );
+});
