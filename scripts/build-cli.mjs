@@ -21,7 +21,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const OUT_DIR = path.join(ROOT, 'dist', 'cli');
@@ -49,6 +48,17 @@ const sourceUrls = {
   },
 };
 
+// esbuild is a devDependency: after `npm ci --omit=dev` there is none, and the bin runs the sources (tsx is a
+// dependency) instead of failing the install.
+let build;
+try {
+  ({ build } = await import('esbuild'));
+} catch (error) {
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+  console.log('esbuild is not installed (npm ci --omit=dev?): no build; shieldwatch runs its TypeScript sources');
+  process.exit(0);
+}
+
 const started = Date.now();
 const result = await build({
   absWorkingDir: ROOT,
@@ -68,6 +78,10 @@ const result = await build({
     js: "import { createRequire as __shieldwatchCreateRequire } from 'node:module'; const require = __shieldwatchCreateRequire(import.meta.url);",
   },
   legalComments: 'none',
+  // Less to compile at each start (about 10 ms of a status' 170 here); `node --enable-source-maps` maps a
+  // stack trace back to the sources.
+  minify: true,
+  sourcemap: 'linked',
   metafile: true,
   write: false,
   logLevel: 'warning',
@@ -121,9 +135,10 @@ for (const name of readdirSync(OUT_DIR)) {
 }
 
 if (!quiet) {
-  const bytes = result.outputFiles.reduce((sum, f) => sum + f.contents.length, 0);
+  const code = result.outputFiles.filter((f) => f.path.endsWith('.js'));
+  const bytes = code.reduce((sum, f) => sum + f.contents.length, 0);
   console.log(
-    `built dist/cli/${entry}: ${result.outputFiles.length} files, ${Math.round(bytes / 1024)} KB, ` +
+    `built dist/cli/${entry}: ${code.length} files, ${Math.round(bytes / 1024)} KB, ` +
       `${inputs.length} sources, ${Date.now() - started} ms`,
   );
 }
