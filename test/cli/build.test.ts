@@ -5,7 +5,17 @@
  * built there, so the project's own build is never touched.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,6 +126,30 @@ describe('bin/shieldwatch.mjs', () => {
     expect(none.code).toBe(0);
     expect(none.stderr).toContain('running the TypeScript sources: no build');
     expect(none.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('without esbuild (npm ci --omit=dev) the build step succeeds with no build, and the bin runs the sources', () => {
+    // Prepare: a node_modules of every installed package but esbuild
+    const modules = path.join(copy, 'node_modules');
+    rmSync(modules, { recursive: true, force: true });
+    mkdirSync(modules);
+    for (const name of readdirSync(path.join(PROJECT_ROOT, 'node_modules'))) {
+      if (name === 'esbuild' || name === '.bin') continue;
+      symlinkSync(path.join(PROJECT_ROOT, 'node_modules', name), path.join(modules, name));
+    }
+    rmSync(path.join(copy, 'dist'), { recursive: true, force: true });
+
+    // Act
+    const build = spawnSync(process.execPath, [path.join(copy, 'scripts', 'build-cli.mjs')], {
+      encoding: 'utf8',
+    });
+    const run = runCopy(['--version']);
+
+    // Assess
+    expect(build.status, build.stderr).toBe(0);
+    expect(build.stdout).toContain('esbuild is not installed');
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('running the TypeScript sources: no build');
   });
 
   it('the project bin answers --version from wherever it runs (npx shieldwatch)', async () => {
