@@ -49,6 +49,9 @@ export interface EventEntry {
   rule?: string;
   network?: string;
   value?: number | boolean;
+  /** Incidents across networks (`incident.*`): the incident and the networks the alert was about. */
+  incident?: string;
+  networks?: string[];
 }
 
 export function toEventEntry(event: StoredEvent): EventEntry {
@@ -62,6 +65,9 @@ export function toEventEntry(event: StoredEvent): EventEntry {
     ...(event.rule === undefined ? {} : { rule: event.rule }),
     ...(event.network === undefined ? {} : { network: event.network }),
     ...(event.value === undefined ? {} : { value: event.value }),
+    ...(event.story === undefined || event.incident === undefined
+      ? {}
+      : { incident: event.incident, networks: event.story.members.map((m) => m.network) }),
   };
 }
 
@@ -69,6 +75,10 @@ export function toEventEntry(event: StoredEvent): EventEntry {
 function detailOf(e: EventEntry): string {
   if (e.detail !== undefined) return e.detail;
   if (e.rule === undefined) return '';
+  if (e.networks !== undefined) {
+    const n = e.networks.length;
+    return `${e.rule} on ${n} network${n === 1 ? '' : 's'}: ${e.networks.slice(0, 3).join(', ')}${n > 3 ? ', ...' : ''}`;
+  }
   return `${e.rule} on ${e.network ?? '?'}${e.value === undefined ? '' : `: ${String(e.value)}`}`;
 }
 

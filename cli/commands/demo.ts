@@ -18,6 +18,7 @@ import { buildReportFile, DEFAULT_REPORT_FILE } from '../report/build.ts';
 import { startSimulator } from '../simulator/server.ts';
 import { openStore } from '../store/open.ts';
 import { eventsCommand } from './events.ts';
+import { incidentsCommand } from './incidents.ts';
 
 /** The table the demo writes to, in the embedded store; recreated on every run. */
 export const DEMO_TABLE = 'shieldwatch-demo';
@@ -35,10 +36,11 @@ function localOnly(env: Readonly<Record<string, string | undefined>>): Record<st
 export const demoCommand = defineCommand({
   name: 'demo',
   description: [
-    'Starts the API simulator (scenario demo: active, then mitigating with an attack on edge-1, then',
-    'active again) and the embedded store, runs the monitor every couple of seconds with a traffic',
-    `rule (${DEMO_RULES}) and shows each cycle and each alert as it happens (the status changes, the`,
-    "rule's trigger and resolve), then prints the history, the events, a chart of the attack",
+    'Starts the API simulator (scenario demo: active, then mitigating with an attack on edge-1 that',
+    'spreads to edge-2, then active again) and the embedded store, runs the monitor every couple of seconds',
+    `with a traffic rule (${DEMO_RULES}) and shows each cycle and each alert as it happens (the status`,
+    "changes; the rule's incident opened, updated when edge-2 joins, resolved), then prints the incident's",
+    'story (shieldwatch incidents, incidents show), the history, the events, a chart of the attack',
     'and the uptime, writes the HTML report (shieldwatch-report.html here) and prints its path, and exits.',
     'Needs no AWS account and never uses one, whatever AWS settings are set.',
     `Its data stays in the embedded store, table ${DEMO_TABLE}, to explore afterwards:`,
@@ -106,11 +108,19 @@ export const demoCommand = defineCommand({
       `  monitor        ${cycles} cycles, one every ${everyMs / 1000}s; alerts print here (no SNS)`,
     );
     println(io.stdout, `  traffic rule   ${DEMO_RULES}`);
+    // The scenario runs in about 30 s, not hours: the group interval (5m by default) is one cycle here, so
+    // the network that joins the incident is announced in the next cycle.
+    const groupIntervalMs = Math.max(100, Math.floor(everyMs / 2));
+    println(
+      io.stdout,
+      `  incidents      networks on which the rule triggers form one incident; joiners announced at most every ${groupIntervalMs / 1000}s (SHIELDWATCH_GROUP_INTERVAL, 5m outside the demo)`,
+    );
+    const settings = { ...monitor.settings, groupIntervalMs };
     println(io.stdout, '');
     try {
       const started = io.now();
       for (let i = 0; i < cycles; i++) {
-        const result = await runCycle(monitor.deps, monitor.settings, io.now() + Math.max(everyMs, 2000));
+        const result = await runCycle(monitor.deps, settings, io.now() + Math.max(everyMs, 2000));
         println(io.stdout, cycleLine(result, io));
         for (const alert of sent.splice(0)) {
           println(
@@ -124,6 +134,23 @@ export const demoCommand = defineCommand({
       }
 
       const storeView = new DynamoStore(fresh.client, DEMO_TABLE);
+      // The incidents command itself on the demo's table, then the story of the attack's incident.
+      const demoIo = { ...io, env: { ...env, SHIELDWATCH_TABLE: DEMO_TABLE } };
+      println(io.stdout, `\n${colour.bold('Incidents')} (shieldwatch incidents)`);
+      if ((await incidentsCommand.run({ format: 'table' }, demoIo)) !== 0) {
+        throw new Error("shieldwatch incidents failed on the demo's table");
+      }
+      const attack = (await storeView.findIncidentScopes()).flatMap((s) => {
+        const incident = s.loaded.state.last ?? s.loaded.state.open;
+        return incident === undefined ? [] : [incident.id];
+      })[0];
+      if (attack !== undefined) {
+        println(io.stdout, `\n${colour.bold('The attack')} (shieldwatch incidents show ${attack})`);
+        const show = incidentsCommand.subcommands?.[0];
+        if (show === undefined || (await show.run({ id: attack, format: 'table' }, demoIo)) !== 0) {
+          throw new Error("shieldwatch incidents show failed on the demo's table");
+        }
+      }
       const filter = (await storeView.querySnapshots({ kind: 'filter' }, {})).map(toHistoryEntry);
       println(io.stdout, `\n${colour.bold('History of the filter status')} (shieldwatch history --filter)`);
       println(

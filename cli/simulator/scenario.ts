@@ -62,13 +62,17 @@ export function statusPathFor(shape: StatusShape): string | undefined {
   return shape === 'nested' ? 'data.filter.state' : undefined;
 }
 
-/** A built-in scenario; `networks` names the first network, which `demo` attacks. */
+/**
+ * A built-in scenario; `networks` names the first networks: `demo` attacks the first, and from a little later
+ * the second too (the attack spreads, so its incident gets a network that joins; docs/alerts.md, Incidents).
+ */
 export function builtinScenario(
   name: ScenarioName,
   networks: readonly string[] = DEFAULT_SIMULATOR_NETWORKS,
 ): Scenario {
-  const first = networks.find((id) => id !== '*');
+  const [first, second] = networks.filter((id) => id !== '*');
   const target = first === undefined ? {} : { networks: [first] };
+  const spread = second === undefined ? [] : [{ fromMs: 11_000, toMs: 17_000, factor: 30, networks: [second] }];
   switch (name) {
     case 'demo':
       return {
@@ -78,7 +82,7 @@ export function builtinScenario(
           { atMs: 8_000, status: 'mitigating' },
           { atMs: 20_000, status: 'active' },
         ],
-        attacks: [{ fromMs: 8_000, toMs: 20_000, factor: 40, ...target }],
+        attacks: [{ fromMs: 8_000, toMs: 20_000, factor: 40, ...target }, ...spread],
       };
     case 'steady':
       return { name, steps: [{ atMs: 0, status: 'active' }], attacks: [] };

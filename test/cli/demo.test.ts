@@ -42,14 +42,28 @@ describe('the demo (npm start)', () => {
     expect(run.stdout).toMatch(/RESOLVED: Filter status changed: mitigating -> active/);
     // The traffic rule the demo watches with (the replay below shows the attack trips it).
     expect(run.stdout).toContain(`traffic rule   ${DEMO_RULES}`);
-    const triggered = run.stdout.match(
-      /^ALERT network\.rule_triggered: \[shieldwatch\] net edge-1: flood triggered \(traffic\.in\.pps \d+ > 500000\)$/gm,
+    // One incident: opened on edge-1, updated when the attack spreads to edge-2, resolved with both.
+    const opened = run.stdout.match(
+      /^ALERT incident\.opened: \[shieldwatch\] flood on 1 network: peak [\d.]+M on edge-1 \(traffic\.in\.pps > 500k\)$/gm,
+    );
+    const updated = run.stdout.match(
+      /^ALERT incident\.updated: \[shieldwatch\] flood: 1 more network \(2 in all\): peak [\d.]+M on edge-2 \(traffic\.in\.pps > 500k\)$/gm,
     );
     const resolved = run.stdout.match(
-      /^ALERT network\.rule_resolved: \[shieldwatch\] net edge-1: flood resolved \(traffic\.in\.pps \d+ <= 500000\)$/gm,
+      /^ALERT incident\.resolved: \[shieldwatch\] RESOLVED flood on 2 networks after \S+: peak [\d.]+M on edge-\d \(traffic\.in\.pps > 500k\)$/gm,
     );
-    expect([triggered?.length, resolved?.length], run.stdout).toEqual([1, 1]);
-    expect(run.stdout.indexOf(triggered![0]!)).toBeLessThan(run.stdout.indexOf(resolved![0]!));
+    expect([opened?.length, updated?.length, resolved?.length], run.stdout).toEqual([1, 1, 1]);
+    expect(run.stdout.indexOf(opened![0]!)).toBeLessThan(run.stdout.indexOf(updated![0]!));
+    expect(run.stdout.indexOf(updated![0]!)).toBeLessThan(run.stdout.indexOf(resolved![0]!));
+    // No per-network rule alert is sent: they are recorded (events below) and grouped.
+    expect(run.stdout).not.toMatch(/^ALERT network\./m);
+    // The incidents section and the incident's story.
+    expect(run.stdout).toMatch(
+      /Incidents \(shieldwatch incidents\)\n.*\n.*\nflood@\S+\s+flood\s+resolved\s.*\s2\s+[\d.]+M on edge-\d/,
+    );
+    expect(run.stdout).toMatch(
+      /The attack \(shieldwatch incidents show flood@[\s\S]*opened \(1\): edge-1[\s\S]*joined \(1\): edge-2[\s\S]*updated \(1\)[\s\S]*resolved \(2\)[\s\S]*alerts: 3 sent, 0 suppressed/,
+    );
     expect(run.stdout).toMatch(/History of the filter status[\s\S]*mitigating/);
     expect(run.stdout).toMatch(
       /Events[\s\S]*filter\.status_changed\s+"active"\s+"mitigating"[\s\S]*filter\.status_changed\s+"mitigating"\s+"active"/,
@@ -83,7 +97,7 @@ describe('the demo (npm start)', () => {
     const alerts = lines.flatMap((line, i) => (line.startsWith('ALERT ') ? [i] : []));
 
     // Assess
-    expect(alerts).toHaveLength(4);
+    expect(alerts).toHaveLength(5);
     for (const i of alerts) {
       let cycle = i - 1;
       while (lines[cycle]?.startsWith('ALERT ')) cycle--;
@@ -129,6 +143,8 @@ describe('the demo (npm start)', () => {
     const alerts = JSON.parse(run.stdout) as Array<{ event: string; rule: string; network: string }>;
     expect(alerts.map((a) => `${a.event} ${a.rule} ${a.network}`)).toEqual([
       'network.rule_triggered flood edge-1',
+      'network.rule_triggered flood edge-2',
+      'network.rule_resolved flood edge-2',
       'network.rule_resolved flood edge-1',
     ]);
   });

@@ -33,7 +33,8 @@ describe('scenario timeline', () => {
     { name: 'flapping', scenarioMs: 13_000, status: 'active', next: 20_000 },
     { name: 'flapping', scenarioMs: 1_300_008_000, status: 'mitigating', next: 1_300_013_000 },
     { name: 'demo', scenarioMs: 0, status: 'active', next: 8_000 },
-    { name: 'demo', scenarioMs: 8_000, status: 'mitigating', next: 20_000 },
+    { name: 'demo', scenarioMs: 8_000, status: 'mitigating', next: 11_000 },
+    { name: 'demo', scenarioMs: 17_000, status: 'mitigating', next: 20_000 },
     { name: 'demo', scenarioMs: 20_000, status: 'active', next: undefined },
     { name: 'demo', scenarioMs: -5, status: 'active', next: 8_000 },
   ] as const)(
@@ -49,6 +50,9 @@ describe('scenario timeline', () => {
     { scenarioMs: 7_999, network: 'edge-1', factor: 1, attacks: 0 },
     { scenarioMs: 8_000, network: 'edge-1', factor: 40, attacks: 1 },
     { scenarioMs: 8_000, network: 'edge-2', factor: 1, attacks: 1 },
+    // The attack spreads: edge-2 from 11 s to 17 s (one incident, a network that joins).
+    { scenarioMs: 11_000, network: 'edge-2', factor: 30, attacks: 2 },
+    { scenarioMs: 17_000, network: 'edge-2', factor: 1, attacks: 1 },
     { scenarioMs: 19_999, network: 'edge-1', factor: 40, attacks: 1 },
     { scenarioMs: 20_000, network: 'edge-1', factor: 1, attacks: 0 },
   ])('demo attack at $scenarioMs ms on $network: x$factor', ({ scenarioMs, network, factor, attacks }) => {
