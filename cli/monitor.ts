@@ -44,7 +44,9 @@ export function printAlert(io: CliIo, alert: RenderedAlert): void {
 export async function openMonitor(io: CliIo, config: MonitorConfig, verbose: boolean, signal?: AbortSignal) {
   const store = await openStore(io.env, config.table, signal === undefined ? {} : { signal });
   const sns = config.topicArn === undefined ? undefined : createSnsClient(io.env);
-  const secrets = config.apiKey.kind === 'secret' ? createSecretsClient(io.env) : undefined;
+  // The API key's secret, and the acknowledge link's signing key when SHIELDWATCH_ACK_* are set.
+  const secrets =
+    config.apiKey.kind === 'secret' || config.ackLink !== undefined ? createSecretsClient(io.env) : undefined;
   const monitor = buildMonitor({
     config,
     env: io.env,

@@ -26,7 +26,10 @@ function coldStart(): Monitor {
     env,
     dynamo: createDynamoClient(env),
     ...(config.topicArn === undefined ? {} : { sns: createSnsClient(env) }),
-    ...(config.apiKey.kind === 'secret' ? { secrets: createSecretsClient(env) } : {}),
+    // The API key's secret, and the acknowledge link's signing key (docs/acknowledge.md).
+    ...(config.apiKey.kind === 'secret' || config.ackLink !== undefined
+      ? { secrets: createSecretsClient(env) }
+      : {}),
     log: logger,
     metrics: new PowertoolsCycleMetrics(metrics),
     fallbackPublisher: new LogAlertPublisher((alert) =>

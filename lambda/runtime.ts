@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
+import { AckKeyReader } from './adapters/ack-keys.ts';
+import { ackLinkPublisher } from './adapters/ack-link-publisher.ts';
 import { createApiKeyProvider } from './adapters/api-key.ts';
 import { DynamoStore } from './adapters/dynamo-store.ts';
 import { ProtectionApiClient } from './adapters/protection-api.ts';
@@ -33,7 +35,7 @@ export interface MonitorParts {
   readonly log: CycleLog;
   /** Needed when `config.topicArn` is set, unless `publisher` is given. */
   readonly sns?: SNSClient;
-  /** Needed when the key is in Secrets Manager. */
+  /** Needed when the key is in Secrets Manager, and for the acknowledge link's signing key (`config.ackLink`). */
   readonly secrets?: SecretsManagerClient;
   /** Where alerts go when no topic is configured. */
   readonly fallbackPublisher: AlertPublisher;
@@ -53,6 +55,12 @@ export function createApiClient(config: MonitorConfig, keys: ApiKeyProvider): Pr
   });
 }
 
+/** The signing key of the acknowledge links, read once per {@link AckKeyReader}'s cache period. */
+function linkKeys(secrets: SecretsManagerClient, secretId: string, now: () => number) {
+  const reader = new AckKeyReader(secrets, secretId, now);
+  return () => reader.signing();
+}
+
 /** Wires the adapters for a configuration: the one composition root of the Lambda and the CLI. */
 export function buildMonitor(parts: MonitorParts): Monitor {
   const { config } = parts;
@@ -62,10 +70,23 @@ export function buildMonitor(parts: MonitorParts): Monitor {
   if (config.topicArn !== undefined && parts.sns === undefined) {
     throw new Error(`an SNS client is needed when ${SETTINGS.topicArn.env} is set`);
   }
-  const publisher =
+  const sent =
     config.topicArn !== undefined && parts.sns !== undefined
       ? new SnsAlertPublisher(parts.sns, config.topicArn)
       : parts.fallbackPublisher;
+  if (config.ackLink !== undefined && parts.secrets === undefined) {
+    throw new Error(`a Secrets Manager client is needed when ${SETTINGS.ackSecret.env} is set`);
+  }
+  // Deployed: the alerts that open or remind of an incident carry the acknowledge link (docs/acknowledge.md).
+  const publisher =
+    config.ackLink !== undefined && parts.secrets !== undefined
+      ? ackLinkPublisher(sent, {
+          url: config.ackLink.url,
+          signingKey: linkKeys(parts.secrets, config.ackLink.secretId, parts.now ?? Date.now),
+          now: parts.now ?? Date.now,
+          log: parts.log,
+        })
+      : sent;
   const deps: CycleDeps = {
     api,
     snapshots: store,

@@ -13,6 +13,7 @@ export const ACK_KEYS_CACHE_MS = 5 * 60_000;
 /** Reads the current (and previous) signing key of one secret. */
 export class AckKeyReader {
   private cached: { readonly keys: readonly AckKey[]; readonly untilMs: number } | undefined;
+  private signingCache: { readonly key: AckKey; readonly untilMs: number } | undefined;
 
   constructor(
     private readonly secrets: SecretsManagerClient,
@@ -23,6 +24,20 @@ export class AckKeyReader {
   /** The key that signs new links. */
   async current(): Promise<AckKey> {
     return (await this.keys())[0]!;
+  }
+
+  /**
+   * The key that signs new links, read alone (`AWSCURRENT`, one call): for the poller, which signs and never
+   * verifies. Cached like {@link keys}.
+   */
+  async signing(): Promise<AckKey> {
+    const now = this.now();
+    if (this.cached !== undefined && now < this.cached.untilMs) return this.cached.keys[0]!;
+    if (this.signingCache !== undefined && now < this.signingCache.untilMs) return this.signingCache.key;
+    const key = await this.read('AWSCURRENT');
+    if (key === undefined) throw new Error('the acknowledge signing secret has no current value');
+    this.signingCache = { key, untilMs: now + ACK_KEYS_CACHE_MS };
+    return key;
   }
 
   /** The keys a link may be signed with: the current one first, then the previous one if there is one. */
