@@ -1,11 +1,15 @@
 import { ConfigError, loadNetworksConfig, loadStoreConfig } from '../../lambda/config.ts';
+import { compactValue } from '../../lambda/core/incident-alert-text.ts';
+import { replayIncidents } from '../../lambda/core/incident-replay.ts';
+import { DEFAULT_GROUP_INTERVAL_MS } from '../../lambda/core/incidents.ts';
 import { ruleNetworks } from '../../lambda/core/rule-eval.ts';
+import { conditionOf } from '../../lambda/core/rule-kinds/index.ts';
 import { parseRules } from '../../lambda/core/rules.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
 import { defineCommand, timeWindow, WINDOW_OPTIONS } from '../args.ts';
 import { replayHistory } from '../backtest/read-history.ts';
 import { renderAlertTable, renderCounts, toBacktestAlert } from '../backtest/render.ts';
-import { printableJson, UsageError } from '../format.ts';
+import { printable, printableJson, renderTable, UsageError } from '../format.ts';
 import { type CliIo, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
@@ -120,11 +124,35 @@ export const backtestCommand = defineCommand({
           : `replayed ${replay.cycles} cycle(s) of ${watched.length} network(s), ${replay.firstAt} to ${replay.lastCycleAt}: ` +
             `${alerts.length} alert(s) would have been sent (none was sent)`;
       const counts = renderCounts(replay.counts());
+      // What SHIELDWATCH_GROUP_BY=rule (the default) would have published instead (docs/alerts.md, Incidents).
+      const grouped = replayIncidents(
+        alerts,
+        rules.map((rule) => ({ name: rule.name, text: rule.text, condition: conditionOf(rule) })),
+        DEFAULT_GROUP_INTERVAL_MS,
+      );
+      const incidents =
+        grouped.incidents.length === 0
+          ? 'incidents (SHIELDWATCH_GROUP_BY=rule): none'
+          : `incidents (SHIELDWATCH_GROUP_BY=rule, group interval 5m): ${grouped.incidents.length} incident(s), ` +
+            `${grouped.alerts.length} incident alert(s) instead of ${alerts.length}\n` +
+            renderTable(
+              ['rule', 'opened', 'resolved', 'networks', 'worst peak'],
+              grouped.incidents.map((incident) => {
+                const peaks = incident.networks.flatMap((n) => (typeof n.peak === 'number' ? [n.peak] : []));
+                return [
+                  printable(incident.rule ?? '-'),
+                  incident.openedAt,
+                  incident.resolvedAt ?? 'open',
+                  String(incident.networks.length),
+                  peaks.length === 0 ? '-' : compactValue(Math.max(...peaks)),
+                ];
+              }),
+            );
       if (format === 'json') {
         println(io.stdout, printableJson(alerts.map(toBacktestAlert), 2));
-        println(io.stderr, `${counts}\n${summary}`);
+        println(io.stderr, `${counts}\n${incidents}\n${summary}`);
       } else {
-        println(io.stdout, `${renderAlertTable(rules, alerts)}\n\n${counts}\n\n${summary}`);
+        println(io.stdout, `${renderAlertTable(rules, alerts)}\n\n${counts}\n\n${incidents}\n\n${summary}`);
       }
       return 0;
     } finally {

@@ -147,6 +147,10 @@ describe('the demo (npm start)', () => {
       'network.rule_resolved flood edge-2',
       'network.rule_resolved flood edge-1',
     ]);
+    // The incidents those alerts would have formed (SHIELDWATCH_GROUP_BY=rule, interval 5m): one, two alerts.
+    expect(run.stderr).toMatch(
+      /incidents \(SHIELDWATCH_GROUP_BY=rule, group interval 5m\): 1 incident\(s\), 2 incident alert\(s\) instead of 4/,
+    );
   });
 
   it('keeps its data in the embedded store for history afterwards', async () => {

@@ -1,0 +1,72 @@
+/**
+ * The incidents a sequence of per-network rule transitions would have formed (`shieldwatch backtest`; docs/
+ * rules.md, Tuning a rule with backtest): the transitions replayed cycle by cycle (one observation time, one
+ * cycle) through the same {@link judgeIncident} the monitor uses, so backtest shows what would have been
+ * published with `SHIELDWATCH_GROUP_BY=rule`. Peaks are those of the transitions' values (backtest keeps no
+ * other reading). Pure.
+ */
+
+import {
+  type IncidentAlert,
+  type IncidentRow,
+  type IncidentScopeState,
+  incidentRow,
+  judgeIncident,
+} from './incidents.ts';
+import type { RuleCondition } from './rule-kinds/index.ts';
+
+/** A per-network transition as backtest makes it. */
+export interface ReplayedTransition {
+  readonly at: string;
+  readonly event: string;
+  readonly rule: string;
+  readonly network: string;
+  readonly value: number | boolean;
+}
+
+/** What the transitions would have formed: the incidents, and the incident alerts published, in order. */
+export interface ReplayedIncidents {
+  readonly incidents: readonly IncidentRow[];
+  readonly alerts: ReadonlyArray<Pick<IncidentAlert, 'at' | 'event' | 'incident' | 'rule'>>;
+}
+
+/** Replays `transitions` (oldest first) rule by rule into incidents. */
+export function replayIncidents(
+  transitions: readonly ReplayedTransition[],
+  rules: ReadonlyArray<{ readonly name: string; readonly text?: string; readonly condition?: RuleCondition }>,
+  groupIntervalMs: number,
+): ReplayedIncidents {
+  const incidents: IncidentRow[] = [];
+  const alerts: Array<Pick<IncidentAlert, 'at' | 'event' | 'incident' | 'rule'>> = [];
+  for (const rule of rules) {
+    const mine = transitions.filter((t) => t.rule === rule.name);
+    const cycles = [...new Set(mine.map((t) => t.at))].sort((a, b) => Date.parse(a) - Date.parse(b));
+    let state: IncidentScopeState | undefined;
+    for (const at of cycles) {
+      const judged = judgeIncident(state, {
+        subject: {
+          rule: rule.name,
+          ...(rule.text === undefined ? {} : { ruleText: rule.text }),
+          ...(rule.condition === undefined ? {} : { condition: rule.condition }),
+        },
+        shard: 0,
+        at,
+        views: mine
+          .filter((t) => t.at === at)
+          .map((t) => ({ network: t.network, open: t.event === 'network.rule_triggered', value: t.value })),
+        groupIntervalMs,
+      });
+      if (judged.stale || !judged.changed) continue;
+      for (const alert of judged.alerts) {
+        alerts.push({ at: alert.at, event: alert.event, incident: alert.incident, rule: rule.name });
+      }
+      if (judged.state.last !== undefined && judged.state.last !== state?.last) {
+        incidents.push(incidentRow(judged.state.last));
+      }
+      state = judged.state;
+    }
+    if (state?.open !== undefined) incidents.push(incidentRow(state.open));
+  }
+  incidents.sort((a, b) => Date.parse(a.openedAt) - Date.parse(b.openedAt));
+  return { incidents, alerts };
+}
