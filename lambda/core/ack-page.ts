@@ -44,6 +44,13 @@ export const ACK_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 };
 
+// Before REFUSAL, which renders a page when the module loads.
+const STYLE =
+  'body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1b1f24}' +
+  'h1{font-size:1.4rem}table{border-collapse:collapse}td,th{padding:.2rem .8rem .2rem 0;text-align:left}' +
+  'button{font-size:1.1rem;padding:.6rem 1.4rem;cursor:pointer}code{word-break:break-all}' +
+  '@media (prefers-color-scheme:dark){body{background:#111;color:#eee}}';
+
 /** The one answer to every link that does not work: bad, expired, replayed, resolved, unknown. */
 export const REFUSAL: AckResponse = {
   status: 404,
@@ -51,15 +58,9 @@ export const REFUSAL: AckResponse = {
   body: page(
     'Link not valid',
     '<h1>This link is not valid</h1><p>It may have expired, or the incident may be over. Use ' +
-      '<code>shieldwatch incidents --open</code> and <code>shieldwatch ack ID</code> instead.</p>',
+      '<code>shieldwatch status</code> (the open incidents) and <code>shieldwatch ack ID</code> instead.</p>',
   ),
 };
-
-const STYLE =
-  'body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1b1f24}' +
-  'h1{font-size:1.4rem}table{border-collapse:collapse}td,th{padding:.2rem .8rem .2rem 0;text-align:left}' +
-  'button{font-size:1.1rem;padding:.6rem 1.4rem;cursor:pointer}code{word-break:break-all}' +
-  '@media (prefers-color-scheme:dark){body{background:#111;color:#eee}}';
 
 function page(title: string, content: string): string {
   return (
