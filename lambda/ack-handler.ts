@@ -10,7 +10,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { respondToAck } from './ack-http.ts';
 import { AckKeyReader } from './adapters/ack-keys.ts';
 import { createDynamoClient, createSecretsClient } from './adapters/aws-clients.ts';
-import { incidentScopesOf } from './adapters/incident-ack-scopes.ts';
+import { DynamoStore } from './adapters/dynamo-store.ts';
 import { REFUSAL } from './core/ack-page.ts';
 import type { IncidentScopes } from './incident-acks.ts';
 import { SERVICE_NAME } from './metric-names.ts';
@@ -27,7 +27,8 @@ function coldStart(env: NodeJS.ProcessEnv): { keys: AckKeyReader; incidents: Inc
   }
   return {
     keys: new AckKeyReader(createSecretsClient(env), secret),
-    incidents: incidentScopesOf(createDynamoClient(env), table),
+    // The incident store's own scopes (pk state, sk incident#<rule>): the items the poll cycle writes.
+    incidents: new DynamoStore(createDynamoClient(env), table),
   };
 }
 
