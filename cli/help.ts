@@ -143,7 +143,8 @@ export function mainHelp(commands: readonly CommandEntry[]): string {
       `${title}:`,
       ...commands
         .filter((c) => c.group === id)
-        .map((c) => `  ${c.name.padEnd(width)}  ${wrap(c.summary, WIDTH, width + 4)}`),
+        // One line per command, as long as its summary: the list is read down its first column.
+        .map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     ].join('\n'),
   );
   const stackCommands = commands.filter((c) => c.stack === true).map((c) => c.name);
