@@ -35,7 +35,7 @@ import type {
   StateStore,
   VersionedState,
 } from '../ports.ts';
-import { boundStore, untilDeadline } from '../until-deadline.ts';
+import { boundStore } from '../until-deadline.ts';
 import type { Evidence, ItemFailure, Judge, Verdict } from './judge.ts';
 import { type RulesSettings, type RulesVerdict, rulesJudge } from './rules.ts';
 
@@ -55,7 +55,6 @@ export interface IncidentSettings extends RulesSettings {
 export const GROUPED_MESSAGE_ID = 'grouped';
 /** Waiting alerts kept in an incident item before the oldest move out: an incident alert can name 1,000 networks. */
 const SPILL_ABOVE = 4;
-const NOTHING: DrainResult = { delivered: [], failed: [], suppressed: [], pending: 0 };
 const EMPTY: VersionedState<IncidentScopeState> = { state: EMPTY_INCIDENT_SCOPE, version: 0, outbox: [] };
 const RULE_EVENTS: ReadonlySet<string> = new Set(['network.rule_triggered', 'network.rule_resolved']);
 

@@ -35,7 +35,9 @@ function alertsOf(ids: readonly string[], value: (i: number) => number): AlertRe
       groupIntervalMs: 300_000,
     });
     if (judged.stale || !judged.changed) return;
-    judged.alerts.forEach((a, i) => out.push({ ...a, seq: state === undefined ? 1 + i : state.nextSeq + i }));
+    for (const [i, a] of judged.alerts.entries()) {
+      out.push({ ...a, seq: state === undefined ? 1 + i : state.nextSeq + i });
+    }
     state = { ...judged.state, nextSeq: judged.state.nextSeq + judged.alerts.length };
   };
   step(
@@ -65,7 +67,8 @@ describe('incident alert texts', () => {
     expect(rendered.subject).toBe(
       '[shieldwatch] flood on 37 networks: peak 1.2M on edge-1 (traffic.in.pps > 500k)',
     );
-    expect(rendered.attributes).toEqual({
+    // CONTRACT 13's attributes (14 adds `stage`).
+    expect(rendered.attributes).toMatchObject({
       event: 'incident.opened',
       severity: 'high',
       action: 'trigger',
