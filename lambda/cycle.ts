@@ -10,6 +10,7 @@ import { cycleFailure, noteQueued, sendInOrder } from './cycle-outcome.ts';
 import { silencesOnce } from './cycle-silences.ts';
 import type { CycleDeps, CycleOptions, CycleResult, CycleSettings } from './cycle-types.ts';
 import { KeyError } from './errors.ts';
+import { healthJudge } from './judges/health.ts';
 import { rulesAndIncidentsJudge } from './judges/incidents.ts';
 import type { Evidence, Judge } from './judges/judge.ts';
 import { statusJudge } from './judges/status.ts';
@@ -64,6 +65,8 @@ export async function runCycle(
       statusJudge(stores, settings),
       rulesAndIncidentsJudge(stores, settings, deadline),
     ];
+    const health = healthJudge(stores, settings, deadline);
+    if (health !== undefined) judges.push(health);
 
     // Step 3: observe every target; each snapshot batch is written as soon as it fills.
     const expiresAt = Math.floor(budget.startMs / 1000) + settings.retentionDays * 86_400;
