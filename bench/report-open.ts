@@ -27,7 +27,6 @@ let started = performance.now();
 const data = prepareReport({
   generatedAt: new Date(history.untilMs).toISOString(),
   table: 'shieldwatch',
-  store: 'a week of synthetic history',
   since: new Date(history.sinceMs).toISOString(),
   until: new Date(history.untilMs).toISOString(),
   filter: history.filter,
