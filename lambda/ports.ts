@@ -206,6 +206,11 @@ export interface RuleStateStore {
    */
   findRuleItems(shard: number): Promise<FoundRuleItem[]>;
   /**
+   * The store of one rule item by its sort key, for a handover to an item that is not stored yet
+   * (docs/design/rule-state.md); without it such a handover waits.
+   */
+  ruleItem?(key: string): StateStore<RuleScopeState>;
+  /**
    * Deletes a rule item that no plan names, only while it is unchanged since `version` (and `heldRev`), its
    * outbox is empty and nothing of it is spilled. False when any of that no longer holds.
    */

@@ -248,6 +248,10 @@ export class DynamoStore
     return new DynamoScopeStore(this.conn, ruleLayout(key));
   }
 
+  ruleItem(key: string): StateStore<RuleScopeState> {
+    return this.ruleScope(key);
+  }
+
   ruleScopes(shard: number, rules: readonly Rule[], networks: readonly string[]): RuleScope[] {
     return planRuleScopes(shard, rules, networks).map((plan) => ({
       ...plan,

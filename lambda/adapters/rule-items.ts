@@ -8,7 +8,7 @@ import { own } from '../core/own-record.ts';
 import { ruleIncidentId } from '../core/rule-eval.ts';
 import { conditionOf, ruleKind } from '../core/rule-kinds/index.ts';
 import { decodeValues, encodeValues, NUMBER_CHARS } from '../core/rule-kinds/value-text.ts';
-import type { HeldTransition, LeavingCell, Rule, RuleCell, RuleState } from '../core/rule-types.ts';
+import type { HeldTransition, MovedCells, Rule, RuleCell, RuleState } from '../core/rule-types.ts';
 import type { RuleScopeState } from '../ports.ts';
 
 /** Worst-case bytes of one rule item's state text: the item also holds its outbox (see {@link ALERT_BUDGET_BYTES}). */
@@ -126,11 +126,15 @@ function decodeCell(rule: string, network: string, stored: unknown): RuleCell | 
  * numbers: any finite double round-trips (DynamoDB numbers stop at 1e125), and its size is what it looks like.
  */
 export function encodeRuleScope(scope: RuleScopeState): string {
-  const leaving = scope.rules.leaving ?? {};
-  const names = [...new Set([...Object.keys(scope.rules.cells), ...Object.keys(leaving)])];
+  const moved = scope.rules.moved ?? {};
+  const names = [
+    ...new Set([
+      ...Object.keys(scope.rules.cells),
+      ...Object.values(moved).flatMap((record) => Object.keys(record.cells ?? {})),
+    ]),
+  ];
   // Maps, not objects: a network id may be `__proto__`.
   const networks = new Map<string, (StoredCell | 0)[]>();
-  const gone = new Map<string, (StoredCell | 0 | string)[]>();
   names.forEach((rule, index) => {
     for (const [network, cell] of Object.entries(own(scope.rules.cells, rule) ?? {})) {
       const row = networks.get(network) ?? [];
@@ -138,21 +142,31 @@ export function encodeRuleScope(scope: RuleScopeState): string {
       while (row.length < index) row.push(0);
       row[index] = encodeCell(rule, network, cell);
     }
-    // A leaving row starts with the time its cells were judged last (the oldest of them, to be safe).
-    for (const [network, { cell, asOf }] of Object.entries(own(leaving, rule) ?? {})) {
-      const row = gone.get(network) ?? [asOf];
-      gone.set(network, row);
-      if (typeof row[0] === 'string' && asOf < row[0]) row[0] = asOf;
-      while (row.length < index + 1) row.push(0);
-      row[index + 1] = encodeCell(rule, network, cell);
-    }
   });
+  // A moved row: when its cells were judged last, where they went, their generation there, then (while the
+  // item they went to may not hold them yet) one cell per rule.
+  const handed = new Map<string, (StoredCell | 0 | string | number)[]>();
+  for (const [network, record] of Object.entries(moved)) {
+    const row: (StoredCell | 0 | string | number)[] = [record.asOf, record.to, record.gen];
+    if (record.cells !== undefined) {
+      names.forEach((rule, index) => {
+        const cell = own(record.cells, rule);
+        if (cell === undefined) return;
+        while (row.length < index + 3) row.push(0);
+        row[index + 3] = encodeCell(rule, network, cell);
+      });
+      if (row.length === 3) row.push(0);
+    }
+    handed.set(network, row);
+  }
+  const gens = Object.entries(scope.rules.gens ?? {}).filter(([, gen]) => gen > 0);
   return JSON.stringify({
     s: scope.nextSeq,
     ...(scope.rules.lastAt === undefined ? {} : { at: scope.rules.lastAt }),
     r: names,
     n: Object.fromEntries(networks),
-    ...(gone.size === 0 ? {} : { l: Object.fromEntries(gone) }),
+    ...(gens.length === 0 ? {} : { g: Object.fromEntries(gens) }),
+    ...(handed.size === 0 ? {} : { m: Object.fromEntries(handed) }),
   });
 }
 
@@ -165,7 +179,7 @@ export function decodeRuleScope(text: unknown): RuleScopeState {
     parsed = undefined;
   }
   if (typeof parsed !== 'object' || parsed === null) return INITIAL_RULE_SCOPE;
-  const { s, at, r, n, l } = parsed as Record<string, unknown>;
+  const { s, at, r, n, g, m } = parsed as Record<string, unknown>;
   const names = Array.isArray(r) ? r.filter((name): name is string => typeof name === 'string') : [];
   const byRule = new Map(names.map((name) => [name, new Map<string, RuleCell>()]));
   if (typeof n === 'object' && n !== null) {
@@ -177,29 +191,39 @@ export function decodeRuleScope(text: unknown): RuleScopeState {
       });
     }
   }
-  const leavingByRule = new Map<string, Map<string, LeavingCell>>();
-  if (typeof l === 'object' && l !== null) {
-    for (const [network, row] of Object.entries(l as Record<string, unknown>)) {
-      if (!Array.isArray(row) || typeof row[0] !== 'string') continue;
-      const asOf = row[0];
+  const gens = new Map<string, number>();
+  if (typeof g === 'object' && g !== null) {
+    for (const [network, gen] of Object.entries(g as Record<string, unknown>)) {
+      if (typeof gen === 'number' && Number.isSafeInteger(gen) && gen > 0) gens.set(network, gen);
+    }
+  }
+  const moved = new Map<string, MovedCells>();
+  if (typeof m === 'object' && m !== null) {
+    for (const [network, row] of Object.entries(m as Record<string, unknown>)) {
+      if (!Array.isArray(row)) continue;
+      const [asOf, to, gen] = row as unknown[];
+      if (typeof asOf !== 'string' || typeof to !== 'string') continue;
+      if (typeof gen !== 'number' || !Number.isSafeInteger(gen) || gen < 1) continue;
+      const cells = new Map<string, RuleCell>();
       names.forEach((rule, index) => {
-        const cell = decodeCell(rule, network, row[index + 1]);
-        if (cell === undefined) return;
-        const byNetwork = leavingByRule.get(rule) ?? new Map<string, LeavingCell>();
-        byNetwork.set(network, { cell, asOf });
-        leavingByRule.set(rule, byNetwork);
+        const cell = decodeCell(rule, network, row[index + 3]);
+        if (cell !== undefined) cells.set(rule, cell);
+      });
+      moved.set(network, {
+        to,
+        gen,
+        asOf,
+        ...(row.length > 3 ? { cells: Object.fromEntries(cells) } : {}),
       });
     }
   }
   // Object.fromEntries defines own properties: a network id `__proto__` stays a cell.
   const cells = Object.fromEntries([...byRule].map(([rule, row]) => [rule, Object.fromEntries(row)]));
-  const leaving = Object.fromEntries(
-    [...leavingByRule].map(([rule, row]) => [rule, Object.fromEntries(row)]),
-  );
   const rules: RuleState = {
     ...(typeof at === 'string' ? { lastAt: at } : {}),
     cells,
-    ...(leavingByRule.size === 0 ? {} : { leaving }),
+    ...(gens.size === 0 ? {} : { gens: Object.fromEntries(gens) }),
+    ...(moved.size === 0 ? {} : { moved: Object.fromEntries(moved) }),
   };
   return { rules, nextSeq: typeof s === 'number' && Number.isSafeInteger(s) && s >= 1 ? s : 1 };
 }

@@ -87,17 +87,29 @@ export interface RuleState {
   readonly lastAt?: string;
   readonly cells: Readonly<Record<string, Readonly<Record<string, RuleCell>>>>;
   /**
-   * Cells of networks this item no longer judges after a configuration edit, kept until the item that now
-   * judges them holds them (docs/design/rule-state.md): by rule, then network.
+   * The generation of each network's cells in `cells` (absent: 0): it grows by one each time the cells move
+   * to another rule item, so that of two records of a network the newer one is known
+   * (docs/design/rule-state.md, Editing the rules or the networks).
    */
-  readonly leaving?: Readonly<Record<string, Readonly<Record<string, LeavingCell>>>>;
+  readonly gens?: Readonly<Record<string, number>>;
+  /** The networks whose cells this item handed to another item, by network id (not judged here any more). */
+  readonly moved?: Readonly<Record<string, MovedCells>>;
 }
 
-/** A cell on its way to another rule item, and when it was last judged. */
-export interface LeavingCell {
-  readonly cell: RuleCell;
-  /** The `lastAt` of the item that judged it last, ISO-8601: a copy judged later is newer. */
+/** A network's cells handed to another rule item, by a conditional write on this one. */
+export interface MovedCells {
+  /** The sort key of the item they were handed to: only it may take them. */
+  readonly to: string;
+  /** Their generation there (one more than here). */
+  readonly gen: number;
+  /** The `lastAt` of the item that judged them last, ISO-8601: evidence no newer than this is not applied. */
   readonly asOf: string;
+  /**
+   * The cells, by rule, while the item they were handed to may not hold them yet; absent once it (or a later
+   * item) holds this generation or a newer one: only the generation is kept, so a stale read never hands the
+   * same cells over twice.
+   */
+  readonly cells?: Readonly<Record<string, RuleCell>>;
 }
 
 /** The fields a rule alert adds to an alert record. */

@@ -14,12 +14,15 @@ import { limitRuleAlerts } from '../core/rule-limit.ts';
 import {
   type CellOwners,
   cellOwners,
-  leavingCells,
+  type Holding,
+  handOver,
+  holdingOf,
   nothingToCarry,
   type RuleItemState,
+  settledState,
   startingState,
 } from '../core/rule-moves.ts';
-import type { Rule, RuleNetworkObservation, RuleReading } from '../core/rule-types.ts';
+import type { Rule, RuleCell, RuleNetworkObservation, RuleReading } from '../core/rule-types.ts';
 import { readRules } from '../core/rules.ts';
 import { holdsAny } from '../core/silence.ts';
 import type { AlertRecord } from '../core/types.ts';
@@ -66,6 +69,8 @@ export interface ShardRules {
   readonly finding: Promise<{ value: FoundRuleItem[] } | { error: unknown }>;
   /** The store, its calls ended by the cycle's deadline. */
   readonly store: RuleStateStore;
+  /** The store of any rule item by its key (one a handover creates), its calls ended by the deadline. */
+  readonly itemStore?: (key: string) => StateStore<RuleScopeState>;
 }
 
 /** What {@link applyRules} did: each item's run, and the items that could not be read or written. */
@@ -100,16 +105,29 @@ export function startRuleItems(
     (found) => ({ value: found.map((item) => ({ ...item, store: bound(item.store) })) }),
     (error: unknown) => ({ error }),
   );
-  return { shard, planned, owners: cellOwners(list, planned), finding, store: bounded };
+  const itemStore =
+    stores.ruleItem === undefined
+      ? undefined
+      : (key: string) => bound((stores.withSignal?.(deadline) ?? stores).ruleItem!(key));
+  return {
+    shard,
+    planned,
+    owners: cellOwners(list, planned),
+    finding,
+    store: bounded,
+    ...(itemStore === undefined ? {} : { itemStore }),
+  };
 }
 
 /**
  * Applies the cycle's readings to every planned rule item, with optimistic locking: when another cycle wrote
  * first, read again and evaluate again on the newer state, so that a duplicate or concurrent cycle never sends
  * a rule alert twice. An item none of whose networks answered with a reading is not written (no evidence).
- * Each item starts from the newest copy of its cells in the shard (carried from another item after an edit)
- * and keeps the cells it gives away until their new item holds them. Items found that no plan names are
- * returned as leftovers, to be drained. One item's failure is reported in `failures`; the others go on.
+ * First, a network a planned item judges but another item holds (after an edit, or while a cycle of another
+ * configuration runs) is asked for: a conditional write on its holder hands it over (rule-moves.ts), unless
+ * the holder still owes an alert of it; the planned item then takes it in its own write. Items found that no
+ * plan names are returned as leftovers, to be drained. One item's failure is reported in `failures`; the
+ * others go on.
  */
 export async function applyRules(
   shard: ShardRules | undefined,
@@ -129,14 +147,32 @@ export async function applyRules(
     );
     return { runs: [], failures: shard.planned.map((scope) => ({ key: scope.key, error })) };
   }
-  const items: RuleItemState[] = found.value.map((item) => ({
-    key: item.key,
-    state: item.loaded.version === 0 ? undefined : item.loaded.state.rules,
-  }));
+  // Each item as this cycle last read or wrote it, and its store.
+  const latest = new Map(found.value.map((item) => [item.key, item.loaded]));
+  const stores = new Map<string, StateStore<RuleScopeState>>(shard.planned.map((s) => [s.key, s.store]));
+  for (const item of found.value) stores.set(item.key, item.store);
+  const view = (): RuleItemState[] =>
+    [...latest].map(([key, loaded]) => ({
+      key,
+      state: loaded.version === 0 ? undefined : loaded.state.rules,
+    }));
+  const failures: Array<{ key: string; error: StoreError }> = [];
+  const failed = (key: string, reason: unknown, doing: string) =>
+    failures.push({
+      key,
+      error:
+        reason instanceof StoreError
+          ? reason
+          : new StoreError(`cannot ${doing} the rule state (${key}): ${describeError(reason)}`, {
+              cause: reason,
+            }),
+    });
+  await handOvers(shard, input, latest, stores, view(), failed);
+  const items = view();
   const plannedKeys = new Set(shard.planned.map((scope) => scope.key));
   const settled = await Promise.allSettled(
     shard.planned.map(async (scope): Promise<RuleScopeRun> => {
-      const loaded = found.value.find((item) => item.key === scope.key)?.loaded ?? EMPTY;
+      const loaded = latest.get(scope.key) ?? EMPTY;
       const mine = new Set(scope.networks);
       const observations = input.observations.filter(
         (o) => mine.has(o.networkId) && Object.values(o.readings).some((r) => r.kind === 'value'),
@@ -146,34 +182,104 @@ export async function applyRules(
     }),
   );
   const runs: RuleScopeRun[] = [];
-  const failures: Array<{ key: string; error: StoreError }> = [];
   settled.forEach((outcome, index) => {
     const key = shard.planned[index]!.key;
     if (outcome.status === 'fulfilled') runs.push(outcome.value);
-    else {
-      const reason = outcome.reason as unknown;
-      const error =
-        reason instanceof StoreError
-          ? reason
-          : new StoreError(`cannot write the rule state (${key}): ${describeError(reason)}`, {
-              cause: reason,
-            });
-      failures.push({ key, error });
-    }
+    else failed(key, outcome.reason, 'write');
   });
   const spillAbove = Math.min(SPILL_ABOVE, ...shard.planned.map((scope) => scope.maxAlerts));
-  for (const item of found.value) {
-    if (plannedKeys.has(item.key)) continue;
+  for (const [key, loaded] of latest) {
+    const store = stores.get(key);
+    if (plannedKeys.has(key) || store === undefined || loaded.version === 0) continue;
     runs.push({
-      scope: { key: item.key, networks: [], maxAlerts: spillAbove, store: item.store },
-      loaded: item.loaded,
+      scope: { key, networks: [], maxAlerts: spillAbove, store },
+      loaded,
       queued: [],
       stale: false,
-      state: item.loaded.state,
+      state: loaded.state,
       leftover: true,
     });
   }
   return { runs, failures };
+}
+
+/**
+ * Asks each holder for the networks the planned items judge and it holds: one conditional write per holder
+ * (read again and decided again when another cycle wrote first), which records for each network it can give
+ * (it owes no alert of it) the item it goes to. `latest` is updated with what was written.
+ */
+async function handOvers(
+  shard: ShardRules,
+  input: Parameters<typeof applyRules>[1],
+  latest: Map<string, VersionedState<RuleScopeState>>,
+  stores: Map<string, StateStore<RuleScopeState>>,
+  items: readonly RuleItemState[],
+  failed: (key: string, reason: unknown, doing: string) => void,
+): Promise<void> {
+  // Holder key -> target key -> networks; the holdings as the cycle found them.
+  const asks = new Map<string, Map<string, string[]>>();
+  const holdings = new Map<string, Holding>();
+  for (const scope of shard.planned) {
+    const mine = items.find((item) => item.key === scope.key)?.state;
+    const start = startingState(scope.key, scope.networks, mine, items, input.at);
+    for (const network of start.waiting) {
+      const holding = holdingOf(network, items);
+      if (holding.kind === 'none' || holding.key === scope.key) continue;
+      holdings.set(network, holding);
+      const byTarget = asks.get(holding.key) ?? new Map<string, string[]>();
+      asks.set(holding.key, byTarget);
+      byTarget.set(scope.key, [...(byTarget.get(scope.key) ?? []), network]);
+    }
+  }
+  await Promise.all(
+    [...asks].map(async ([key, byTarget]) => {
+      const store = stores.get(key) ?? shard.itemStore?.(key);
+      if (store === undefined) return;
+      try {
+        const done = await commitJudged(
+          store,
+          `the rule state (${key})`,
+          latest.get(key) ?? EMPTY,
+          input.claim,
+          (loaded): Judgement<RuleScopeState> => {
+            const owes = owedBy(loaded);
+            let state = loaded.version === 0 ? undefined : loaded.state.rules;
+            let handed = false;
+            for (const [to, networks] of byTarget) {
+              const next = handOver(key, state, to, networks, holdings, owes);
+              if (next === undefined) continue;
+              state = next.state;
+              handed = true;
+            }
+            // Nothing to hand over (it owes an alert of each, or no longer holds them): nothing is written.
+            if (!handed || state === undefined) return { stale: true };
+            return { stale: false, state: { ...loaded.state, rules: state }, alerts: [] };
+          },
+        );
+        stores.set(key, store);
+        latest.set(
+          key,
+          done.stale ? done.loaded : { ...done.loaded, state: done.state, version: done.loaded.version + 1 },
+        );
+      } catch (error) {
+        failed(key, error, 'hand over');
+      }
+    }),
+  );
+}
+
+/**
+ * Whether the item still owes an alert of a network: one in its outbox (unsent, spilled or claimed), or a
+ * change of one of the cells' incidents that a silence holds back (announced by this item when it ends).
+ */
+function owedBy(
+  loaded: VersionedState<RuleScopeState>,
+): (network: string, cells: Readonly<Record<string, RuleCell>>) => boolean {
+  const owing = new Set(loaded.outbox.map((entry) => entry.network));
+  const held = loaded.held ?? {};
+  return (network, cells) =>
+    owing.has(network) ||
+    Object.values(cells).some((cell) => cell.incident !== undefined && Object.hasOwn(held, cell.incident));
 }
 
 async function commitScope(
@@ -190,14 +296,15 @@ async function commitScope(
     input.claim,
     (loaded): Judgement<RuleScopeState> => {
       const mine = loaded.version === 0 ? undefined : loaded.state.rules;
-      // This item as last read, among the others as the cycle found them.
-      const items = [...found.filter((item) => item.key !== scope.key), { key: scope.key, state: mine }];
+      // This item as last read, among the others as the cycle found them (or handed them over).
+      const others = found.filter((item) => item.key !== scope.key);
+      const start = startingState(scope.key, scope.networks, mine, others, input.at);
       const result = limitRuleAlerts(
         input.rules,
         evaluateRules({
           rules: input.rules,
-          networks: scope.networks,
-          state: startingState(scope.key, scope.networks, items, owners),
+          networks: start.networks,
+          state: start.state,
           at: input.at,
           // The claim ends after the cycle's deadline, by which it decides (docs/design/cycle.md, Clocks).
           decideByMs: input.claim.untilMs,
@@ -212,11 +319,10 @@ async function commitScope(
         ...alert,
         seq: nextSeq + i,
       }));
-      const leaving = leavingCells(scope.key, mine, owners, items);
       return {
         stale: false,
         state: {
-          rules: { ...result.state, ...(leaving === undefined ? {} : { leaving }) },
+          rules: settledState(scope.key, mine, result.state, start.gens, owners, others, start.duplicates),
           nextSeq: nextSeq + queued.length,
         },
         alerts: queued,
@@ -265,7 +371,7 @@ export async function drainRuleScopes(
       shard !== undefined &&
       left === 0 &&
       !holdsAny(run.loaded.held) &&
-      nothingToCarry(run.state?.rules, shard.owners, after) &&
+      nothingToCarry(run.scope.key, run.state?.rules, shard.owners, after) &&
       deps.now() < options.budget.deadlineMs - options.budget.publishFloorMs
     ) {
       await shard.store
