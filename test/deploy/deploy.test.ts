@@ -27,6 +27,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { GetSubscriptionAttributesCommand, GetTopicAttributesCommand } from '@aws-sdk/client-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeAckFunction } from './ack-function.ts';
 import { type AwsCall, authzRequests, type Deployment, startRecorder } from './aws-calls.ts';
 import {
   ACCOUNT,
@@ -82,6 +83,8 @@ let aws: ReturnType<typeof services>;
 let template: { Resources: Record<string, CfnResource> };
 let resources: Map<string, StackResourceSummary>;
 let outputs: Record<string, string>;
+/** The acknowledge link the deployed poller put into its incident.opened alert, and the incident. */
+let ackLink: { link: string; incident: string } | undefined;
 let fills: Fill[];
 /** The `-c key=value` arguments of the deploy. */
 let context: string[] = [];
@@ -214,6 +217,7 @@ describe('the stack deployed to the emulator', () => {
         'StatusPageUrl',
         'StatusPageKeyId',
         'StatusPageKeySecret',
+        'AckUrl',
       ].sort(),
     );
     expect(outputs['TableName']).toBe(table);
@@ -348,7 +352,7 @@ describe('the deployed function', () => {
     api!.filterStatus = 'mitigating';
     api!.pps['net-1'] = 75_000;
     const second = await invoke();
-    expect(second.result).toMatchObject({
+    expect(second.result, second.output).toMatchObject({
       filterOk: true,
       networksOk: 2,
       alertsPublished: 2,
@@ -393,7 +397,24 @@ describe('the deployed function', () => {
       expect(chat).toMatchObject({ version: '1.0', source: 'custom' });
       events.push(`${document.event}/${document.action}`);
     }
-    expect(events.sort()).toEqual(['filter.status_changed/trigger', 'network.rule_triggered/trigger']);
+    // The rule's networks form one incident (groupBy=rule, the default): its opening is what is published.
+    expect(events.sort()).toEqual(['filter.status_changed/trigger', 'incident.opened/trigger']);
+    // The alert that opens the incident carries the acknowledge link (docs/acknowledge.md): AckUrl?t=TOKEN in
+    // its email and chat texts; the status change (no incident item to acknowledge) carries none.
+    for (const publish of publishes) {
+      const message = JSON.parse(String(publish.params['Message'])) as Record<string, string>;
+      const document = JSON.parse(message['sqs']!) as { event: string; incident?: string };
+      const links = [...message['email']!.matchAll(/(https:\/\/\S+\?t=[A-Za-z0-9._-]+)/g)].map((m) => m[1]!);
+      if (document.event !== 'incident.opened') {
+        expect(links).toEqual([]);
+        continue;
+      }
+      expect(links).toHaveLength(1);
+      expect(links[0]!.startsWith(`${outputs['AckUrl']}?t=`)).toBe(true);
+      expect(message['https']).toContain(links[0]);
+      ackLink = { link: links[0]!, incident: document.incident! };
+    }
+    expect(ackLink).toBeDefined();
   }, 120_000);
 
   it("delivers each alert's sqs text through the queue subscriptions with README's filter policies", async () => {
@@ -422,7 +443,7 @@ describe('the deployed function', () => {
     }
     const pagerDuty = Object.entries(byQueue).find(([id]) => id.startsWith('PagerDuty'))![1];
     const webhook = Object.entries(byQueue).find(([id]) => id.startsWith('Webhook'))![1];
-    expect(JSON.parse(pagerDuty.filterPolicy!)).toEqual({ action: ['trigger', 'resolve'] });
+    expect(JSON.parse(pagerDuty.filterPolicy!)).toEqual({ action: ['trigger', 'acknowledge', 'resolve'] });
     expect(webhook.filterPolicy).toBeUndefined();
     expect(pagerDuty.bodies.sort()).toEqual(sqsTexts);
     expect(webhook.bodies).toHaveLength(3);
@@ -442,11 +463,15 @@ describe('the deployed function', () => {
     const keyId = topicAttributes.Attributes?.['KmsMasterKeyId'];
     // The topic is encrypted with the stack's key: a publish needs the key too (docs/deploy.md).
     expect(keyId).toBeDefined();
+    // The acknowledge link's signing key, which the poller reads to sign the links (docs/acknowledge.md).
+    const ackSecretArn = functionConfig.Environment?.Variables?.['SHIELDWATCH_ACK_SECRET'];
+    expect(ackSecretArn).toMatch(/^arn:aws:secretsmanager:/);
     const deployment: Deployment = {
       account: ACCOUNT,
       region: REGION,
       partitionKeys: { [table]: partitionKey },
       secretArns: {
+        [ackSecretArn!]: ackSecretArn!,
         [secretArn]: secretArn,
         [outputs['SecretName']!]: secretArn,
         [functionConfig.Environment?.Variables?.['SHIELDWATCH_API_KEY_SECRET'] ?? secretArn]: secretArn,
@@ -553,6 +578,20 @@ describeStatusPage(() => ({
   outputs,
   cli: (args, extra) => cli(args, extra),
 }));
+
+describeAckFunction(
+  () => ({
+    stackName: STACK,
+    aws,
+    emulator: emulator!,
+    work,
+    template,
+    resources,
+    outputs,
+    cli: (args, extra) => cli(args, extra),
+  }),
+  { link: () => ackLink!.link, incident: () => ackLink!.incident },
+);
 
 describe('cdk destroy', () => {
   it('removes the stack and keeps the history table (RemovalPolicy RETAIN, README Remove the stack)', async () => {

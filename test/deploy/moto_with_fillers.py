@@ -119,6 +119,27 @@ def fill_secret(p: dict[str, Any], name: str, region: str, logical_id: str) -> F
     args = _drop_none({"Name": secret_name, "Description": p.get("Description"), "KmsKeyId": p.get("KmsKeyId")})
     if "SecretString" in p:
         args["SecretString"] = p["SecretString"]
+    generate = p.get("GenerateSecretString")
+    if "SecretString" not in p and isinstance(generate, dict):
+        # CloudFormation generates the value at create time (the acknowledge link's signing key): so does this.
+        password = sm.get_random_password(
+            **_drop_none(
+                {
+                    "PasswordLength": None if "PasswordLength" not in generate else int(generate["PasswordLength"]),
+                    "ExcludeCharacters": generate.get("ExcludeCharacters"),
+                    "ExcludeNumbers": _bool(generate.get("ExcludeNumbers")),
+                    "ExcludePunctuation": _bool(generate.get("ExcludePunctuation")),
+                    "ExcludeUppercase": _bool(generate.get("ExcludeUppercase")),
+                    "ExcludeLowercase": _bool(generate.get("ExcludeLowercase")),
+                    "IncludeSpace": _bool(generate.get("IncludeSpace")),
+                    "RequireEachIncludedType": _bool(generate.get("RequireEachIncludedType")),
+                }
+            )
+        )["RandomPassword"]
+        template, key = generate.get("SecretStringTemplate"), generate.get("GenerateStringKey")
+        args["SecretString"] = (
+            json.dumps({**json.loads(template), key: password}) if template is not None and key is not None else password
+        )
     arn = sm.create_secret(**args)["ARN"]
     return arn, {"Id": arn}, "secretsmanager:CreateSecret", lambda: sm.delete_secret(
         SecretId=arn, ForceDeleteWithoutRecovery=True
@@ -180,6 +201,29 @@ def fill_alarm(p: dict[str, Any], name: str, region: str, logical_id: str) -> Fi
     cw.put_metric_alarm(AlarmName=alarm_name, **args)
     arn = cw.describe_alarms(AlarmNames=[alarm_name])["MetricAlarms"][0]["AlarmArn"]
     return alarm_name, {"Arn": arn}, "cloudwatch:PutMetricAlarm", lambda: cw.delete_alarms(AlarmNames=[alarm_name])
+
+
+def _bool(value: Any) -> bool | None:
+    """A CloudFormation boolean (true, "true") for boto3, or None when absent."""
+    return None if value is None else str(value).lower() == "true"
+
+
+def fill_function_url(p: dict[str, Any], name: str, region: str, logical_id: str) -> Filled:
+    lam = _client("lambda", region)
+    args = _drop_none(
+        {
+            "FunctionName": p["TargetFunctionArn"],
+            "AuthType": p["AuthType"],
+            "Cors": p.get("Cors"),
+            "InvokeMode": p.get("InvokeMode"),
+        }
+    )
+    made = lam.create_function_url_config(**args)
+    # CloudFormation's FunctionUrl ends with "/" (moto's API answer does not).
+    url = made["FunctionUrl"] if made["FunctionUrl"].endswith("/") else made["FunctionUrl"] + "/"
+    return made["FunctionArn"], {"FunctionUrl": url, "FunctionArn": made["FunctionArn"]}, (
+        "lambda:CreateFunctionUrlConfig"
+    ), lambda: lam.delete_function_url_config(FunctionName=p["TargetFunctionArn"])
 
 
 def fill_event_invoke_config(p: dict[str, Any], name: str, region: str, logical_id: str) -> Filled:
@@ -527,6 +571,7 @@ FILLERS: dict[str, Callable[[dict[str, Any], str, str, str], Filled]] = {
     "AWS::SQS::QueuePolicy": fill_queue_policy,
     "AWS::CloudWatch::Alarm": fill_alarm,
     "AWS::Lambda::EventInvokeConfig": fill_event_invoke_config,
+    "AWS::Lambda::Url": fill_function_url,
     "AWS::Scheduler::Schedule": fill_schedule,
     "AWS::Events::Connection": fill_connection,
     "AWS::Events::ApiDestination": fill_api_destination,

@@ -275,6 +275,25 @@ export const EXISTS: Record<string, Exists | null> = {
   'AWS::Lambda::Function': (aws, id) =>
     aws.found('lambda', { path: `/2015-03-31/functions/${encodeURIComponent(id)}` }),
   'AWS::Lambda::EventInvokeConfig': null,
+  // The acknowledge function's URL (docs/acknowledge.md): its physical id is the function's ARN.
+  'AWS::Lambda::Url': (aws, id) =>
+    aws.found('lambda', { path: `/2021-10-31/functions/${encodeURIComponent(id)}/url` }),
+  // A function's resource policy statement (the URL's public invoke): found among the functions' policies.
+  'AWS::Lambda::Permission': async (aws, _id, properties) => {
+    const { text } = await aws.call('lambda', { path: '/2015-03-31/functions/' });
+    const names = (JSON.parse(text) as { Functions?: { FunctionName: string }[] }).Functions ?? [];
+    for (const { FunctionName } of names) {
+      const policy = await aws.call('lambda', {
+        path: `/2015-03-31/functions/${encodeURIComponent(FunctionName)}/policy`,
+      });
+      if (policy.status >= 300) continue;
+      const document = JSON.parse((JSON.parse(policy.text) as { Policy: string }).Policy) as {
+        Statement: { Action?: string }[];
+      };
+      if (document.Statement.some((st) => st.Action === properties['Action'])) return true;
+    }
+    return false;
+  },
   'AWS::Logs::LogGroup': async (aws, id) => {
     const { text } = await aws.call('logs', {
       target: 'Logs_20140328.DescribeLogGroups',
