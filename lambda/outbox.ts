@@ -116,6 +116,13 @@ export interface OutboxDeps<S = unknown> {
   readonly now: () => number;
   /** This process's memory of alerts published but not yet removed; none: nothing is remembered. */
   readonly published?: PublishedAlerts;
+  /**
+   * Alerts recorded as events and removed, never published (`SHIELDWATCH_GROUP_BY=rule`: the per-network rule
+   * alerts, whose incident's alerts are published instead). Silences play no part for them: not published
+   * anyway, they hold nothing back for a silence to announce (its incident's alerts do). None: every alert
+   * is published.
+   */
+  readonly recordOnly?: (alert: Pick<AlertRecord, 'event'>) => boolean;
 }
 
 /** How one cycle sends the outbox. */
@@ -144,6 +151,8 @@ export interface DrainResult {
   readonly failed: DeliveryOutcome[];
   /** Alerts a silence suppressed: recorded with its id and removed, never sent (docs/silences.md). */
   readonly suppressed: DeliveryOutcome[];
+  /** Alerts recorded as events and removed without a publish ({@link OutboxDeps.recordOnly}). */
+  readonly recorded?: DeliveryOutcome[];
   /** Alerts still waiting to be sent after this cycle. */
   readonly pending: number;
 }
@@ -171,10 +180,12 @@ export async function drainOutbox<S>(
   const announced = await announceEnded(deps, options);
   if (announced === undefined) return first.result;
   const more = await sendEntries(deps, announced.loaded, announced.alerts, options);
+  const recorded = [...(first.result.recorded ?? []), ...(more.result.recorded ?? [])];
   return {
     delivered: [...first.result.delivered, ...more.result.delivered],
     failed: [...first.result.failed, ...more.result.failed],
     suppressed: [...first.result.suppressed, ...more.result.suppressed],
+    ...(recorded.length === 0 ? {} : { recorded }),
     pending: more.result.pending,
   };
 }
@@ -197,6 +208,7 @@ async function sendEntries<S>(
   const delivered: DeliveryOutcome[] = [];
   const failed: DeliveryOutcome[] = [];
   const suppressed: DeliveryOutcome[] = [];
+  const recordedOnly: DeliveryOutcome[] = [];
   const held: HeldView = { changes: loaded.held ?? {}, rev: loaded.heldRev ?? 0 };
   let entries: OutboxEntry[] = mergeOutbox(loaded.outbox, queued);
   // Alerts this cycle committed are claimed by that same write (also when the write was retried after its
@@ -253,6 +265,17 @@ async function sendEntries<S>(
           event: entry.event,
           messageId,
         });
+      } else if (deps.recordOnly?.(entry) === true) {
+        // Recorded (above) and removed, never published nor counted as published; what the silences hold
+        // back stays as it is, but for a change remembered by an earlier version, which this one forgets.
+        const settle = settler(deps, entry, cycleId, held, () => {
+          const after = afterAlert(held.changes, entry, closes, undefined);
+          return after.suppressedBy === undefined ? after : { held: held.changes };
+        });
+        if (!(await removeSent(deps, entry, cycleId, undefined, deadlineMs, settle))) break;
+        recordedOnly.push({ seq: entry.seq, event: entry.event });
+        i++;
+        continue;
       } else {
         if (mayBeSilenced(entry, closes)) silence = silenceFor(await silencesOf(deps), entry);
         const suppressedBy = verdict().suppressedBy;
@@ -331,7 +354,7 @@ async function sendEntries<S>(
     if (!(await removeSent(deps, entry, cycleId, messageId, deadlineMs, settle))) break;
     i++;
   }
-  const done = new Set([...delivered, ...suppressed].map((d) => d.seq));
+  const done = new Set([...delivered, ...suppressed, ...recordedOnly].map((d) => d.seq));
   // Claims this cycle holds on alerts it did not get to (an earlier one could not be sent, too little time
   // left) are handed back at once, so the next cycle need not wait for them to expire.
   const attempted = new Set([...done, ...failed.map((f) => f.seq)]);
@@ -340,7 +363,17 @@ async function sendEntries<S>(
     if (!attempted.has(seq)) await deps.state.release(entry, cycleId).catch(() => undefined);
   }
   const pending = entries.filter((e) => !done.has(e.seq)).length;
-  return { result: { delivered, failed, suppressed, pending }, held, emptied: pending === 0 };
+  return {
+    result: {
+      delivered,
+      failed,
+      suppressed,
+      ...(recordedOnly.length === 0 ? {} : { recorded: recordedOnly }),
+      pending,
+    },
+    held,
+    emptied: pending === 0,
+  };
 }
 
 /**
@@ -394,8 +427,17 @@ async function announceEnded<S>(
       const fresh = await deps.state.load();
       // Something waits (committed since): it goes first, the announcement with a later cycle.
       if (fresh.outbox.length > 0) return undefined;
-      const due = dueAnnouncements(fresh.held ?? {}, silences, deps.now());
-      if (due.alerts.length === 0) return undefined;
+      // A change of a record-only alert remembered by an earlier version is forgotten, not announced: its
+      // incident's alerts tell it (SHIELDWATCH_GROUP_BY=rule).
+      const stored = fresh.held ?? {};
+      const recordOnly = deps.recordOnly;
+      const heldNow =
+        recordOnly === undefined
+          ? stored
+          : Object.fromEntries(Object.entries(stored).filter(([, change]) => !recordOnly(change)));
+      const due = dueAnnouncements(heldNow, silences, deps.now());
+      const forgets = Object.keys(heldNow).length !== Object.keys(stored).length;
+      if (due.alerts.length === 0 && !forgets) return undefined;
       const alerts = await deps.state.announce(fresh, due.alerts, due.held, {
         claimant: options.cycleId,
         untilMs: options.budget.claimUntilMs,

@@ -85,9 +85,36 @@ export function patternMatches(pattern: string, event: string): boolean {
   return true;
 }
 
-/** The events a pattern silences. */
+/**
+ * The per-network rule event each alert of a rule incident groups (CONTRACT §13, `SHIELDWATCH_GROUP_BY=rule`):
+ * a silence over `network.*` or `network.rule_triggered` holds a rule's incident alerts back as it holds the
+ * per-network alerts they replace (docs/silences.md). An acknowledgement is someone's action, not the network's:
+ * only its own name (or `*`) silences it. Every grouped incident is a rule's today; another kind joining that
+ * family (docs/design/incidents.md, hooks) keeps its own names and needs no entry here.
+ */
+const GROUPED_RULE_EVENT: Readonly<Partial<Record<AlertEvent, AlertEvent>>> = {
+  'incident.opened': 'network.rule_triggered',
+  'incident.updated': 'network.rule_triggered',
+  'incident.reminder': 'network.rule_triggered',
+  'incident.escalated': 'network.rule_triggered',
+  'incident.resolved': 'network.rule_resolved',
+};
+
+/**
+ * Whether a silence's pattern covers `event`: its own name, or for a rule incident's alert, the per-network
+ * rule event it groups ({@link GROUPED_RULE_EVENT}).
+ */
+export function silenceMatches(pattern: string, event: string): boolean {
+  if (patternMatches(pattern, event)) return true;
+  const grouped = Object.hasOwn(GROUPED_RULE_EVENT, event)
+    ? GROUPED_RULE_EVENT[event as AlertEvent]
+    : undefined;
+  return grouped !== undefined && patternMatches(pattern, grouped);
+}
+
+/** The events a pattern silences (a rule incident's alerts with the per-network rule events they group). */
 export function eventsMatching(pattern: string): AlertEvent[] {
-  return SILENCEABLE_EVENTS.filter((event) => patternMatches(pattern, event));
+  return SILENCEABLE_EVENTS.filter((event) => silenceMatches(pattern, event));
 }
 
 /**
@@ -193,7 +220,7 @@ export function silenceFor(
   if (Number.isNaN(at)) return undefined;
   let found: Silence | undefined;
   for (const silence of silences) {
-    if (!covers(silence, at) || !patternMatches(silence.pattern, alert.event)) continue;
+    if (!covers(silence, at) || !silenceMatches(silence.pattern, alert.event)) continue;
     if (
       found === undefined ||
       silence.startsAt < found.startsAt ||
@@ -302,16 +329,31 @@ export interface HeldChange {
 /** The changes an outbox scope's silences hold back, by {@link heldKey}. */
 export type HeldChanges = Readonly<Record<string, HeldChange>>;
 
+/**
+ * Alerts of an incident across networks (`SHIELDWATCH_GROUP_BY=rule`) that tell more of an incident already
+ * opened: held back with it when its opening was held back, but never remembered on their own. Remembered
+ * alone, an update of an incident whose opening was published would make its resolve look unopened.
+ */
+const GROUPED_FOLLOW_UPS: ReadonlySet<string> = new Set(['incident.updated', 'incident.escalated']);
+
+/** Grouped incident alerts that change what holds: it opens, grows, escalates, resolves. */
+const GROUPED_CHANGES: ReadonlySet<string> = new Set([
+  'incident.opened',
+  'incident.resolved',
+  ...GROUPED_FOLLOW_UPS,
+]);
+
 /** The key of what an alert changes: its incident, or the filter status for a change without one. */
 export function heldKey(alert: Pick<AlertRecord, 'event' | 'incident'>): string | undefined {
-  // Changes only: a reminder (or the delivery check) changes nothing that could still hold.
+  // Changes only: a reminder (or the delivery check, an acknowledgement) changes nothing that could still hold.
   const family = eventTexts(alert.event)?.family;
   if (
     alert.event !== 'filter.status_changed' &&
     family !== 'incident' &&
     family !== 'recovery' &&
     family !== 'rule' &&
-    family !== 'health'
+    family !== 'health' &&
+    !(family === 'grouped' && GROUPED_CHANGES.has(alert.event))
   ) {
     return undefined;
   }
@@ -396,6 +438,8 @@ export function afterAlert(
     };
   }
   if (silence === undefined) return { held: open === undefined ? next : without(next, key) };
+  // An incident's update or escalation held back: what holds is still the opening (held back, or published).
+  if (GROUPED_FOLLOW_UPS.has(alert.event)) return { suppressedBy: silence.id, held: next };
   if (open !== undefined) {
     const to = alert.to === undefined ? {} : { to: alert.to };
     const severity = alert.severity === undefined ? {} : { severity: alert.severity };
@@ -464,7 +508,7 @@ export function dueAnnouncements(
     if (
       (own !== undefined &&
         silenceStatus(own, nowMs) === 'active' &&
-        patternMatches(own.pattern, change.event)) ||
+        silenceMatches(own.pattern, change.event)) ||
       silenceFor(silences, { event: change.event, at: now }) !== undefined
     ) {
       left[key] = change;

@@ -28,7 +28,6 @@ import type { AlertRecord } from '../core/types.ts';
 import { describeError, StoreError } from '../errors.ts';
 import { type DrainResult, drainOutbox, type OutboxDeps } from '../outbox.ts';
 import type {
-  AlertPublisher,
   FoundIncidentScope,
   IncidentStore,
   RuleStateStore,
@@ -51,25 +50,18 @@ export interface IncidentSettings extends RulesSettings {
   readonly escalateAfterMs?: EscalationSchedule;
 }
 
-/** The message id the record-only stage gives a per-network rule alert it keeps from SNS. */
-export const GROUPED_MESSAGE_ID = 'grouped';
 /** Waiting alerts kept in an incident item before the oldest move out: an incident alert can name 1,000 networks. */
 const SPILL_ABOVE = 4;
 const EMPTY: VersionedState<IncidentScopeState> = { state: EMPTY_INCIDENT_SCOPE, version: 0, outbox: [] };
 const RULE_EVENTS: ReadonlySet<string> = new Set(['network.rule_triggered', 'network.rule_resolved']);
 
 /**
- * A publisher stage that records per-network rule alerts without publishing them (the drain records each
- * alert as an event before it publishes): what is published instead is their incident's alerts.
+ * The per-network rule alerts, recorded as events and removed without being published (`recordOnly` of the
+ * outbox): what is published instead is their incident's alerts. Neither counted as published nor held back
+ * by silences (a silence holds their incident's alerts back, and announces those).
  */
-export function recordOnlyRuleAlerts(publisher: AlertPublisher): AlertPublisher {
-  return {
-    target: publisher.target,
-    publish: async (alert, signal) =>
-      RULE_EVENTS.has(alert.attributes['event'] ?? '')
-        ? GROUPED_MESSAGE_ID
-        : publisher.publish(alert, signal),
-  };
+export function isGroupedRuleAlert(alert: Pick<AlertRecord, 'event'>): boolean {
+  return RULE_EVENTS.has(alert.event);
 }
 
 /**
@@ -88,7 +80,7 @@ export function rulesAndIncidentsJudge(
   if ((settings.groupBy ?? 'rule') === 'none' || incidents === undefined || deps.ruleState === undefined) {
     return rulesJudge(deps, settings, deadline);
   }
-  const rules = rulesJudge({ ...deps, publisher: recordOnlyRuleAlerts(deps.publisher) }, settings, deadline);
+  const rules = rulesJudge({ ...deps, recordOnly: isGroupedRuleAlert }, settings, deadline);
   const bound = boundStore(incidents, deadline);
   // Every incident item, read alongside the requests (one Query): the rules judged, and any left waiting.
   const finding = bound.findIncidentScopes().then(
@@ -245,11 +237,12 @@ function withIncidents(
     failures: [...verdict.failures, ...failures],
     send: async (options) => {
       const rules = await verdict.send(options);
-      // The per-network alerts the record-only stage kept from SNS: recorded as events, not sent.
+      // The per-network alerts are recorded as events, not sent (`recorded`, not `delivered`).
       const total: DrainResult = {
-        delivered: rules.delivered.filter((d) => d.messageId !== GROUPED_MESSAGE_ID),
+        delivered: [...rules.delivered],
         failed: [...rules.failed],
         suppressed: [...rules.suppressed],
+        recorded: [...(rules.recorded ?? [])],
         pending: rules.pending,
       };
       if (deps === undefined) return total;
@@ -270,6 +263,7 @@ function withIncidents(
         total.delivered.push(...result.delivered);
         total.failed.push(...result.failed);
         total.suppressed.push(...result.suppressed);
+        total.recorded?.push(...(result.recorded ?? []));
         (total as { pending: number }).pending += result.pending;
       }
       return total;

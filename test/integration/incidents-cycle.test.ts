@@ -273,6 +273,43 @@ describe('incidents across networks in the poll cycle (dynalite, loopback API, s
     expect(scopes[0]?.loaded.state.open?.members).toHaveLength(1000);
   }, 60_000);
 
+  it('the per-network alerts kept from SNS are not counted as published: AlertsPublished and the cycle count only what SNS took', async () => {
+    // Prepare: a metrics sink that counts what the cycle reports as published.
+    const m = monitor(['a1', 'a2', 'a3']);
+    const counted = { published: 0, failed: 0 };
+    const metrics = {
+      cycleCompleted: () => {},
+      apiFailure: () => {},
+      latency: () => {},
+      figures: () => {},
+      statusChanged: () => {},
+      alertPublished: (ok: boolean) => {
+        if (ok) counted.published += 1;
+        else counted.failed += 1;
+      },
+    };
+    const deps = { ...m.deps, metrics };
+    await cycle(m, m.settings, deps);
+    tick();
+    for (const id of ['a1', 'a2', 'a3']) pps[id] = 600_000;
+
+    // Act
+    const attack = await cycle(m, m.settings, deps);
+    tick();
+    pps = {};
+    const calm = await cycle(m, m.settings, deps);
+
+    // Assess: two incident alerts reached SNS; six per-network transitions were recorded, not published.
+    expect(published()).toEqual(['incident.opened', 'incident.resolved']);
+    expect(counted).toEqual({ published: 2, failed: 0 });
+    expect([...attack.delivered, ...calm.delivered].map((d) => d.event)).toEqual([
+      'incident.opened',
+      'incident.resolved',
+    ]);
+    const stored = await m.store.queryEvents({});
+    expect(stored.filter((e) => e.event.startsWith('network.rule_'))).toHaveLength(6);
+  });
+
   it('groupBy=none: each network published as before, no incident item', async () => {
     // Prepare
     const m = monitor(['a1', 'a2'], { SHIELDWATCH_GROUP_BY: 'none' });

@@ -581,6 +581,170 @@ describe('silences in the cycle', () => {
     expect(resolved).toMatchObject({ action: 'resolve', incident: announced!['incident'] });
   });
 
+  describe('incidents across networks (SHIELDWATCH_GROUP_BY=rule, the default)', () => {
+    let pps: Record<string, number>;
+    const grouped = {
+      SHIELDWATCH_NETWORKS: 'net-1,net-2',
+      SHIELDWATCH_RULES: 'flood: traffic.in.pps > 50k',
+      SHIELDWATCH_GROUP_INTERVAL: '1m',
+    };
+    beforeEach(() => {
+      pps = { 'net-1': 100, 'net-2': 100 };
+      api.network = (id: string) => ({ body: { traffic: { in: { pps: pps[id] ?? 100 } } } });
+      status('A');
+    });
+    /** Each published alert as PagerDuty reads it: event, dedup_key (incident), event_action (action). */
+    const paged = (sns: ReturnType<typeof mockedSns>) =>
+      sns.documents.map((d) => `${String(d['event'])} ${String(d['incident'])} ${String(d['action'])}`);
+    const heldOf = async (m: Monitor) => {
+      const items = await m.store.findRuleItems(0);
+      const incidents = await m.store.findIncidentScopes();
+      return {
+        rules: items.map((item) => item.loaded.held ?? {}),
+        incidents: incidents.map((f) => f.loaded.held ?? {}),
+      };
+    };
+
+    it('an incident opened inside a silence that expires while it holds: announced once with the incident id (duplicate and concurrent cycles), its update and resolve then close the same PagerDuty incident', async () => {
+      // Prepare
+      const sns = mockedSns();
+      const m = monitor(sns.client, grouped);
+      await cycle(m);
+      const s = await silence('10m');
+
+      // Act: the attack starts inside the silence; the silence expires while it holds; then it spreads and ends.
+      pps['net-1'] = 90_000;
+      const attack = await cycle(m);
+      nextTick();
+      const during = await cycle(m);
+      const whileHeld = await heldOf(m);
+      nextTick(11 * 60_000);
+      const other = monitor(sns.client, grouped);
+      const ended = await Promise.all([cycle(m), cycle(m), cycle(other)]);
+      nextTick(2 * 60_000);
+      pps['net-2'] = 95_000;
+      const spread = await cycle(m);
+      nextTick(2 * 60_000);
+      await cycle(m);
+      pps['net-1'] = 100;
+      pps['net-2'] = 100;
+      nextTick();
+      const calm = await cycle(m);
+
+      // Assess: the incident's opening held back (the per-network alert is recorded only, silences aside).
+      expect(attack.suppressed.map((o) => [o.event, o.suppressedBy])).toEqual([['incident.opened', s.id]]);
+      expect(attack.delivered).toEqual([]);
+      expect(during.delivered).toEqual([]);
+      // Held back in the incident item, under the incident's id; the rule item remembers nothing.
+      expect(whileHeld.rules.every((held) => Object.keys(held).length === 0)).toBe(true);
+      expect(whileHeld.incidents.map((held) => Object.keys(held))).toEqual([
+        [expect.stringMatching(/^flood@/)],
+      ]);
+      expect(all(ended, 'delivered').map((d) => d.event)).toEqual(['silence.still_holding']);
+      expect(all([spread, calm], 'delivered').map((d) => d.event)).toEqual([
+        'incident.updated',
+        'incident.resolved',
+      ]);
+      const [announced, updated, resolved] = paged(sns);
+      const incident = announced!.split(' ')[1]!;
+      expect(incident).toMatch(/^flood@/);
+      expect([announced, updated, resolved]).toEqual([
+        `silence.still_holding ${incident} trigger`,
+        `incident.updated ${incident} trigger`,
+        `incident.resolved ${incident} resolve`,
+      ]);
+      expect(sns.subjects[0]).toBe(`[shieldwatch] still rule flood triggered after silence ${s.id}`);
+      expect(sns.subjects).toHaveLength(3);
+      // The per-network transitions are recorded as events, none suppressed (they are never published).
+      const stored = await events(m);
+      const perNetwork = stored.filter((e) => e.event.startsWith('network.rule_'));
+      expect(perNetwork).toHaveLength(4);
+      expect(perNetwork.every((e) => e.suppressedBy === undefined)).toBe(true);
+      expect(stored.find((e) => e.event === 'incident.opened')?.suppressedBy).toBe(s.id);
+    });
+
+    it('an incident opened and resolved inside a silence: nothing published, nothing announced when it ends', async () => {
+      // Prepare
+      const sns = mockedSns();
+      const m = monitor(sns.client, grouped);
+      await cycle(m);
+      const s = await silence('10m');
+
+      // Act
+      pps['net-1'] = 90_000;
+      await cycle(m);
+      nextTick();
+      pps['net-1'] = 100;
+      const calm = await cycle(m);
+      nextTick(11 * 60_000);
+      const after = await cycle(m);
+
+      // Assess
+      expect(calm.suppressed.map((o) => [o.event, o.suppressedBy])).toEqual([['incident.resolved', s.id]]);
+      expect(after.delivered).toEqual([]);
+      expect(sns.subjects).toEqual([]);
+      // Nothing left to announce (a marker of the closed one may stay until the item's next alert).
+      const held = await heldOf(m);
+      expect(held.rules.every((h) => Object.keys(h).length === 0)).toBe(true);
+      expect(held.incidents.every((h) => Object.values(h).every((c) => c.closedBy !== undefined))).toBe(true);
+    });
+
+    it('an incident paged before a silence: its update inside is held back, its resolve inside is sent, under the same incident', async () => {
+      // Prepare
+      const sns = mockedSns();
+      const m = monitor(sns.client, grouped);
+      await cycle(m);
+      pps['net-1'] = 90_000;
+      await cycle(m);
+      const s = await silence('1h');
+
+      // Act: net-2 joins inside the silence (its update due a minute later), then both resolve.
+      nextTick();
+      pps['net-2'] = 95_000;
+      await cycle(m);
+      nextTick(2 * 60_000);
+      const update = await cycle(m);
+      pps['net-1'] = 100;
+      pps['net-2'] = 100;
+      nextTick();
+      const calm = await cycle(m);
+
+      // Assess
+      expect(update.suppressed.map((o) => [o.event, o.suppressedBy])).toEqual([['incident.updated', s.id]]);
+      expect(calm.delivered.map((d) => d.event)).toEqual(['incident.resolved']);
+      const [opened, resolved] = paged(sns);
+      expect(opened).toMatch(/^incident\.opened flood@\S+ trigger$/);
+      expect(resolved).toBe(`incident.resolved ${opened!.split(' ')[1]} resolve`);
+      expect(sns.subjects).toHaveLength(2);
+      const held = await heldOf(m);
+      expect(held.incidents.every((h) => Object.keys(h).length === 0)).toBe(true);
+    });
+
+    it('a network.* silence holds a rule incident back, as it holds the per-network rule alerts it groups; a status change still goes out', async () => {
+      // Prepare
+      const sns = mockedSns();
+      const m = monitor(sns.client, grouped);
+      await cycle(m);
+      const s = await silence('1h', 'network.*');
+
+      // Act
+      pps['net-1'] = 90_000;
+      status('B');
+      const attack = await cycle(m);
+      nextTick();
+      pps['net-1'] = 100;
+      const calm = await cycle(m);
+
+      // Assess
+      expect([...attack.suppressed, ...calm.suppressed].map((o) => [o.event, o.suppressedBy])).toEqual([
+        ['incident.opened', s.id],
+        ['incident.resolved', s.id],
+      ]);
+      expect(sns.subjects).toHaveLength(1);
+      expect(paged(sns)).toEqual([expect.stringMatching(/^filter\.status_changed /)]);
+    });
+  });
+
   it('a silence stored with an end 30 days out (another tool) is honoured for 7 days only', async () => {
     // Prepare: the item as another tool writes it, past the CLI's 7-day limit.
     const sns = mockedSns();

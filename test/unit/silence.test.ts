@@ -116,8 +116,16 @@ describe('patternProblem', () => {
         'network.recovered',
         'network.rule_unreadable',
         'network.rule_readable',
+        // A rule incident's alerts (SHIELDWATCH_GROUP_BY=rule) with the per-network events they group.
+        'incident.opened',
+        'incident.updated',
+        'incident.reminder',
+        'incident.escalated',
+        'incident.resolved',
       ],
     ],
+    ['network.rule_resolved', ['network.rule_resolved', 'incident.resolved']],
+    ['incident.*', ALERT_EVENTS.filter((e) => e.startsWith('incident.'))],
     ['api.*', ['api.auth_failed', 'api.auth_restored', 'api.unreachable', 'api.recovered']],
   ])('%j silences %j', (pattern, events) => {
     expect(eventsMatching(pattern).sort()).toEqual([...events].sort());
@@ -210,6 +218,17 @@ describe('silenceFor', () => {
     ['api.*', 'filter.status_unreadable', false],
     ['filter.status_changed', 'filter.status_changed', true],
     ['filter.status_changed', 'filter.status_reminder', false],
+    // A rule incident's alerts are held by the per-network rule events they group (SHIELDWATCH_GROUP_BY=rule).
+    ['network.*', 'incident.opened', true],
+    ['network.*', 'incident.updated', true],
+    ['network.*', 'incident.reminder', true],
+    ['network.*', 'incident.escalated', true],
+    ['network.rule_triggered', 'incident.opened', true],
+    ['network.rule_resolved', 'incident.opened', false],
+    ['network.unreachable', 'incident.opened', false],
+    ['network.*', 'incident.acknowledged', false],
+    ['incident.*', 'incident.opened', true],
+    ['api.*', 'incident.opened', false],
   ])('pattern %j and %s: suppressed %s', (pattern, event, suppressed) => {
     const only = silence({ pattern });
     expect(silenceFor([only], { event, at: iso(T0 + MIN) }) === only).toBe(suppressed);
@@ -436,6 +455,103 @@ describe('afterAlert: what a silence holds back, alert after alert', () => {
       [s.id, ['B']],
       [undefined, []],
     ]);
+  });
+});
+
+describe('afterAlert: a rule incident across networks (SHIELDWATCH_GROUP_BY=rule)', () => {
+  const s = silence();
+  const INCIDENT = 'flood@2026-11-23T10:01:00.000Z';
+  const grouped = (seq: number, event: AlertEvent): AlertRecord => ({
+    seq,
+    event,
+    at: iso(T0 + seq * MIN),
+    rule: 'flood',
+    incident: INCIDENT,
+    severity: event === 'incident.resolved' ? 'resolved' : 'high',
+  });
+  /** Replays [event, silenced] and gives each verdict's suppressedBy and the incidents still held. */
+  function replay(steps: ReadonlyArray<readonly [AlertEvent, boolean]>, start: HeldChanges = {}) {
+    let held = start;
+    return steps.map(([event, silenced], i) => {
+      const alert = grouped(i + 1, event);
+      // As the outbox does: no silence is looked up for a resolve (mayBeSilenced).
+      const closes = event === 'incident.resolved';
+      const verdict = afterAlert(held, alert, closes, silenced && !closes ? s : undefined);
+      held = verdict.held;
+      const open = Object.entries(held).filter(([, h]) => h.closedBy === undefined);
+      return [verdict.suppressedBy, open.map(([key, h]) => `${key} ${h.event}`)];
+    });
+  }
+
+  it('an opening held back is remembered under the incident id; its updates keep it; its resolve goes with it', () => {
+    expect(
+      replay([
+        ['incident.opened', true],
+        ['incident.updated', true],
+        ['incident.escalated', true],
+        ['incident.resolved', false],
+      ]),
+    ).toEqual([
+      [s.id, [`${INCIDENT} incident.opened`]],
+      [s.id, [`${INCIDENT} incident.opened`]],
+      [s.id, [`${INCIDENT} incident.opened`]],
+      [s.id, []],
+    ]);
+  });
+
+  it('an update held back of an incident whose opening was published is not remembered: its resolve is sent', () => {
+    expect(
+      replay([
+        ['incident.updated', true],
+        ['incident.escalated', true],
+        ['incident.reminder', true],
+        ['incident.resolved', true],
+      ]),
+    ).toEqual([
+      [s.id, []],
+      [s.id, []],
+      [s.id, []],
+      [undefined, []],
+    ]);
+  });
+
+  it('an update published after the silence tells its own story: the opening is forgotten', () => {
+    expect(
+      replay([
+        ['incident.opened', true],
+        ['incident.updated', false],
+        ['incident.resolved', false],
+      ]),
+    ).toEqual([
+      [s.id, [`${INCIDENT} incident.opened`]],
+      [undefined, []],
+      [undefined, []],
+    ]);
+  });
+
+  it('announced at the silence end with the incident id, as a trigger naming the rule', () => {
+    const { held } = afterAlert({}, grouped(1, 'incident.opened'), false, s);
+    const due = dueAnnouncements(held, [s], T0 + 61 * MIN);
+    expect(due.held).toEqual({});
+    expect(due.alerts).toEqual([
+      expect.objectContaining({
+        event: 'silence.still_holding',
+        heldEvent: 'incident.opened',
+        incident: INCIDENT,
+        rule: 'flood',
+      }),
+    ]);
+    const rendered = renderAlert({ ...due.alerts[0]!, seq: 2 }, { networks: [], monitorName: 'shieldwatch' });
+    expect(rendered.subject).toBe('[shieldwatch] still rule flood triggered after silence s-aaaaaaaa');
+    expect(JSON.parse(rendered.sqs)).toMatchObject({ incident: INCIDENT, action: 'trigger' });
+    // A `network.*` silence still active holds the announcement back, as it holds the incident's alerts.
+    expect(
+      dueAnnouncements(
+        held,
+        [s, silence({ id: 's-bbbbbbbb', pattern: 'network.*', endsAt: iso(T0 + 90 * MIN) })],
+        T0 + 61 * MIN,
+      ).alerts,
+    ).toEqual([]);
   });
 });
 
