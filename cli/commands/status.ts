@@ -4,6 +4,7 @@ import { loadStoreConfig } from '../../lambda/config.ts';
 import { formatDuration } from '../../lambda/core/alert-text.ts';
 import type { IncidentKind, MonitorState } from '../../lambda/core/decide.ts';
 import { extractFigures } from '../../lambda/core/figures.ts';
+import type { IncidentScopeState } from '../../lambda/core/incidents.ts';
 import { parseRules, readRules } from '../../lambda/core/rules.ts';
 import { remainingMs, type Silence, silenceStatus } from '../../lambda/core/silence.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
@@ -79,6 +80,30 @@ export interface StatusReport {
     /** The rule item it lives in (`rules#<shard>[#<chunk>]`). */
     readonly item: string;
   }>;
+  /**
+   * Open incidents across networks (`SHIELDWATCH_GROUP_BY=rule`, CONTRACT §13), from the incident items: one
+   * per rule, with every network that joined (active ones first; each with its peak).
+   * The table shows these instead of their rule's per-network rows (which stay in `ruleIncidents`).
+   */
+  readonly groupedIncidents: ReadonlyArray<{
+    /** `<rule>@<openedAt>`: the `incident` of the alerts, PagerDuty's dedup_key. */
+    readonly id: string;
+    readonly rule: string;
+    readonly state: 'open' | 'acknowledged';
+    readonly since: string;
+    readonly forMs: number;
+    /** Escalation stage (1 until the first escalation). */
+    readonly stage: number;
+    readonly networks: ReadonlyArray<{
+      readonly network: string;
+      /** False once its rule resolved on it (the incident stays open for the others). */
+      readonly active: boolean;
+      /** Its worst reading in the incident, and when (the reading now: `ruleIncidents`). */
+      readonly peak: number | boolean | null;
+      readonly peakAt: string | null;
+    }>;
+    readonly acknowledged: { readonly by: string; readonly at: string; readonly note?: string } | null;
+  }>;
   /** What the monitor's own cycles recorded: the last applied cycle, its networks and the rules in force. */
   readonly monitor: {
     /** The observation time of the last cycle that recorded them; null when none did (none ran, or an older version). */
@@ -99,7 +124,10 @@ export interface StatusReport {
     readonly endsAt: string;
     readonly remainingMs: number;
   }>;
-  /** Alerts waiting, per outbox: `monitor`, then each rule item by key. Only outboxes with alerts. */
+  /**
+   * Alerts waiting, per outbox: `monitor`, then each rule item by key, then each incident item
+   * (`incident#<rule>`). Only outboxes with alerts.
+   */
   readonly outboxes: ReadonlyArray<{ readonly outbox: string; readonly pending: number }>;
   /** Alerts in every outbox: decided, not yet published (or their removal not yet written). */
   readonly pending: ReadonlyArray<{
@@ -226,6 +254,11 @@ export function statusReport(input: {
   readonly ruleItems?: readonly RuleItemView[];
   /** Every stored silence. @default [] */
   readonly silences?: readonly Silence[];
+  /** Every incident item (`state` / `incident#<rule>`): its rule, state and outbox. @default [] */
+  readonly incidentScopes?: ReadonlyArray<{
+    readonly rule: string;
+    readonly loaded: VersionedState<IncidentScopeState>;
+  }>;
   /** The newest snapshot of each network with an open rule incident (and of those shown). */
   readonly lastOf?: (network: string) => Snapshot | undefined;
   /** @default 'monitor' */
@@ -257,6 +290,33 @@ export function statusReport(input: {
       cycles: incident.count,
       lastError: incident.lastError ?? null,
     }));
+  const incidentScopes = [...(input.incidentScopes ?? [])].sort((a, b) => a.rule.localeCompare(b.rule));
+  const groupedIncidents = incidentScopes.flatMap(({ loaded }) => {
+    const open = loaded.state.open;
+    if (open === undefined || open.state !== 'open') return [];
+    // Active members first, each group in joining order.
+    const members = [
+      ...open.members.filter((m) => m.leftAt === undefined),
+      ...open.members.filter((m) => m.leftAt !== undefined),
+    ];
+    return [
+      {
+        id: open.id,
+        rule: open.rule,
+        state: open.acknowledged === undefined ? ('open' as const) : ('acknowledged' as const),
+        since: open.openedAt,
+        forMs: sinceFor(open.openedAt) ?? 0,
+        stage: open.stage,
+        networks: members.map((m) => ({
+          network: m.network,
+          active: m.leftAt === undefined,
+          peak: m.peak ?? null,
+          peakAt: m.peakAt ?? null,
+        })),
+        acknowledged: open.acknowledged ?? null,
+      },
+    ];
+  });
   return {
     at: new Date(nowMs).toISOString(),
     filter: {
@@ -287,6 +347,7 @@ export function statusReport(input: {
         item: cell.item,
       };
     }),
+    groupedIncidents,
     monitor: {
       lastCycleAt: state.polled?.at ?? null,
       networks: monitorNetworks(state, ruleItems),
@@ -312,10 +373,17 @@ export function statusReport(input: {
     outboxes: [
       { outbox: 'monitor', pending: input.outbox.length },
       ...ruleItems.map((item) => ({ outbox: item.key, pending: item.loaded.outbox.length })),
+      ...incidentScopes.map((scope) => ({
+        outbox: `incident#${scope.rule}`,
+        pending: scope.loaded.outbox.length,
+      })),
     ].filter((o) => o.pending > 0),
     pending: [
       ...input.outbox.map((entry) => ({ outbox: 'monitor', entry })),
       ...ruleItems.flatMap((item) => item.loaded.outbox.map((entry) => ({ outbox: item.key, entry }))),
+      ...incidentScopes.flatMap((scope) =>
+        scope.loaded.outbox.map((entry) => ({ outbox: `incident#${scope.rule}`, entry })),
+      ),
     ].map(({ outbox, entry }) => ({
       outbox,
       rule: entry.rule ?? null,
@@ -433,8 +501,13 @@ function renderText(report: StatusReport, io: CliIo): string {
   const since = (at: string | null, forMs: number | null): string =>
     at === null ? '-' : `since ${at} (for ${formatDuration(forMs ?? 0)})`;
   lines.push('');
-  const openCount = report.incidents.filter((i) => i.open).length + report.ruleIncidents.length;
-  if (report.incidents.length === 0 && report.ruleIncidents.length === 0) {
+  // A rule whose networks form one open incident (SHIELDWATCH_GROUP_BY=rule) shows as that incident, one row;
+  // the per-network rows are for rules that are not grouped (SHIELDWATCH_GROUP_BY=none).
+  const groupedRules = new Set(report.groupedIncidents.map((incident) => incident.rule));
+  const perNetwork = report.ruleIncidents.filter((incident) => !groupedRules.has(incident.rule));
+  const openCount =
+    report.incidents.filter((i) => i.open).length + report.groupedIncidents.length + perNetwork.length;
+  if (report.incidents.length === 0 && report.groupedIncidents.length === 0 && perNetwork.length === 0) {
     lines.push(`incidents      ${colour.green('none open')}`);
   } else {
     lines.push(
@@ -450,8 +523,31 @@ function renderText(report: StatusReport, io: CliIo): string {
       ]);
       lines.push(renderTable(['api', 'state', 'since', 'cycles', 'last error'], rows).replace(/^/gm, '  '));
     }
-    if (report.ruleIncidents.length > 0) {
-      const rows = report.ruleIncidents.map((incident) => [
+    if (report.groupedIncidents.length > 0) {
+      const rows = report.groupedIncidents.map((incident) => {
+        const active = incident.networks.filter((n) => n.active);
+        const listed = active
+          .slice(0, 5)
+          .map((n) => `${n.network} peak ${n.peak === null ? '-' : String(n.peak)}`)
+          .join(', ');
+        const more = active.length > 5 ? `, +${active.length - 5} more` : '';
+        const left = incident.networks.length - active.length;
+        return [
+          clip(printable(incident.id), 60),
+          clip(printable(incident.rule), 40),
+          incident.state === 'acknowledged'
+            ? colour.yellow(`ACKNOWLEDGED by ${clip(printable(incident.acknowledged?.by ?? '?'), 40)}`)
+            : colour.red('OPEN'),
+          since(incident.since, incident.forMs),
+          clip(printable(`${active.length}: ${listed}${more}${left > 0 ? ` (${left} resolved)` : ''}`), 120),
+        ];
+      });
+      lines.push(
+        renderTable(['incident', 'rule', 'state', 'since', 'networks (peak)'], rows).replace(/^/gm, '  '),
+      );
+    }
+    if (perNetwork.length > 0) {
+      const rows = perNetwork.map((incident) => [
         clip(printable(incident.rule), 40),
         clip(printable(incident.network), 40),
         `${colour.red('OPEN')}${incident.held ? ' (alert held)' : ''}`,
@@ -546,11 +642,13 @@ export const statusCommand = defineCommand({
     '  - the networks the monitor polled, as its last cycle recorded them (not SHIELDWATCH_NETWORKS of',
     '    this terminal), each with its last figures (or error) and their age; the first 50 in the table;',
     '  - the rules in force, as the monitor last applied them;',
-    '  - incidents: about the API (key rejected, unreachable, status unreadable), open or counting; and',
-    '    each open rule incident (rule, network, since when, the value the rule reads in the newest',
-    '    snapshot of that network);',
+    '  - incidents: about the API (key rejected, unreachable, status unreadable), open or counting; each',
+    '    open incident of a rule across networks (SHIELDWATCH_GROUP_BY=rule: id, rule, since when,',
+    '    acknowledged, its networks with their peaks); and each open rule incident of a rule not grouped',
+    '    (rule, network, since when, the value the rule reads in the newest snapshot of that network);',
     '  - active silences, with the time left;',
-    "  - pending alerts: every outbox (the monitor's and each rule item's), decided but not yet published.",
+    "  - pending alerts: every outbox (the monitor's, each rule item's and each incident's), decided but",
+    '    not yet published.',
     'Colour only on a terminal, never with NO_COLOR set; every colour has a label too.',
   ].join('\n'),
   options: {
@@ -589,11 +687,12 @@ export const statusCommand = defineCommand({
       const view = new DynamoStore(store.client, config.table);
       const silenceView = new DynamoSilenceStore(store.client, config.table);
       const report = await storeCall(store, async () => {
-        const [{ state, outbox }, filter, ruleItems, silences] = await Promise.all([
+        const [{ state, outbox }, filter, ruleItems, silences, incidentScopes] = await Promise.all([
           view.load(),
           view.querySnapshots({ kind: 'filter' }, { limit: 1 }),
           view.allRuleItems(),
           silenceView.list(),
+          view.findIncidentScopes(),
         ]);
         // The networks shown, and those with an open rule incident (for the value their rule reads now).
         const recorded = monitorNetworks(state, ruleItems);
@@ -626,6 +725,7 @@ export const statusCommand = defineCommand({
           nowMs: io.now(),
           ruleItems,
           silences,
+          incidentScopes,
           lastOf: (id) => found.get(id),
           networksFrom: given === undefined ? 'monitor' : 'option',
         });

@@ -40,6 +40,8 @@ describe('shieldwatch status and events show the monitor as it is', () => {
         SHIELDWATCH_NETWORKS: 'edge-1,edge-2',
         SHIELDWATCH_RULES: RULE,
         SHIELDWATCH_RETRIES: '0',
+        // Each network's rule alert on its own: status lists open rule incidents network by network.
+        SHIELDWATCH_GROUP_BY: 'none',
       },
       api: {
         filter: () => ({ body: { status: filterStatus } }),
@@ -228,5 +230,107 @@ describe('shieldwatch status and events show the monitor as it is', () => {
       );
     },
     cliTestTimeout(6),
+  );
+});
+
+describe('shieldwatch status with incidents across networks (SHIELDWATCH_GROUP_BY=rule, the default)', () => {
+  let world: World;
+  const pps: Record<string, number> = { 'edge-1': 1200, 'edge-2': 3400, 'edge-3': 10 };
+  const poll = () => ok(runCli(['poll'], world.env));
+
+  beforeAll(async () => {
+    world = await startWorld({
+      settings: {
+        SHIELDWATCH_NETWORKS: 'edge-1,edge-2,edge-3',
+        SHIELDWATCH_RULES: RULE,
+        SHIELDWATCH_RETRIES: '0',
+      },
+      api: {
+        filter: () => ({ body: { status: 'active' } }),
+        network: (id) => ({ body: { traffic: { in: { pps: pps[id] ?? 0 } } } }),
+      },
+    });
+  });
+  afterAll(async () => {
+    await world.close();
+  });
+
+  it(
+    'one row per open incident (id, rule, since, networks with peaks), not one per network; acknowledged shown; JSON lists them with every member',
+    async () => {
+      // Prepare: edge-1 and edge-2 flood (edge-2 peaks then eases), then someone acknowledges the incident.
+      await poll();
+      pps['edge-1'] = 90_000;
+      pps['edge-2'] = 120_000;
+      await poll();
+      pps['edge-2'] = 60_000;
+      await poll();
+
+      // Act
+      const text = await ok(runCli(['status'], world.storeEnv));
+      const json = parseJsonOutput<StatusReport>(
+        await ok(runCli(['status', '--format', 'json'], world.storeEnv)),
+      );
+      const [incident] = json.groupedIncidents;
+      await ok(runCli(['ack', incident?.id ?? '?', '--note', 'on it'], world.storeEnv));
+      const acked = await ok(runCli(['status'], world.storeEnv));
+      const ackedJson = parseJsonOutput<StatusReport>(
+        await ok(runCli(['status', '--format', 'json'], world.storeEnv)),
+      );
+
+      // Assess
+      expect(text.stdout).toMatch(/^incidents {6}1 open$/m);
+      expect(text.stdout).toMatch(
+        /^ {2}flood@\S+\s+flood\s+OPEN\s+since \d{4}-\d\d-\d\dT[\d:.]+Z \(for \d+s\)\s+2: edge-1 peak 90000, edge-2 peak 120000$/m,
+      );
+      // The rule's per-network rows are folded into the incident's row.
+      expect(text.stdout).not.toMatch(/^ {2}flood\s+edge-1\s+OPEN/m);
+      expect(json.groupedIncidents).toEqual([
+        {
+          id: expect.stringMatching(/^flood@\d{4}-/),
+          rule: 'flood',
+          state: 'open',
+          since: expect.any(String),
+          forMs: expect.any(Number),
+          stage: 1,
+          networks: [
+            expect.objectContaining({ network: 'edge-1', active: true, peak: 90_000 }),
+            expect.objectContaining({ network: 'edge-2', active: true, peak: 120_000 }),
+          ],
+          acknowledged: null,
+        },
+      ]);
+      expect(incident?.since).toBe(incident?.id.slice('flood@'.length));
+      // The per-network view stays in JSON.
+      expect(json.ruleIncidents.map((i) => i.network)).toEqual(['edge-1', 'edge-2']);
+      expect(acked.stdout).toMatch(/^ {2}flood@\S+\s+flood\s+ACKNOWLEDGED by \S+/m);
+      expect(ackedJson.groupedIncidents[0]).toMatchObject({
+        state: 'acknowledged',
+        acknowledged: { by: expect.any(String), at: expect.any(String), note: 'on it' },
+      });
+    },
+    cliTestTimeout(8),
+  );
+
+  it(
+    'the incident resolved: none open, no grouped row',
+    async () => {
+      // Prepare
+      pps['edge-1'] = 100;
+      pps['edge-2'] = 100;
+      await poll();
+
+      // Act
+      const text = await ok(runCli(['status'], world.storeEnv));
+      const json = parseJsonOutput<StatusReport>(
+        await ok(runCli(['status', '--format', 'json'], world.storeEnv)),
+      );
+
+      // Assess
+      expect(text.stdout).toMatch(/^incidents {6}none open$/m);
+      expect(json.groupedIncidents).toEqual([]);
+      expect(json.ruleIncidents).toEqual([]);
+    },
+    cliTestTimeout(3),
   );
 });
