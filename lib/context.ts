@@ -1,5 +1,5 @@
 /**
- * Reads and validates the CDK context of the shieldwatch stack (README, "Deploy").
+ * Reads and validates the CDK context of the shieldwatch stack (docs/deploy.md, Deploy).
  * Pure: takes the context values, returns typed settings or throws one {@link ContextError} that lists
  * every problem, each naming its key.
  */
@@ -24,9 +24,9 @@ import {
   parseEmail,
   parseEscalateAfterContext,
   parseExpectedStatus,
+  parseFigureFieldList,
   parseGroupBy,
   parseGroupInterval,
-  parseFigureFieldList,
   parseInteger,
   parseKmsKeyArn,
   parseList,
@@ -105,7 +105,7 @@ export interface MonitorSettings {
   readonly schedule: ScheduleSpec;
   /**
    * Dot path to the status in the filter-status body.
-   * @default - unset: the function tries the well-known paths (README, Filter status)
+   * @default - unset: the function tries the well-known paths (docs/design/cycle.md, Filter status)
    */
   readonly statusPath?: string;
   /**
@@ -203,7 +203,7 @@ export interface MonitorSettings {
    * @default - unset: the function's default (5000)
    */
   readonly requestTimeoutMs?: number;
-  /** Slack, Teams, PagerDuty and webhook channels fanned out from the topic (README, Alert channels). */
+  /** Slack, Teams, PagerDuty and webhook channels fanned out from the topic (docs/channels.md). */
   readonly channels: ChannelSettings;
   /**
    * The hosted status page (`statusPage`, `statusPageEvery`; docs/status-page.md).
@@ -223,7 +223,7 @@ export class ContextError extends Error {
   }
 }
 
-/** Default snapshot retention, in days (README, Configuration). */
+/** Default snapshot retention, in days (README.md, Configuration). */
 export const DEFAULT_RETENTION_DAYS = rangeOf('retentionDays').default;
 /**
  * Without sharding, most characters of all network ids joined by commas: they travel in the function's

@@ -72,7 +72,8 @@ export function builtinScenario(
 ): Scenario {
   const [first, second] = networks.filter((id) => id !== '*');
   const target = first === undefined ? {} : { networks: [first] };
-  const spread = second === undefined ? [] : [{ fromMs: 11_000, toMs: 17_000, factor: 30, networks: [second] }];
+  const spread =
+    second === undefined ? [] : [{ fromMs: 11_000, toMs: 17_000, factor: 30, networks: [second] }];
   switch (name) {
     case 'demo':
       return {

@@ -8,19 +8,14 @@
  * failure to read or write it holds back no other judge's alerts.
  */
 import { commitJudged } from '../commit.ts';
-import {
-  type HealthState,
-  INITIAL_HEALTH,
-  judgeHealth,
-  type NetworkOutcome,
-} from '../core/network-health.ts';
+import { type HealthState, judgeHealth, type NetworkOutcome } from '../core/network-health.ts';
 import type { Rule } from '../core/rule-types.ts';
 import { readRules } from '../core/rules.ts';
 import { holdsAny } from '../core/silence.ts';
 import type { FailureKind, Snapshot } from '../core/types.ts';
 import { describeError, StoreError } from '../errors.ts';
 import { drainOutbox, type OutboxDeps } from '../outbox.ts';
-import type { HealthStateStore, VersionedState } from '../ports.ts';
+import type { HealthStateStore } from '../ports.ts';
 import { boundStore } from '../until-deadline.ts';
 import type { Evidence, Judge, Verdict } from './judge.ts';
 
@@ -34,7 +29,6 @@ export interface HealthSettings {
   readonly ruleShard?: number;
 }
 
-const EMPTY: VersionedState<HealthState> = { state: INITIAL_HEALTH, version: 0, outbox: [] };
 const NOTHING = { delivered: [], failed: [], suppressed: [], pending: 0 };
 /** Failures that are not an answer of the API (as `decide` counts the API unreachable). */
 const NO_ANSWER: ReadonlySet<FailureKind | undefined> = new Set(['transport', 'server', 'rate_limited']);
