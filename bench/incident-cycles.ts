@@ -12,7 +12,7 @@ import { LogAlertPublisher } from '../lambda/adapters/sns-publisher.ts';
 import { loadConfig } from '../lambda/config.ts';
 import type { RenderedAlert } from '../lambda/core/types.ts';
 import { runCycle } from '../lambda/cycle.ts';
-import { buildMonitor } from '../lambda/runtime.ts';
+import { buildMonitor } from '../lambda/composition-root.ts';
 import { planShards } from '../lib/shards.ts';
 import { startDynamo } from '../test/fixtures/dynalite.ts';
 import { startFakeApi } from '../test/fixtures/fake-api.ts';

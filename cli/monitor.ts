@@ -7,7 +7,7 @@ import { displayStatus } from '../lambda/core/status.ts';
 import type { RenderedAlert } from '../lambda/core/types.ts';
 import { type CycleLog, type CycleResult, StoreError } from '../lambda/cycle.ts';
 import { describeError } from '../lambda/errors.ts';
-import { buildMonitor } from '../lambda/runtime.ts';
+import { buildMonitor } from '../lambda/composition-root.ts';
 import { clip, palette, printable, useColour } from './format.ts';
 import { type CliIo, println } from './io.ts';
 import { openStore } from './store/open.ts';

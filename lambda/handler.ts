@@ -12,7 +12,7 @@ import { lambdaDeadline } from './core/time-budget.ts';
 import { runCycle } from './cycle.ts';
 import { StoreError } from './errors.ts';
 import { METRIC_NAMESPACE, SERVICE_NAME } from './metric-names.ts';
-import { buildMonitor, type Monitor } from './runtime.ts';
+import { buildMonitor, type Monitor } from './composition-root.ts';
 
 const logger = new Logger({ serviceName: SERVICE_NAME });
 const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: SERVICE_NAME });

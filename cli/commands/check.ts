@@ -6,7 +6,7 @@ import { checkRules } from '../../lambda/core/rule-check.ts';
 import { describeShape, suggestStatusPaths } from '../../lambda/core/shape.ts';
 import { DEFAULT_STATUS_PATHS, displayStatus, extractStatus } from '../../lambda/core/status.ts';
 import type { ApiResponse } from '../../lambda/core/types.ts';
-import { createApiClient } from '../../lambda/runtime.ts';
+import { createApiClient } from '../../lambda/composition-root.ts';
 import { SETTINGS, unknownSettings } from '../../lambda/settings.ts';
 import { defineCommand } from '../args.ts';
 import { clip, palette, printable, renderTable, useColour } from '../format.ts';

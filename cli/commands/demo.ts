@@ -7,7 +7,7 @@ import { loadConfig } from '../../lambda/config.ts';
 import type { RenderedAlert } from '../../lambda/core/types.ts';
 import { computeUptime } from '../../lambda/core/uptime.ts';
 import { runCycle } from '../../lambda/cycle.ts';
-import { buildMonitor } from '../../lambda/runtime.ts';
+import { buildMonitor } from '../../lambda/composition-root.ts';
 import { defineCommand } from '../args.ts';
 import { numericSeries, renderLineChart } from '../chart.ts';
 import { toHistoryEntry } from '../entries.ts';

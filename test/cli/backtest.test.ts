@@ -14,7 +14,7 @@ import type { HistoryEntry } from '../../cli/entries.ts';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import { runCycle } from '../../lambda/cycle.ts';
-import { buildMonitor } from '../../lambda/runtime.ts';
+import { buildMonitor } from '../../lambda/composition-root.ts';
 import { describeRun, dumpTable, parseJsonOutput, runCli, startWorld, type World } from './helpers.ts';
 
 const CYCLES = 20;

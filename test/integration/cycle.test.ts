@@ -15,7 +15,7 @@ import {
   SPILL_ABOVE,
   StoreError,
 } from '../../lambda/cycle.ts';
-import { buildMonitor, type Monitor } from '../../lambda/runtime.ts';
+import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 

@@ -6,7 +6,7 @@ import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import type { FailureKind } from '../../lambda/core/types.ts';
 import { runCycle } from '../../lambda/cycle.ts';
-import { buildMonitor } from '../../lambda/runtime.ts';
+import { buildMonitor } from '../../lambda/composition-root.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, type Reply, startFakeApi } from '../fixtures/fake-api.ts';
 

@@ -13,7 +13,7 @@ import { loadConfig } from '../../lambda/config.ts';
 import type { IncidentScopeState } from '../../lambda/core/incidents.ts';
 import { CLAIM_GRACE_MS, type CycleLog, type CycleSettings, runCycle } from '../../lambda/cycle.ts';
 import type { IncidentStore, StateStore } from '../../lambda/ports.ts';
-import { buildMonitor, type Monitor } from '../../lambda/runtime.ts';
+import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import { type CycleLog, runCycle } from '../../lambda/cycle.ts';
-import { buildMonitor, type Monitor } from '../../lambda/runtime.ts';
+import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 

@@ -12,7 +12,7 @@ import { createSnsClient } from '../../lambda/adapters/aws-clients.ts';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import { CLAIM_GRACE_MS, type CycleLog, runCycle, StoreError } from '../../lambda/cycle.ts';
-import { buildMonitor, type Monitor } from '../../lambda/runtime.ts';
+import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 import {

@@ -20,7 +20,7 @@ import { parseRules } from '../../lambda/core/rules.ts';
 import type { AlertRecord } from '../../lambda/core/types.ts';
 import { type CycleSettings, runCycle } from '../../lambda/cycle.ts';
 import type { RuleScopeState } from '../../lambda/ports.ts';
-import { createApiClient } from '../../lambda/runtime.ts';
+import { createApiClient } from '../../lambda/composition-root.ts';
 import { planShards } from '../../lib/shards.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';

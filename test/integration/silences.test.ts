@@ -15,7 +15,7 @@ import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import { newSilence, type Silence } from '../../lambda/core/silence.ts';
 import { CLAIM_GRACE_MS, type CycleLog, type CycleResult, runCycle } from '../../lambda/cycle.ts';
-import { buildMonitor, type Monitor } from '../../lambda/runtime.ts';
+import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 import { type DynamoProxy, isOutboxRemoval, startDynamoProxy } from '../fixtures/fake-aws.ts';

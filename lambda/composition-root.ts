@@ -1,3 +1,7 @@
+/**
+ * The composition root of the poll cycle: where its adapters are built, once per process, and handed to it by
+ * role, for the Lambda entry (handler.ts) and the CLI (cli/monitor.ts) alike.
+ */
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
