@@ -6,9 +6,9 @@
  */
 import { startSimulator } from '../cli/simulator/server.ts';
 import { LogAlertPublisher } from '../lambda/adapters/sns-publisher.ts';
+import { buildMonitor } from '../lambda/composition-root.ts';
 import { loadConfig } from '../lambda/config.ts';
 import { runCycle } from '../lambda/cycle.ts';
-import { buildMonitor } from '../lambda/composition-root.ts';
 import { planShards } from '../lib/shards.ts';
 import { startDynamo } from '../test/fixtures/dynalite.ts';
 

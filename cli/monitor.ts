@@ -2,12 +2,12 @@
 import { createSecretsClient, createSnsClient } from '../lambda/adapters/aws-clients.ts';
 import { LogAlertPublisher } from '../lambda/adapters/sns-publisher.ts';
 import { ClockSkewError, StoreClock } from '../lambda/adapters/store-clock.ts';
+import { buildMonitor } from '../lambda/composition-root.ts';
 import type { MonitorConfig } from '../lambda/config.ts';
 import { displayStatus } from '../lambda/core/status.ts';
 import type { RenderedAlert } from '../lambda/core/types.ts';
 import { type CycleLog, type CycleResult, StoreError } from '../lambda/cycle.ts';
 import { describeError } from '../lambda/errors.ts';
-import { buildMonitor } from '../lambda/composition-root.ts';
 import { clip, palette, printable, useColour } from './format.ts';
 import { type CliIo, println } from './io.ts';
 import { openStore } from './store/open.ts';

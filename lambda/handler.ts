@@ -7,12 +7,12 @@ import type { Context, ScheduledEvent } from 'aws-lambda';
 import { createDynamoClient, createSecretsClient, createSnsClient } from './adapters/aws-clients.ts';
 import { PowertoolsCycleMetrics } from './adapters/cloudwatch-metrics.ts';
 import { LogAlertPublisher } from './adapters/sns-publisher.ts';
+import { buildMonitor, type Monitor } from './composition-root.ts';
 import { loadConfig } from './config.ts';
 import { lambdaDeadline } from './core/time-budget.ts';
 import { runCycle } from './cycle.ts';
 import { StoreError } from './errors.ts';
 import { METRIC_NAMESPACE, SERVICE_NAME } from './metric-names.ts';
-import { buildMonitor, type Monitor } from './composition-root.ts';
 
 const logger = new Logger({ serviceName: SERVICE_NAME });
 const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: SERVICE_NAME });

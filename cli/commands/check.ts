@@ -1,12 +1,12 @@
 import { createApiKeyProvider } from '../../lambda/adapters/api-key.ts';
 import { createSecretsClient } from '../../lambda/adapters/aws-clients.ts';
+import { createApiClient } from '../../lambda/composition-root.ts';
 import { loadConfig, type MonitorConfig } from '../../lambda/config.ts';
 import { extractFigures, figureCandidates } from '../../lambda/core/figures.ts';
 import { checkRules } from '../../lambda/core/rule-check.ts';
 import { describeShape, suggestStatusPaths } from '../../lambda/core/shape.ts';
 import { DEFAULT_STATUS_PATHS, displayStatus, extractStatus } from '../../lambda/core/status.ts';
 import type { ApiResponse } from '../../lambda/core/types.ts';
-import { createApiClient } from '../../lambda/composition-root.ts';
 import { SETTINGS, unknownSettings } from '../../lambda/settings.ts';
 import { defineCommand } from '../args.ts';
 import { clip, palette, printable, renderTable, useColour } from '../format.ts';

@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BacktestAlert } from '../../cli/backtest/render.ts';
 import type { HistoryEntry } from '../../cli/entries.ts';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
+import { buildMonitor } from '../../lambda/composition-root.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import { runCycle } from '../../lambda/cycle.ts';
-import { buildMonitor } from '../../lambda/composition-root.ts';
 import { describeRun, dumpTable, parseJsonOutput, runCli, startWorld, type World } from './helpers.ts';
 
 const CYCLES = 20;

@@ -8,10 +8,10 @@
 import { SNSClient } from '@aws-sdk/client-sns';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
+import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import { type CycleLog, runCycle } from '../../lambda/cycle.ts';
 import { acknowledge, unacknowledge } from '../../lambda/incident-acks.ts';
-import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 import { type FakeSns, startFakeSns } from '../fixtures/fake-aws.ts';

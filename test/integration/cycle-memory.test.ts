@@ -7,9 +7,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_STORED_BODY_BYTES } from '../../lambda/adapters/dynamo-store.ts';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
+import { buildMonitor } from '../../lambda/composition-root.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import { CYCLE_BODY_BUDGET_BYTES, type CycleLog, runCycle } from '../../lambda/cycle.ts';
-import { buildMonitor } from '../../lambda/composition-root.ts';
 import { describeRun, dumpTable, runCli, startWorld, type World } from '../cli/helpers.ts';
 import { nearCapBody } from '../fixtures/big-bodies.ts';
 import { startDynamo } from '../fixtures/dynalite.ts';

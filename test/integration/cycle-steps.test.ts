@@ -5,10 +5,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fromSnapshotItem } from '../../lambda/adapters/dynamo-items.ts';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
+import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import { computeUptime } from '../../lambda/core/uptime.ts';
 import { type CycleLog, runCycle } from '../../lambda/cycle.ts';
-import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 

@@ -3,10 +3,10 @@ import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
+import { buildMonitor } from '../../lambda/composition-root.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import type { FailureKind } from '../../lambda/core/types.ts';
 import { runCycle } from '../../lambda/cycle.ts';
-import { buildMonitor } from '../../lambda/composition-root.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, type Reply, startFakeApi } from '../fixtures/fake-api.ts';
 

@@ -9,11 +9,11 @@ import { PublishCommand, type PublishCommandInput, SNSClient } from '@aws-sdk/cl
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
+import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import type { IncidentScopeState } from '../../lambda/core/incidents.ts';
 import { CLAIM_GRACE_MS, type CycleLog, type CycleSettings, runCycle } from '../../lambda/cycle.ts';
 import type { IncidentStore, StateStore } from '../../lambda/ports.ts';
-import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 

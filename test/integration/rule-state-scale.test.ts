@@ -14,13 +14,13 @@ import {
   STATE_BUDGET_BYTES,
 } from '../../lambda/adapters/rule-items.ts';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
+import { createApiClient } from '../../lambda/composition-root.ts';
 import { BASELINE_WINDOW } from '../../lambda/core/rule-eval.ts';
 import type { Rule, RuleCell } from '../../lambda/core/rule-types.ts';
 import { parseRules } from '../../lambda/core/rules.ts';
 import type { AlertRecord } from '../../lambda/core/types.ts';
 import { type CycleSettings, runCycle } from '../../lambda/cycle.ts';
 import type { RuleScopeState } from '../../lambda/ports.ts';
-import { createApiClient } from '../../lambda/composition-root.ts';
 import { planShards } from '../../lib/shards.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
