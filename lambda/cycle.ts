@@ -9,7 +9,7 @@ import type { Snapshot } from './core/types.ts';
 import { cycleFailure, noteQueued, sendInOrder } from './cycle-outcome.ts';
 import { silencesOnce } from './cycle-silences.ts';
 import type { CycleDeps, CycleOptions, CycleResult, CycleSettings } from './cycle-types.ts';
-import { KeyError } from './errors.ts';
+import { ApiKeyUnavailableError } from './errors.ts';
 import { healthJudge } from './judges/health.ts';
 import { rulesAndIncidentsJudge } from './judges/incidents.ts';
 import type { Evidence, Judge } from './judges/judge.ts';
@@ -19,7 +19,7 @@ import { SnapshotBatches } from './snapshot-batches.ts';
 import { boundStore } from './until-deadline.ts';
 
 export type { CycleDeps, CycleOptions, CycleResult, CycleSettings } from './cycle-types.ts';
-export { KeyError, StoreError } from './errors.ts';
+export { ApiKeyUnavailableError, StoreError } from './errors.ts';
 export { CLAIM_GRACE_MS, type DeliveryOutcome, PublishedAlerts, SPILL_ABOVE } from './outbox.ts';
 export type { CycleLog, CycleMetrics } from './ports.ts';
 
@@ -57,7 +57,9 @@ export async function runCycle(
     try {
       await deps.keys?.get();
     } catch (error) {
-      throw new KeyError(`cannot resolve the API key: ${(error as Error).message}`, { cause: error });
+      throw new ApiKeyUnavailableError(`cannot resolve the API key: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
 
     // Step 2: the judges, each reading its state alongside the requests.

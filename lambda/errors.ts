@@ -45,9 +45,12 @@ export class StoreError extends Error {
   }
 }
 
-/** Thrown when the API key cannot be resolved (the secret is missing, empty or unreadable). */
-export class KeyError extends Error {
-  override readonly name = 'KeyError';
+/**
+ * Thrown when the protection API's key cannot be had (its secret is missing, empty or unreadable), so no
+ * request was made: the cycle has not run.
+ */
+export class ApiKeyUnavailableError extends Error {
+  override readonly name = 'ApiKeyUnavailableError';
 }
 
 /** `Name: message` of an error, for logs and error texts. */

@@ -4,18 +4,18 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
+import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { loadConfig } from '../../lambda/config.ts';
 import type { RenderedAlert } from '../../lambda/core/types.ts';
 import {
+  ApiKeyUnavailableError,
   CLAIM_GRACE_MS,
   type CycleLog,
   type CycleMetrics,
-  KeyError,
   runCycle,
   SPILL_ABOVE,
   StoreError,
 } from '../../lambda/cycle.ts';
-import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 
@@ -621,7 +621,7 @@ describe('the key from Secrets Manager', () => {
     });
   });
 
-  it('fails the cycle with a clear KeyError, without the value, when the secret is empty or missing', async () => {
+  it('fails the cycle with a clear ApiKeyUnavailableError, without the value, when the secret is empty or missing', async () => {
     // Prepare
     const secrets = new SecretsManagerClient({ region: 'us-east-1' });
     const mock = mockClient(secrets);
@@ -637,7 +637,9 @@ describe('the key from Secrets Manager', () => {
 
     // Act
     const empty = runCycle(monitor.deps, monitor.settings, Date.now() + 5000);
-    await expect(empty).rejects.toBeInstanceOf(KeyError);
+    await expect(empty).rejects.toBeInstanceOf(ApiKeyUnavailableError);
+    // The name is what logs and the CLI print (describeError): it says what failed.
+    await expect(empty).rejects.toMatchObject({ name: 'ApiKeyUnavailableError' });
     await expect(empty).rejects.toThrow(/shieldwatch\/api-key is empty/);
     const missing = runCycle(monitor.deps, monitor.settings, Date.now() + 5000);
 
