@@ -79,7 +79,10 @@ export interface SnapshotStore {
 }
 
 /** An alert in the outbox together with its delivery bookkeeping. */
-export interface OutboxEntry extends AlertRecord {
+export type OutboxEntry = AlertRecord & OutboxBookkeeping;
+
+/** What the outbox keeps about an alert's delivery. */
+export interface OutboxBookkeeping {
   /** Cycle that holds the right to send it, until `claimUntil` (epoch ms). */
   readonly claimedBy?: string;
   readonly claimUntil?: number;

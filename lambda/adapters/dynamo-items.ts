@@ -91,7 +91,7 @@ export function storedAlert<T extends AlertRecord>(alert: T): Record<string, unk
   if (alert.story !== undefined) {
     // An incident alert's members and peaks (readings, which DynamoDB numbers may not hold) as JSON text.
     const { story, ...others } = alert;
-    return { ...storedAlert(others), [STORY]: JSON.stringify(story) };
+    return { ...storedAlert(others as AlertRecord), [STORY]: JSON.stringify(story) };
   }
   if (alert.rule === undefined) return { ...alert } as Record<string, unknown>;
   const { value, threshold, baseline, values, condition, ...rest } = alert;

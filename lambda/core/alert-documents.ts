@@ -4,14 +4,10 @@
  * JSON for the queue that feeds PagerDuty and webhooks, with a stable `incident` id and an `action`.
  * Pure: built from the alert record and the texts already rendered for it; nothing here throws.
  */
-import { eventTexts } from './alert-events.ts';
+import { type AlertAction, type AlertLevel, familyOf } from './alert-families/index.ts';
 import { momentOf } from './alert-time.ts';
-import { healthFields } from './health-alert-text.ts';
-import { type DocumentPeak, incidentChatLines, incidentDocumentFields } from './incident-alert-text.ts';
-import { closesIncident } from './network-health.ts';
-import { ruleEmailLines, ruleSeverity } from './rule-alert-text.ts';
-import { statusEmailLines } from './status-alert-text.ts';
-import type { AlertEvent, AlertRecord, Severity } from './types.ts';
+import type { DocumentPeak } from './incident-alert-text.ts';
+import type { AlertRecord, Severity } from './types.ts';
 import { escapeHidden, shorten } from './visible-text.ts';
 
 /** Longest Chatbot notification title (the custom-notification schema allows 250 characters). */
@@ -28,15 +24,7 @@ export const INCIDENT_MAX_CHARS = 255;
 /** Version of the `sqs` document's layout; a field removed or changed in meaning raises it. */
 export const ALERT_DOCUMENT_VERSION = 1;
 
-/** What an alert does to an incident: opens it, or closes it. */
-export type AlertAction = 'trigger' | 'resolve' | 'acknowledge';
-
-/**
- * How urgent an alert is, in PagerDuty's words: `critical` away from the expected status or a traffic rule
- * triggered (severity high), `error` a problem with the monitor's own view of the API, `warning` a status
- * change without an expected status, `info` everything that ends something or needs nothing.
- */
-export type AlertLevel = 'critical' | 'error' | 'warning' | 'info';
+export type { AlertAction, AlertLevel } from './alert-families/index.ts';
 
 /** The `sqs` document: the alert as plain JSON (docs/channels.md, The `sqs` document). */
 export interface AlertDocument {
@@ -113,16 +101,6 @@ export interface AlertDocuments {
   readonly sqs: string;
 }
 
-/** The event that opened the incident a recovery closes (the incident id names it). */
-const OPENED_BY: Readonly<Partial<Record<AlertEvent, AlertEvent>>> = {
-  'api.auth_restored': 'api.auth_failed',
-  'api.recovered': 'api.unreachable',
-  'filter.status_readable': 'filter.status_unreadable',
-  'filter.status_changed': 'filter.status_changed',
-  'network.rule_resolved': 'network.rule_triggered',
-  'network.recovered': 'network.unreachable',
-  'network.rule_readable': 'network.rule_unreadable',
-};
 /** Most networks a document lists (an SNS message holds 256 KB for every protocol's text together). */
 const MAX_DOCUMENT_NETWORKS = 100;
 
@@ -132,55 +110,16 @@ const MAX_CHAT_VALUE_CHARS = 200;
 
 /** Whether the alert opens an incident, closes one, or neither (a reminder, a change without an expected status, the test). */
 export function alertAction(alert: AlertRecord): AlertAction | undefined {
-  const family = eventTexts(alert?.event)?.family;
-  switch (family) {
-    case 'incident':
-      return 'trigger';
-    case 'recovery':
-      return 'resolve';
-    case 'silence':
-      // Announced at a silence's end (docs/silences.md): opens (or keeps) the incident the silence held back.
-      return typeof alert.incident === 'string' ? 'trigger' : undefined;
-    case 'rule':
-      return alert.event === 'network.rule_resolved' ? 'resolve' : 'trigger';
-    case 'grouped':
-      // An incident across networks (CONTRACT §13): opened and updated trigger, resolved resolves; a reminder neither.
-      // Acknowledged: PagerDuty acknowledges the page of the same dedup_key (CONTRACT §14).
-      return alert.event === 'incident.resolved'
-        ? 'resolve'
-        : alert.event === 'incident.reminder'
-          ? undefined
-          : alert.event === 'incident.acknowledged'
-            ? 'acknowledge'
-            : 'trigger';
-    case 'health':
-      // A recovery resolves the incident only once no network of it is left failing (network-health.ts).
-      if (alert.event === 'network.unreachable' || alert.event === 'network.rule_unreadable')
-        return 'trigger';
-      return closesIncident(alert) ? 'resolve' : undefined;
-    case 'status':
-      if (alert.event !== 'filter.status_changed') return undefined;
-      return alert.severity === 'high' ? 'trigger' : alert.severity === 'resolved' ? 'resolve' : undefined;
-    default:
-      return undefined;
-  }
+  return familyOf(alert).action(alert);
 }
 
 /** See {@link AlertLevel}. */
 export function alertLevel(alert: AlertRecord): AlertLevel {
-  const texts = eventTexts(alert?.event);
+  const action = alertAction(alert);
   // An end, or someone taking the incident (acknowledge): nothing more to do.
-  if (alertAction(alert) === 'resolve' || alertAction(alert) === 'acknowledge') return 'info';
-  if (
-    alert.severity === 'high' ||
-    alert.event === 'network.rule_triggered' ||
-    (texts?.family === 'grouped' && alertAction(alert) === 'trigger')
-  )
-    return 'critical';
-  if (texts?.family === 'incident' || (texts?.family === 'health' && alertAction(alert) === 'trigger'))
-    return 'error';
-  if (alert.event === 'filter.status_changed') return 'warning';
-  return 'info';
+  if (action === 'resolve' || action === 'acknowledge') return 'info';
+  if (alert.severity === 'high') return 'critical';
+  return familyOf(alert).level(alert, action);
 }
 
 /**
@@ -191,19 +130,8 @@ export function alertLevel(alert: AlertRecord): AlertLevel {
 export function alertIncident(alert: AlertRecord): string | undefined {
   const own = alert.incident;
   if (typeof own === 'string' && own !== '') return boundedIncident(own);
-  const action = alertAction(alert);
-  const event = typeof alert.event === 'string' ? alert.event : undefined;
-  if (event === undefined || (action === undefined && event !== 'filter.status_reminder')) return undefined;
-  if (event === 'filter.status_reminder') {
-    return typeof alert.since === 'string'
-      ? boundedIncident(`filter.status_changed/${alert.since}`)
-      : undefined;
-  }
-  const opened = OPENED_BY[event as AlertEvent];
-  if (action === 'resolve' && opened !== undefined && typeof alert.previousSince === 'string') {
-    return boundedIncident(`${opened}/${alert.previousSince}`);
-  }
-  return boundedIncident(`${event}/${String(alert.at)}`);
+  const derived = familyOf(alert).derivedIncident(alert, alertAction(alert));
+  return derived === undefined ? undefined : boundedIncident(derived);
 }
 
 /** An id within PagerDuty's 255 characters: a longer one keeps its start and a hash of the whole. */
@@ -274,12 +202,7 @@ export function queueDocument(alert: AlertRecord, texts: DocumentTexts): AlertDo
     level: alertLevel(alert),
     summary: texts.subject,
     text: texts.sms,
-    severity:
-      eventTexts(alert.event)?.family === 'rule'
-        ? ruleSeverity(alert)
-        : alert.severity === 'high' || alert.severity === 'resolved'
-          ? alert.severity
-          : undefined,
+    severity: familyOf(alert).severity(alert),
     from: text(alert.from),
     to: text(alert.to),
     expected: text(alert.expected),
@@ -319,8 +242,8 @@ export function queueDocument(alert: AlertRecord, texts: DocumentTexts): AlertDo
       : undefined,
     path: text(alert.path),
     seq: Number.isSafeInteger(alert.seq) ? alert.seq : undefined,
-    // An incident across networks: its networks, their peaks and the totals (incident-alert-text.ts).
-    ...(eventTexts(alert.event)?.family === 'grouped' ? incidentDocumentFields(alert) : {}),
+    // The family's own: an incident across networks' networks, their peaks and the totals.
+    ...familyOf(alert).documentFields(alert),
   };
   return Object.fromEntries(
     Object.entries(document).filter(([, value]) => value !== undefined),
@@ -382,24 +305,12 @@ export function chatbotDocument(alert: AlertRecord, document: AlertDocument) {
 function chatDescription(alert: AlertRecord, document: AlertDocument): string {
   const lines: string[] = [inertLine(document.text, CHATBOT_DESCRIPTION_MAX_CHARS), ''];
   const field = (label: string, value: string) => `*${chatText(label)}:* ${chatCode(value)}`;
-  const family = eventTexts(alert.event)?.family;
-  if (family === 'status') lines.push(...statusEmailLines(alert, field));
-  if (family === 'health') {
-    for (const [label, value] of healthFields(alert)) lines.push(field(label, value));
-  }
-  if (family === 'grouped') lines.push(...incidentChatLines(alert, field));
-  if (family === 'rule') {
-    // The rule's own lines name its incident; the generic one below would repeat it.
-    lines.push(...ruleEmailLines(alert, field).filter((line) => !line.startsWith('*Incident:*')));
-  }
+  const family = familyOf(alert);
+  lines.push(...family.chatLines(alert, field));
   const seen = momentOf(alert.at);
   lines.push(field('Seen', seen === undefined ? String(document.at) : seen.iso));
   if (document.severity !== undefined) lines.push(field('Severity', document.severity));
-  if (document.cycles !== undefined && (family === 'incident' || family === 'recovery')) {
-    lines.push(field('Failing cycles in a row', String(document.cycles)));
-  } else if (document.cycles !== undefined && document.cycles > 1 && family === 'status') {
-    lines.push(field('Confirmed by', `${document.cycles} cycles in a row`));
-  }
+  lines.push(...family.chatTail(document, field));
   if (document.detail !== undefined) lines.push(field('Detail', escapeHidden(document.detail, 'space')));
   if (document.incident !== undefined) {
     lines.push(

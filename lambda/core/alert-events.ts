@@ -35,8 +35,12 @@ export interface EventTexts {
   readonly intro: string;
 }
 
-/** The texts of every alert event (docs/alerts.md, Event names). */
-export const ALERT_EVENT_TEXTS: Readonly<Record<AlertEvent, EventTexts>> = {
+/**
+ * The texts of every alert event (docs/alerts.md, Event names). Declared `as const` so that each event's family
+ * is known to the compiler: {@link EventsOf} derives each family's events from it, and the families' records
+ * (`alert-families/index.ts`) are typed by them.
+ */
+export const ALERT_EVENT_TEXTS = {
   'filter.status_changed': {
     family: 'status',
     subject: 'Filter status changed',
@@ -181,7 +185,12 @@ export const ALERT_EVENT_TEXTS: Readonly<Record<AlertEvent, EventTexts>> = {
     intro:
       'This is a TEST notification from shieldwatch, sent to check that alerts are delivered. No action is needed.',
   },
-};
+} as const satisfies Readonly<Record<AlertEvent, EventTexts>>;
+
+/** The events of one family, e.g. `EventsOf<'status'>` is `'filter.status_changed' | 'filter.status_reminder'`. */
+export type EventsOf<F extends EventFamily> = {
+  [E in AlertEvent]: (typeof ALERT_EVENT_TEXTS)[E]['family'] extends F ? E : never;
+}[AlertEvent];
 
 /** Every alert event, in the order of {@link ALERT_EVENT_TEXTS}. */
 export const ALERT_EVENTS = Object.keys(ALERT_EVENT_TEXTS) as readonly AlertEvent[];

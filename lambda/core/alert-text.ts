@@ -2,23 +2,20 @@
  * The text of an alert: SNS subject, SMS, email and message attributes (docs/alerts.md).
  * Pure: times come from the alert record, never from the clock; nothing here throws.
  *
- * Each event's fixed texts are in `alert-events.ts` (one exhaustive record); the status family's texts in
- * `status-alert-text.ts`, the rule family's in `rule-alert-text.ts`; the email in `alert-email.ts`; folding and escaping in `visible-text.ts`.
+ * Each event's fixed texts are in `alert-events.ts` (one exhaustive record); what differs between families of
+ * events (subject, SMS, email and chat lines, attributes, action, level) in one record per family,
+ * `alert-families/<family>.ts`, looked up here; the email in `alert-email.ts`; folding and escaping in
+ * `visible-text.ts`.
  */
 
 import { alertAction, alertIncident, renderDocuments } from './alert-documents.ts';
-import { cyclesOf, renderEmail } from './alert-email.ts';
-import { eventTexts, RECOVERY_EVENTS } from './alert-events.ts';
+import { renderEmail } from './alert-email.ts';
+import { familyOf } from './alert-families/index.ts';
 import { ATTRIBUTE_MAX_CHARS, PRODUCT, SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { momentOf } from './alert-time.ts';
 import { stageAttribute } from './escalation.ts';
-import { healthSms, healthSubject } from './health-alert-text.ts';
-import { incidentSms, incidentSubject } from './incident-alert-text.ts';
-import { ruleSeverity, ruleSms, ruleSubject } from './rule-alert-text.ts';
-import { silenceSms, silenceSubject } from './silence-alert-text.ts';
-import { statusSms, statusSubject } from './status-alert-text.ts';
 import type { AlertRecord, NetworkFigures, RenderedAlert } from './types.ts';
-import { asciiFold, foldVisible, shorten } from './visible-text.ts';
+import { asciiFold, shorten } from './visible-text.ts';
 
 export {
   ATTRIBUTE_MAX_CHARS,
@@ -47,7 +44,6 @@ export interface RenderContext {
 const MAX_NAME_CHARS = 30;
 /** Raw characters folded for a one-line text; anything longer is cut first so a huge text costs nothing. */
 const MAX_FOLD_INPUT = 1000;
-const MAX_DETAIL_IN_SMS = 100;
 
 /** Everything XML 1.0 does not allow (lone surrogates included, as the `u` flag matches them as code points). */
 const NOT_XML_1_0 = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
@@ -103,20 +99,7 @@ export function renderAlert(alert: AlertRecord, ctx: RenderContext): RenderedAle
 }
 
 function renderSubject(alert: AlertRecord, name: string): string {
-  const prefix = `[${name}] `;
-  const texts = eventTexts(alert.event);
-  const subject =
-    texts?.family === 'status'
-      ? statusSubject(alert, prefix)
-      : texts?.family === 'rule'
-        ? ruleSubject(alert, prefix)
-        : texts?.family === 'silence'
-          ? silenceSubject(alert, prefix)
-          : texts?.family === 'health'
-            ? healthSubject(alert, prefix)
-            : texts?.family === 'grouped'
-              ? incidentSubject(alert, prefix, SUBJECT_MAX_CHARS)
-              : `${prefix}${texts?.subject ?? `Alert: ${unknownEventLabel(alert)}`}`;
+  const subject = familyOf(alert).subject(alert, `[${name}] `);
   // The pieces are ASCII already; folding again guards the guarantee, not the content.
   return shorten(asciiFold(subject), SUBJECT_MAX_CHARS);
 }
@@ -124,43 +107,14 @@ function renderSubject(alert: AlertRecord, name: string): string {
 function renderSms(alert: AlertRecord, name: string): string {
   const seen = momentOf(alert.at);
   const when = seen === undefined ? 'time unknown' : `seen ${seen.short}`;
-  const texts = eventTexts(alert.event);
-  if (texts?.family === 'status') {
-    return shorten(asciiFold(statusSms(alert, name, when)), SMS_MAX_CHARS);
-  }
-  if (texts?.family === 'rule') {
-    return shorten(asciiFold(ruleSms(alert, name, when)), SMS_MAX_CHARS);
-  }
-  if (texts?.family === 'silence') {
-    return shorten(asciiFold(silenceSms(alert, name)), SMS_MAX_CHARS);
-  }
-  if (texts?.family === 'health') {
-    return shorten(asciiFold(healthSms(alert, name, when)), SMS_MAX_CHARS);
-  }
-  if (texts?.family === 'grouped') {
-    return shorten(asciiFold(incidentSms(alert, name, when, SMS_MAX_CHARS)), SMS_MAX_CHARS);
-  }
-  const sentence = texts?.sms ?? `alert ${shorten(unknownEventLabel(alert), 40)}`;
-  const incident = texts?.family === 'incident' || texts?.family === 'recovery';
-  const cycles = incident ? cyclesOf(alert) : undefined;
-  // A recovery's count and detail describe the incident that ended, and say so.
-  const recovery = RECOVERY_EVENTS.has(alert.event);
-  const count =
-    cycles !== undefined && cycles > 1
-      ? recovery
-        ? ` (after ${cycles} failing cycles)`
-        : ` (${cycles} cycles in a row)`
-      : '';
-  const detail =
-    typeof alert.detail === 'string' && alert.detail !== ''
-      ? ` ${recovery ? 'Last error was: ' : ''}${shorten(foldVisible(shorten(alert.detail, MAX_FOLD_INPUT), 'space').trim(), MAX_DETAIL_IN_SMS)}`
-      : '';
-  return shorten(asciiFold(`${name}: ${sentence}${count}, ${when}.${detail}`), SMS_MAX_CHARS);
+  return shorten(asciiFold(familyOf(alert).sms(alert, name, when)), SMS_MAX_CHARS);
 }
 
 function renderAttributes(alert: AlertRecord): Record<string, string> {
-  const event = typeof alert.event === 'string' ? alert.event : String(alert.event);
-  const attributes: Record<string, string> = { event: attributeValue(event) };
+  const event: unknown = alert.event;
+  const attributes: Record<string, string> = {
+    event: attributeValue(typeof event === 'string' ? event : String(event)),
+  };
   if (typeof alert.from === 'string') {
     attributes['from'] = attributeValue(alert.from);
   }
@@ -174,23 +128,9 @@ function renderAttributes(alert: AlertRecord): Record<string, string> {
   if (action !== undefined) attributes['action'] = action;
   // Every incident alert: its escalation stage, for subscriptions by stage (docs/acknowledge.md).
   if (alertIncident(alert) !== undefined) attributes['stage'] = stageAttribute(alert.stage);
-  // A rule that reads nothing names its rule too, for subscription filter policies.
-  if (eventTexts(alert.event)?.family === 'health' && typeof alert.rule === 'string') {
-    attributes['rule'] = attributeValue(alert.rule);
-  }
-  // An incident across networks: its rule and id, for subscription filter policies (CONTRACT §13).
-  if (eventTexts(alert.event)?.family === 'grouped') {
-    for (const key of ['rule', 'incident'] as const) {
-      const value = alert[key];
-      if (typeof value === 'string') attributes[key] = attributeValue(value);
-    }
-  }
-  if (eventTexts(alert.event)?.family === 'rule') {
-    attributes['severity'] = ruleSeverity(alert);
-    for (const key of ['rule', 'network'] as const) {
-      const value = alert[key];
-      if (typeof value === 'string') attributes[key] = attributeValue(value);
-    }
+  // The family's own: a rule's name and network, an incident's id (for subscription filter policies).
+  for (const [key, value] of Object.entries(familyOf(alert).attributes(alert))) {
+    attributes[key] = attributeValue(value);
   }
   return attributes;
 }
@@ -206,10 +146,4 @@ function monitorLabel(name: unknown): string {
   }
   const folded = asciiFold(shorten(name, MAX_FOLD_INPUT)).replace(/ +/g, ' ').trim();
   return folded === '' ? PRODUCT : shorten(folded, MAX_NAME_CHARS);
-}
-
-/** An event name this version does not know (a newer writer, a corrupt record), printable and never blank. */
-function unknownEventLabel(alert: AlertRecord): string {
-  const event = typeof alert.event === 'string' ? alert.event : String(alert.event);
-  return asciiFold(shorten(event, MAX_FOLD_INPUT)).trim() || '(unnamed)';
 }

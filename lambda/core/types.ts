@@ -2,6 +2,7 @@
  * Domain types shared by the pure core, the adapters and the entry points.
  * Nothing here reads the clock, the environment or the network.
  */
+import type { EventsOf } from './alert-events.ts';
 import type { IncidentStory } from './incidents.ts';
 import type { RuleAlertFields } from './rule-types.ts';
 
@@ -117,10 +118,40 @@ export type Severity = 'high' | 'resolved';
  * so it stays small in the state item. Rule alerts carry the rule fields (`since` is then when the rule
  * triggered).
  */
-export interface AlertRecord extends Partial<RuleAlertFields> {
+export type AlertRecord =
+  | StatusAlertRecord
+  | ApiAlertRecord
+  | RuleAlertRecord
+  | HealthAlertRecord
+  | IncidentAlertRecord
+  | SilenceAlertRecord
+  | TestAlertRecord;
+
+/** A record of the events `E`: the discriminant `event`, and the fields any alert may hold. */
+export type AlertRecordOf<E extends AlertEvent> = AlertFields & { readonly event: E };
+/** `filter.status_changed`, `filter.status_reminder` (`alert-families/status.ts`). */
+export type StatusAlertRecord = AlertRecordOf<EventsOf<'status'>>;
+/** The monitor's own incidents with the API and their ends (`alert-families/api.ts`). */
+export type ApiAlertRecord = AlertRecordOf<EventsOf<'incident' | 'recovery'>>;
+/** `network.rule_triggered`, `network.rule_resolved` (`alert-families/rule.ts`). */
+export type RuleAlertRecord = AlertRecordOf<EventsOf<'rule'>>;
+/** The blind spots: `network.unreachable`, `network.rule_unreadable` and their ends (`alert-families/health.ts`). */
+export type HealthAlertRecord = AlertRecordOf<EventsOf<'health'>>;
+/** `incident.*`: a rule's incident across networks (`alert-families/incident.ts`). */
+export type IncidentAlertRecord = AlertRecordOf<EventsOf<'grouped'>>;
+/** `silence.still_holding` (`alert-families/silence.ts`). */
+export type SilenceAlertRecord = AlertRecordOf<EventsOf<'silence'>>;
+/** `monitor.test` (`alert-families/test.ts`). */
+export type TestAlertRecord = AlertRecordOf<EventsOf<'test'>>;
+
+/**
+ * The fields an alert record may hold. One shape for every family, as outbox and event items store it (the
+ * codecs in `adapters/dynamo-items.ts` read it back field by field, whatever the event): the texts read each
+ * field defensively, so a record stored by another version still renders.
+ */
+export interface AlertFields extends Partial<RuleAlertFields> {
   /** Position in the outbox; alerts are sent in this order. */
   readonly seq: number;
-  readonly event: AlertEvent;
   /** When the change was seen (the observation time), ISO-8601. */
   readonly at: string;
   /** Previous status (status changes) — exact. */

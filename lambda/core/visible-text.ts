@@ -193,3 +193,15 @@ function foldCodePoint(char: string): string {
 export function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Free text for an email: shortened, on one line (tab, LF and CR read as spaces), every other hidden
+ * character (controls, format characters such as U+202E, unusual spaces) as `<U+XXXX>`, a lone surrogate
+ * as U+FFFD. At most `max` characters.
+ */
+export function cleanText(text: string, max: number): string {
+  const visible = escapeHidden(shorten(text, max), 'space').replace(LONE_SURROGATE, '\uFFFD');
+  return shorten(visible, max);
+}

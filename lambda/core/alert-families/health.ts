@@ -1,0 +1,46 @@
+/**
+ * The `health` family (docs/alerts.md, Blind spots): a network that keeps failing, a rule that reads nothing,
+ * and their ends; one alert lists every network concerned in its cycle. The texts are in
+ * `health-alert-text.ts`; an end resolves the incident only once none of its networks is left
+ * (`network-health.ts`).
+ */
+import { healthEmailLines, healthFields, healthSms, healthSubject } from '../health-alert-text.ts';
+import { closesIncident } from '../network-health.ts';
+import type { HealthAlertRecord } from '../types.ts';
+import {
+  type AlertFamily,
+  expectedSeverityLines,
+  incidentFromEvent,
+  NOTHING,
+  recordSeverity,
+  stringAttributes,
+} from './family.ts';
+
+/** The event that opened the incident an end closes. */
+const OPENED_BY = {
+  'network.unreachable': undefined,
+  'network.rule_unreadable': undefined,
+  'network.recovered': 'network.unreachable',
+  'network.rule_readable': 'network.rule_unreadable',
+} as const;
+
+/** The shard's blind spots. */
+export const HEALTH_FAMILY: AlertFamily<HealthAlertRecord> = {
+  subject: healthSubject,
+  sms: healthSms,
+  emailLines: (alert, field) => [...healthEmailLines(alert, field), ...expectedSeverityLines(alert, field)],
+  // The detail is the list of its networks, which its own lines give in full.
+  emailTail: NOTHING.lines,
+  chatLines: (alert, field) => healthFields(alert).map(([label, value]) => field(label, value)),
+  chatTail: NOTHING.lines,
+  // A rule that reads nothing names its rule, for subscription filter policies.
+  attributes: (alert) => stringAttributes(alert, ['rule']),
+  action: (alert) => {
+    if (alert.event === 'network.unreachable' || alert.event === 'network.rule_unreadable') return 'trigger';
+    return closesIncident(alert) ? 'resolve' : undefined;
+  },
+  level: (_alert, action) => (action === 'trigger' ? 'error' : 'info'),
+  severity: recordSeverity,
+  derivedIncident: (alert, action) => incidentFromEvent(alert, action, OPENED_BY[alert.event]),
+  documentFields: NOTHING.fields,
+};

@@ -1,0 +1,43 @@
+/**
+ * Every alert family, one record each (issue 20.3; docs/alerts.md): a family added to `EventFamily`
+ * (`alert-events.ts`) does not compile until it has its entry here, and an entry does not compile until it has
+ * every text, attribute, action and level of {@link AlertFamily}. The renderers look an alert's family up
+ * here; nothing else dispatches on a family.
+ *
+ * The keys are the family tags of `alert-events.ts`: `incident` and `recovery` are the API's incidents and
+ * their ends (one family, `api.ts`), `grouped` a rule's incident across networks (`incident.ts`).
+ */
+import { type EventFamily, type EventsOf, eventTexts } from '../alert-events.ts';
+import type { AlertRecord, AlertRecordOf } from '../types.ts';
+import { API_FAMILY } from './api.ts';
+import type { AlertFamily } from './family.ts';
+import { HEALTH_FAMILY } from './health.ts';
+import { INCIDENT_FAMILY } from './incident.ts';
+import { RULE_FAMILY } from './rule.ts';
+import { SILENCE_FAMILY } from './silence.ts';
+import { STATUS_FAMILY } from './status.ts';
+import { TEST_FAMILY } from './test.ts';
+
+export type { AlertAction, AlertFamily, AlertLevel, TextField } from './family.ts';
+
+/** Each family's record, typed by the records of its events. */
+export const ALERT_FAMILIES = {
+  status: STATUS_FAMILY,
+  incident: API_FAMILY,
+  recovery: API_FAMILY,
+  rule: RULE_FAMILY,
+  health: HEALTH_FAMILY,
+  grouped: INCIDENT_FAMILY,
+  silence: SILENCE_FAMILY,
+  test: TEST_FAMILY,
+} as const satisfies { readonly [F in EventFamily]: AlertFamily<AlertRecordOf<EventsOf<F>>> };
+
+/**
+ * The family of an alert's event; an event this version does not know is rendered as plainly as the delivery
+ * check ({@link TEST_FAMILY}).
+ */
+export function familyOf(alert: Pick<AlertRecord, 'event'> | undefined): AlertFamily<AlertRecord> {
+  const family = eventTexts(alert?.event)?.family;
+  // The compiler cannot tie the record to its event's family; the key came from the record's own event.
+  return (family === undefined ? TEST_FAMILY : ALERT_FAMILIES[family]) as AlertFamily<AlertRecord>;
+}
