@@ -28,7 +28,7 @@ function coldStart(env: NodeJS.ProcessEnv): { keys: AckKeyReader; incidents: Inc
   return {
     keys: new AckKeyReader(createSecretsClient(env), secret),
     // The incident store's own scopes (pk state, sk incident#<rule>): the items the poll cycle writes.
-    incidents: new DynamoStore(createDynamoClient(env), table),
+    incidents: new DynamoStore(createDynamoClient(env), table).incidents,
   };
 }
 

@@ -24,6 +24,7 @@ import { SETTINGS } from './settings.ts';
 export interface Monitor {
   readonly deps: CycleDeps;
   readonly settings: CycleSettings;
+  /** The table behind every store role of `deps`, for what reads across them (the CLI, tests). */
   readonly store: DynamoStore;
   readonly api: ProtectionApiClient;
   readonly keys: ApiKeyProvider;
@@ -70,7 +71,8 @@ export function buildMonitor(parts: MonitorParts): Monitor {
   const { config } = parts;
   const keys = createApiKeyProvider(config.apiKey, parts.env, parts.secrets);
   const api = createApiClient(config, keys);
-  const store = new DynamoStore(parts.dynamo, config.table);
+  // One table holds every store role; each is handed to the cycle by its own adapter.
+  const table = new DynamoStore(parts.dynamo, config.table);
   if (config.topicArn !== undefined && parts.sns === undefined) {
     throw new Error(`an SNS client is needed when ${SETTINGS.topicArn.env} is set`);
   }
@@ -93,8 +95,8 @@ export function buildMonitor(parts: MonitorParts): Monitor {
       : sent;
   const deps: CycleDeps = {
     api,
-    snapshots: store,
-    state: store,
+    snapshots: table.snapshots,
+    state: table.monitorState,
     publisher,
     keys,
     log: parts.log,
@@ -102,9 +104,9 @@ export function buildMonitor(parts: MonitorParts): Monitor {
     now: parts.now ?? Date.now,
     newId: randomUUID,
     published: new PublishedAlerts(),
-    ruleState: store,
-    networkHealth: store,
-    incidents: store,
+    ruleState: table.ruleState,
+    networkHealth: table.networkHealth,
+    incidents: table.incidents,
     silences: new DynamoSilenceStore(parts.dynamo, config.table),
   };
   // The incidents judge reads the escalation schedule from the cycle's settings (judges/incidents.ts).
@@ -125,5 +127,5 @@ export function buildMonitor(parts: MonitorParts): Monitor {
     groupIntervalMs: config.groupIntervalMs,
     ...(config.escalateAfterMs === undefined ? {} : { escalateAfterMs: config.escalateAfterMs }),
   };
-  return { deps, settings, store, api, keys, close: () => api.close() };
+  return { deps, settings, store: table, api, keys, close: () => api.close() };
 }

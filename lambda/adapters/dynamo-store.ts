@@ -90,39 +90,29 @@ function ruleLayout(key: string): ScopeLayout<RuleScopeState> {
   };
 }
 
-/** Snapshots, events and the monitor state in one DynamoDB table. */
-export class DynamoStore
-  implements SnapshotStore, StateStore, RuleStateStore, HealthStateStore, IncidentStore
-{
-  private readonly doc: DynamoDBDocumentClient;
-  /** Aborts every request of this view of the store (see {@link withSignal}). */
-  private readonly signal: AbortSignal | undefined;
-
-  /** Counts requests sent, for benchmarks and tests. */
-  readonly stats = { writes: 0, reads: 0 };
-
-  constructor(
-    client: DynamoDBClient,
-    private readonly table: string,
-  ) {
-    this.doc = DynamoDBDocumentClient.from(client, {
-      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-    });
-  }
+/**
+ * What each role over the table shares: its connection (client, table, request counters) and, in a view made by
+ * {@link withSignal}, an abort signal.
+ */
+abstract class TableRole {
+  constructor(protected readonly conn: ScopeConnection) {}
 
   /**
-   * The same store (client, table, counters), each of its requests aborted once `signal` aborts, so a store
+   * The same role over the same table and counters, each of its requests aborted once `signal` aborts, so a store
    * that does not answer cannot hold a cycle (or the SDK's retries a process) past its deadline.
    */
-  withSignal(signal: AbortSignal): DynamoStore {
-    return Object.assign(Object.create(this) as DynamoStore, { signal });
+  withSignal(signal: AbortSignal): this {
+    return Object.assign(Object.create(this) as this, { conn: { ...this.conn, signal } });
   }
 
   /** Per-request options: this view's abort signal. */
-  private get http(): { abortSignal: AbortSignal } | undefined {
-    return this.signal === undefined ? undefined : { abortSignal: this.signal };
+  protected get http(): { abortSignal: AbortSignal } | undefined {
+    return this.conn.signal === undefined ? undefined : { abortSignal: this.conn.signal };
   }
+}
 
+/** The snapshots of every target and the alert events (the history): written by the cycle, read by the CLI. */
+export class DynamoSnapshotStore extends TableRole implements SnapshotStore {
   async putSnapshots(snapshots: readonly Snapshot[], expiresAt: number): Promise<void> {
     const requests = snapshots.map((s) => ({ PutRequest: { Item: snapshotItem(s, expiresAt) } }));
     const chunks: (typeof requests)[] = [];
@@ -169,7 +159,7 @@ export class DynamoStore
     let startKey: Record<string, unknown> | undefined;
     do {
       const input: QueryCommandInput = {
-        TableName: this.table,
+        TableName: this.conn.table,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
         ExpressionAttributeValues: {
           ':pk': pk,
@@ -181,68 +171,25 @@ export class DynamoStore
         ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
         ...(query.limit === undefined ? {} : { Limit: Math.min(1000, query.limit - items.length) }),
       };
-      this.stats.reads++;
-      const out = await this.doc.send(new QueryCommand(input), this.http);
+      this.conn.stats.reads++;
+      const out = await this.conn.doc.send(new QueryCommand(input), this.http);
       items.push(...((out.Items ?? []) as Record<string, unknown>[]));
       startKey = out.LastEvaluatedKey;
       query.onPage?.(items.length);
     } while (startKey !== undefined && (query.limit === undefined || items.length < query.limit));
     return newestFirst ? items.reverse() : items;
   }
+}
 
-  /** The connection this view's scope stores share (client, table, counters, abort signal). */
-  private get conn(): ScopeConnection {
-    return {
-      doc: this.doc,
-      table: this.table,
-      stats: this.stats,
-      ...(this.signal === undefined ? {} : { signal: this.signal }),
-    };
+/** The monitor state item (`state/monitor`) and its outbox: the status judge's state. */
+export class DynamoMonitorStateStore extends DynamoScopeStore<MonitorState> {
+  constructor(conn: ScopeConnection) {
+    super(conn, MONITOR_LAYOUT);
   }
+}
 
-  /** The monitor state item and its outbox. */
-  private get monitor(): DynamoScopeStore<MonitorState> {
-    return new DynamoScopeStore(this.conn, MONITOR_LAYOUT);
-  }
-
-  /** The network health item of a shard (`health#<shard>`, docs/design/storage.md). */
-  healthScope(shard: number): DynamoScopeStore<HealthState> {
-    return new DynamoScopeStore(this.conn, healthLayout(shard));
-  }
-
-  /** The incident item of `rule` (`incident#<rule>`, docs/design/incidents.md). */
-  incidentScope(rule: string): DynamoScopeStore<IncidentScopeState> {
-    return new DynamoScopeStore(this.conn, incidentLayout(rule));
-  }
-
-  /** Every incident item: one strongly consistent Query on pk `state`, sk from `incident#`, paged. */
-  async findIncidentScopes(): Promise<FoundIncidentScope[]> {
-    const found: FoundIncidentScope[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      this.stats.reads++;
-      const out = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': KEY.state, ':prefix': INCIDENT_SCOPE_PREFIX },
-          ConsistentRead: true,
-          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-        }),
-        this.http,
-      );
-      for (const item of out.Items ?? []) {
-        const key = str(item['sk']);
-        if (key === undefined) continue;
-        const rule = key.slice(INCIDENT_SCOPE_PREFIX.length);
-        const store = this.incidentScope(rule);
-        found.push({ rule, loaded: await store.fromItem(item), store });
-      }
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return found;
-  }
-
+/** The rule items of every shard (`rules#<shard>[#<chunk>]`, docs/design/rule-state.md): the rules judge's state. */
+export class DynamoRuleStateStore extends TableRole implements RuleStateStore {
   /** The store of one rule item (its sort key under pk `state`, e.g. `rules#0`). */
   ruleScope(key: string): DynamoScopeStore<RuleScopeState> {
     return new DynamoScopeStore(this.conn, ruleLayout(key));
@@ -265,12 +212,12 @@ export class DynamoStore
     const found: FoundRuleItem[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      this.stats.reads++;
+      this.conn.stats.reads++;
       // `rules#<shard>` and `rules#<shard>#<chunk>` sort between the prefix and the prefix with '$' (after
       // '#'); `rules#<shard>0...` (another shard) sorts after both.
-      const out = await this.doc.send(
+      const out = await this.conn.doc.send(
         new QueryCommand({
-          TableName: this.table,
+          TableName: this.conn.table,
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
           ExpressionAttributeValues: { ':pk': KEY.state, ':lo': prefix, ':hi': `${prefix}$` },
           ConsistentRead: true,
@@ -297,10 +244,10 @@ export class DynamoStore
     const found: FoundRuleItem[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      this.stats.reads++;
-      const out = await this.doc.send(
+      this.conn.stats.reads++;
+      const out = await this.conn.doc.send(
         new QueryCommand({
-          TableName: this.table,
+          TableName: this.conn.table,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
           ExpressionAttributeValues: { ':pk': KEY.state, ':prefix': RULE_SCOPE_PREFIX },
           ConsistentRead: true,
@@ -320,11 +267,11 @@ export class DynamoStore
   }
 
   async discardRuleItem(key: string, version: number, heldRev = 0): Promise<boolean> {
-    this.stats.writes++;
+    this.conn.stats.writes++;
     try {
-      await this.doc.send(
+      await this.conn.doc.send(
         new DeleteCommand({
-          TableName: this.table,
+          TableName: this.conn.table,
           Key: { pk: KEY.state, sk: key },
           ConditionExpression:
             'version = :version AND attribute_not_exists(spilled) AND ' +
@@ -340,13 +287,152 @@ export class DynamoStore
       throw error;
     }
   }
+}
+
+/** The network health item of each shard: the health judge's state. */
+export class DynamoHealthStateStore extends TableRole implements HealthStateStore {
+  /** The network health item of a shard (`health#<shard>`, docs/design/storage.md). */
+  healthScope(shard: number): DynamoScopeStore<HealthState> {
+    return new DynamoScopeStore(this.conn, healthLayout(shard));
+  }
+}
+
+/** The incident item of each rule (docs/design/incidents.md): the incidents judge's state, and the acknowledgements. */
+export class DynamoIncidentStore extends TableRole implements IncidentStore {
+  /** The incident item of `rule` (`incident#<rule>`, docs/design/incidents.md). */
+  incidentScope(rule: string): DynamoScopeStore<IncidentScopeState> {
+    return new DynamoScopeStore(this.conn, incidentLayout(rule));
+  }
+
+  /** Every incident item: one strongly consistent Query on pk `state`, sk from `incident#`, paged. */
+  async findIncidentScopes(): Promise<FoundIncidentScope[]> {
+    const found: FoundIncidentScope[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      this.conn.stats.reads++;
+      const out = await this.conn.doc.send(
+        new QueryCommand({
+          TableName: this.conn.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': KEY.state, ':prefix': INCIDENT_SCOPE_PREFIX },
+          ConsistentRead: true,
+          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+        }),
+        this.http,
+      );
+      for (const item of out.Items ?? []) {
+        const key = str(item['sk']);
+        if (key === undefined) continue;
+        const rule = key.slice(INCIDENT_SCOPE_PREFIX.length);
+        const store = this.incidentScope(rule);
+        found.push({ rule, loaded: await store.fromItem(item), store });
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return found;
+  }
+}
+
+/**
+ * The monitor's DynamoDB table, with one adapter per role over one connection: the composition root hands each
+ * role to the cycle under its own port ({@link snapshots}, {@link monitorState}, {@link ruleState},
+ * {@link networkHealth}, {@link incidents}); the CLI's commands and the tests, which read across roles, may call
+ * each role's methods on the table itself.
+ */
+export class DynamoStore
+  implements SnapshotStore, StateStore, RuleStateStore, HealthStateStore, IncidentStore
+{
+  /** Counts requests sent by every role, for benchmarks and tests. */
+  readonly stats = { writes: 0, reads: 0 };
+  readonly snapshots: DynamoSnapshotStore;
+  readonly monitorState: DynamoMonitorStateStore;
+  readonly ruleState: DynamoRuleStateStore;
+  readonly networkHealth: DynamoHealthStateStore;
+  readonly incidents: DynamoIncidentStore;
+
+  constructor(client: DynamoDBClient, table: string) {
+    const conn: ScopeConnection = {
+      doc: DynamoDBDocumentClient.from(client, {
+        marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+      }),
+      table,
+      stats: this.stats,
+    };
+    this.snapshots = new DynamoSnapshotStore(conn);
+    this.monitorState = new DynamoMonitorStateStore(conn);
+    this.ruleState = new DynamoRuleStateStore(conn);
+    this.networkHealth = new DynamoHealthStateStore(conn);
+    this.incidents = new DynamoIncidentStore(conn);
+  }
+
+  /**
+   * The same table (client, counters), every role's requests aborted once `signal` aborts, so a store that does
+   * not answer cannot hold a cycle (or the SDK's retries a process) past its deadline.
+   */
+  withSignal(signal: AbortSignal): DynamoStore {
+    return Object.assign(Object.create(this) as DynamoStore, {
+      snapshots: this.snapshots.withSignal(signal),
+      monitorState: this.monitorState.withSignal(signal),
+      ruleState: this.ruleState.withSignal(signal),
+      networkHealth: this.networkHealth.withSignal(signal),
+      incidents: this.incidents.withSignal(signal),
+    });
+  }
+
+  putSnapshots(snapshots: readonly Snapshot[], expiresAt: number): Promise<void> {
+    return this.snapshots.putSnapshots(snapshots, expiresAt);
+  }
+
+  querySnapshots(target: Target, query: HistoryQuery): Promise<Snapshot[]> {
+    return this.snapshots.querySnapshots(target, query);
+  }
+
+  queryEvents(query: HistoryQuery): Promise<StoredEvent[]> {
+    return this.snapshots.queryEvents(query);
+  }
+
+  healthScope(shard: number): DynamoScopeStore<HealthState> {
+    return this.networkHealth.healthScope(shard);
+  }
+
+  incidentScope(rule: string): DynamoScopeStore<IncidentScopeState> {
+    return this.incidents.incidentScope(rule);
+  }
+
+  findIncidentScopes(): Promise<FoundIncidentScope[]> {
+    return this.incidents.findIncidentScopes();
+  }
+
+  ruleScope(key: string): DynamoScopeStore<RuleScopeState> {
+    return this.ruleState.ruleScope(key);
+  }
+
+  ruleItem(key: string): StateStore<RuleScopeState> {
+    return this.ruleState.ruleItem(key);
+  }
+
+  ruleScopes(shard: number, rules: readonly Rule[], networks: readonly string[]): RuleScope[] {
+    return this.ruleState.ruleScopes(shard, rules, networks);
+  }
+
+  findRuleItems(shard: number): Promise<FoundRuleItem[]> {
+    return this.ruleState.findRuleItems(shard);
+  }
+
+  allRuleItems(): Promise<FoundRuleItem[]> {
+    return this.ruleState.allRuleItems();
+  }
+
+  discardRuleItem(key: string, version: number, heldRev = 0): Promise<boolean> {
+    return this.ruleState.discardRuleItem(key, version, heldRev);
+  }
 
   load(): Promise<VersionedState> {
-    return this.monitor.load();
+    return this.monitorState.load();
   }
 
   spill(entries: readonly OutboxEntry[], nowMs: number): Promise<boolean> {
-    return this.monitor.spill(entries, nowMs);
+    return this.monitorState.spill(entries, nowMs);
   }
 
   commit(
@@ -355,31 +441,31 @@ export class DynamoStore
     alerts: readonly AlertRecord[],
     claim?: { readonly claimant: string; readonly untilMs: number },
   ): Promise<boolean> {
-    return this.monitor.commit(next, expectedVersion, alerts, claim);
+    return this.monitorState.commit(next, expectedVersion, alerts, claim);
   }
 
   claim(entry: OutboxRef, claimant: string, nowMs: number, untilMs: number): Promise<boolean> {
-    return this.monitor.claim(entry, claimant, nowMs, untilMs);
+    return this.monitorState.claim(entry, claimant, nowMs, untilMs);
   }
 
   recordEvent(alert: AlertRecord): Promise<string | undefined> {
-    return this.monitor.recordEvent(alert);
+    return this.monitorState.recordEvent(alert);
   }
 
   markPublished(alert: AlertRecord, messageId: string): Promise<void> {
-    return this.monitor.markPublished(alert, messageId);
+    return this.monitorState.markPublished(alert, messageId);
   }
 
   markSuppressed(alert: AlertRecord, silenceId: string): Promise<void> {
-    return this.monitor.markSuppressed(alert, silenceId);
+    return this.monitorState.markSuppressed(alert, silenceId);
   }
 
   complete(entry: OutboxRef, claimant: string): Promise<void> {
-    return this.monitor.complete(entry, claimant);
+    return this.monitorState.complete(entry, claimant);
   }
 
   settle(entry: OutboxRef, claimant: string, held: HeldChanges, heldRev: number): Promise<boolean> {
-    return this.monitor.settle(entry, claimant, held, heldRev);
+    return this.monitorState.settle(entry, claimant, held, heldRev);
   }
 
   announce(
@@ -388,10 +474,10 @@ export class DynamoStore
     held: HeldChanges,
     claim: { readonly claimant: string; readonly untilMs: number },
   ): Promise<AlertRecord[] | undefined> {
-    return this.monitor.announce(loaded, alerts, held, claim);
+    return this.monitorState.announce(loaded, alerts, held, claim);
   }
 
   release(entry: OutboxRef, claimant: string, error?: string): Promise<void> {
-    return this.monitor.release(entry, claimant, error);
+    return this.monitorState.release(entry, claimant, error);
   }
 }
