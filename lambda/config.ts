@@ -423,13 +423,13 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
   };
 }
 
-/** A group interval as `SHIELDWATCH_GROUP_INTERVAL` takes it (`5m`, `1h`, `1d`; 1m to 1d), in ms. */
+/** A group interval as the `groupInterval` setting takes it (`5m`, `1h`, `1d`; 1m to 1d), in ms. */
 export function parseGroupIntervalMs(text: string): number | undefined {
   const ms = parseDuration(text, ['m', 'h', 'd']);
   return ms !== undefined && ms >= MIN_GROUP_INTERVAL_MS && ms <= MAX_GROUP_INTERVAL_MS ? ms : undefined;
 }
 
-/** `SHIELDWATCH_GROUP_BY` (`rule` or `none`) and `SHIELDWATCH_GROUP_INTERVAL` (1m to 1d). */
+/** The `groupBy` (`rule` or `none`) and `groupInterval` (1m to 1d) settings. */
 function groupingSettings(env: Env, problems: string[]): { groupBy: GroupBy; groupIntervalMs: number } {
   const by = read(env, 'groupBy') ?? 'rule';
   if (by !== 'rule' && by !== 'none') {

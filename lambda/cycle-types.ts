@@ -71,9 +71,9 @@ export interface CycleSettings extends DecideSettings {
   readonly rules?: readonly Rule[];
   /** The shard whose rule items this cycle owns (its schedule's `shard`). @default 0 (the CLI, no sharding) */
   readonly ruleShard?: number;
-  /** `SHIELDWATCH_GROUP_BY`: one incident per rule across networks, or each network alone. @default 'rule' */
+  /** The `groupBy` setting: one incident per rule across networks, or each network alone. @default 'rule' */
   readonly groupBy?: GroupBy;
-  /** `SHIELDWATCH_GROUP_INTERVAL`: least time between two alerts of an incident's joiners. @default 5 min */
+  /** The `groupInterval` setting: least time between two alerts of an incident's joiners. @default 5 min */
   readonly groupIntervalMs?: number;
 }
 

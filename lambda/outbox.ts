@@ -117,7 +117,7 @@ export interface OutboxDeps<S = unknown> {
   /** This process's memory of alerts published but not yet removed; none: nothing is remembered. */
   readonly published?: PublishedAlerts;
   /**
-   * Alerts recorded as events and removed, never published (`SHIELDWATCH_GROUP_BY=rule`: the per-network rule
+   * Alerts recorded as events and removed, never published (`groupBy` setting `rule`: the per-network rule
    * alerts, whose incident's alerts are published instead). Silences play no part for them: not published
    * anyway, they hold nothing back for a silence to announce (its incident's alerts do). None: every alert
    * is published.
@@ -428,7 +428,7 @@ async function announceEnded<S>(
       // Something waits (committed since): it goes first, the announcement with a later cycle.
       if (fresh.outbox.length > 0) return undefined;
       // A change of a record-only alert remembered by an earlier version is forgotten, not announced: its
-      // incident's alerts tell it (SHIELDWATCH_GROUP_BY=rule).
+      // incident's alerts tell it (the `groupBy` setting at `rule`).
       const stored = fresh.held ?? {};
       const recordOnly = deps.recordOnly;
       const heldNow =

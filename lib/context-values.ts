@@ -232,13 +232,13 @@ export function parseExpectedStatus(value: unknown): Parsed<string> {
   return ok(value);
 }
 
-/** `groupBy`: `rule` or `none`, as `SHIELDWATCH_GROUP_BY` takes it. */
+/** `groupBy`: `rule` or `none`, as the same setting's variable takes it. */
 export function parseGroupBy(value: unknown): Parsed<string> {
   const text = typeof value === 'string' ? value.trim() : undefined;
   return text === 'rule' || text === 'none' ? ok(text) : fail(`expected rule or none, got ${show(value)}`);
 }
 
-/** `groupInterval`: a duration from 1m to 1d, as `SHIELDWATCH_GROUP_INTERVAL` takes it, trimmed. */
+/** `groupInterval`: a duration from 1m to 1d, as the same setting's variable takes it, trimmed. */
 export function parseGroupInterval(value: unknown): Parsed<string> {
   const text = typeof value === 'string' ? value.trim() : undefined;
   if (text === undefined || parseGroupIntervalMs(text) === undefined) {
@@ -255,7 +255,7 @@ export function parseRemindEvery(value: unknown): Parsed<string> {
   return ok(text);
 }
 
-/** `escalateAfter`: the text as `SHIELDWATCH_ESCALATE_AFTER` takes it (each 1m to 7d, increasing), trimmed. */
+/** `escalateAfter`: the text as the same setting's variable takes it (each 1m to 7d, increasing), trimmed. */
 export function parseEscalateAfterContext(value: unknown): Parsed<string> {
   if (typeof value !== 'string') return fail(`expected durations like 10m,30m, got ${show(value)}`);
   const parsed = parseEscalateAfter(value);

@@ -1,6 +1,6 @@
 /**
  * A publisher stage that puts the acknowledge link into the alerts that open or remind of an incident
- * (docs/acknowledge.md, The link), when deployed (`SHIELDWATCH_ACK_URL` and `SHIELDWATCH_ACK_SECRET`): it signs
+ * (docs/acknowledge.md, The link), when deployed (the `ackUrl` and `ackSecret` settings): it signs
  * a token for the alert's incident with the current key (read from Secrets Manager by {@link AckKeyReader},
  * cached) and hands `withAckLink`'s texts to the publisher it wraps. The texts stay pure; the key stays here
  * (never logged, stored or put in the environment: only the secret's ARN is). A key that cannot be read does

@@ -2,6 +2,7 @@
  * Every alert event with its texts, in one exhaustive record: a new {@link AlertEvent} does not compile until
  * it has its subject, SMS sentence and email introduction here. The event families derive from it.
  */
+import { SETTINGS } from '../settings.ts';
 import { own } from './own-record.ts';
 import type { AlertEvent } from './types.ts';
 
@@ -109,8 +110,7 @@ export const ALERT_EVENT_TEXTS = {
     family: 'health',
     subject: 'unreachable',
     sms: 'unreachable',
-    intro:
-      "A network's own request kept failing: the networks below failed the cycles in a row SHIELDWATCH_ALERT_AFTER asks for while the API answered. No traffic rule can judge them meanwhile.",
+    intro: `A network's own request kept failing: the networks below failed the cycles in a row ${SETTINGS.alertAfter.env} asks for while the API answered. No traffic rule can judge them meanwhile.`,
   },
   'network.recovered': {
     family: 'health',
@@ -122,8 +122,7 @@ export const ALERT_EVENT_TEXTS = {
     family: 'health',
     subject: 'reads nothing',
     sms: 'reads nothing',
-    intro:
-      "A traffic rule reads nothing: its path held no value of the rule's type (missing, or of another type) in the answers of the networks below, the cycles in a row SHIELDWATCH_ALERT_AFTER asks for. The rule cannot trigger on them; check the path with `shieldwatch check`.",
+    intro: `A traffic rule reads nothing: its path held no value of the rule's type (missing, or of another type) in the answers of the networks below, the cycles in a row ${SETTINGS.alertAfter.env} asks for. The rule cannot trigger on them; check the path with \`shieldwatch check\`.`,
   },
   'network.rule_readable': {
     family: 'health',
@@ -135,8 +134,7 @@ export const ALERT_EVENT_TEXTS = {
     family: 'grouped',
     subject: 'incident opened',
     sms: 'incident opened',
-    intro:
-      'A traffic rule triggered on the networks below: they form one incident of the rule. Networks that join later are announced at most once per SHIELDWATCH_GROUP_INTERVAL.',
+    intro: `A traffic rule triggered on the networks below: they form one incident of the rule. Networks that join later are announced at most once per ${SETTINGS.groupInterval.env}.`,
   },
   'incident.updated': {
     family: 'grouped',
@@ -168,8 +166,7 @@ export const ALERT_EVENT_TEXTS = {
     family: 'grouped',
     subject: 'incident escalated',
     sms: 'incident escalated',
-    intro:
-      'The incident of a traffic rule is still open and nobody has acknowledged it: it reached the next stage of SHIELDWATCH_ESCALATE_AFTER.',
+    intro: `The incident of a traffic rule is still open and nobody has acknowledged it: it reached the next stage of ${SETTINGS.escalateAfter.env}.`,
   },
   'silence.still_holding': {
     family: 'silence',

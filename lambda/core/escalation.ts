@@ -1,5 +1,5 @@
 /**
- * Escalation by time (docs/acknowledge.md, Escalation): `SHIELDWATCH_ESCALATE_AFTER` (context `escalateAfter`)
+ * Escalation by time (docs/acknowledge.md, Escalation): the `escalateAfter` setting (also a context key)
  * lists the ages of an open, unacknowledged incident at which it goes up one stage, e.g. `10m,30m`: stage 1
  * from its opening, stage 2 at 10 minutes, stage 3 at 30. Each stage is published once, as `incident.escalated`,
  * and every incident alert carries its incident's stage as the message attribute `stage`, so subscriptions

@@ -2,7 +2,7 @@
  * The incidents a sequence of per-network rule transitions would have formed (`shieldwatch backtest`; docs/
  * rules.md, Tuning a rule with backtest): the transitions replayed cycle by cycle (one observation time, one
  * cycle) through the same {@link judgeIncident} the monitor uses, so backtest shows what would have been
- * published with `SHIELDWATCH_GROUP_BY=rule`. Peaks are those of the transitions' values (backtest keeps no
+ * published with the `groupBy` setting at `rule`. Peaks are those of the transitions' values (backtest keeps no
  * other reading). Pure.
  */
 

@@ -15,7 +15,7 @@ import type { AlertRecord } from './types.ts';
 /** What an incident is about. Only `rule` is judged here so far; the others are the hooks of CONTRACT §13. */
 export type IncidentKind = 'rule' | 'status' | 'api' | 'network' | 'rule_unreadable';
 
-/** How alerts are grouped (`SHIELDWATCH_GROUP_BY`): one incident per rule, or each network on its own. */
+/** How alerts are grouped (the `groupBy` setting): one incident per rule, or each network on its own. */
 export type GroupBy = 'rule' | 'none';
 
 /** One network of an incident. */
@@ -184,7 +184,7 @@ export interface IncidentJudgeInput {
   readonly groupIntervalMs: number;
   /** Unset: no reminders. */
   readonly remindEveryMs?: number;
-  /** `SHIELDWATCH_ESCALATE_AFTER` (docs/acknowledge.md): unset or empty, no escalation. */
+  /** The `escalateAfter` setting (docs/acknowledge.md): unset or empty, no escalation. */
   readonly escalateAfterMs?: EscalationSchedule;
   /** Epoch ms by which the cycle decides (docs/design/cycle.md, Clocks). */
   readonly decideByMs?: number;
@@ -210,7 +210,7 @@ export const TIMELINE_MAX = 50;
 export const TIMELINE_NETWORKS = 10;
 /** Members an incident alert carries at most (its texts cut further where a channel has a size limit). */
 export const STORY_MAX_MEMBERS = 1000;
-/** `SHIELDWATCH_GROUP_INTERVAL`'s default, bounds are 1 minute and 1 day. */
+/** The `groupInterval` setting's default, bounds are 1 minute and 1 day. */
 export const DEFAULT_GROUP_INTERVAL_MS = 5 * 60_000;
 export const MIN_GROUP_INTERVAL_MS = 60_000;
 export const MAX_GROUP_INTERVAL_MS = 86_400_000;

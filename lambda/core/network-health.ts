@@ -98,7 +98,7 @@ export interface HealthInput {
   readonly at: string;
   /** The latest moment this cycle decides (see `cycleOrder`). */
   readonly decideByMs?: number;
-  /** Cycles in a row before an alert (`SHIELDWATCH_ALERT_AFTER`). */
+  /** Cycles in a row before an alert (the `alertAfter` setting). */
   readonly alertAfter: number;
   /** The shard (0 for the CLI and an unsharded stack), named in incident ids. */
   readonly shard: number;

@@ -37,7 +37,7 @@ function whatHolds(alert: AlertRecord, room: number): string {
     const half = Math.max(8, Math.floor((room - 16) / 2));
     return `${shorten(rule, half)} triggered on net ${shorten(network, Math.max(8, room - 16 - Math.min(rule.length, half)))}`;
   }
-  // A rule's incident across networks (SHIELDWATCH_GROUP_BY=rule): the rule, not one network, is what holds.
+  // A rule's incident across networks (the `groupBy` setting at `rule`): the rule, not one network, is what holds.
   if (held?.family === 'grouped')
     return `rule ${shorten(oneLine(alert.rule, '?'), Math.max(8, room - 15))} triggered`;
   return shorten(held === undefined ? oneLine(alert.heldEvent, 'a held-back change') : held.subject, room);

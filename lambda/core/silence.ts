@@ -86,7 +86,7 @@ export function patternMatches(pattern: string, event: string): boolean {
 }
 
 /**
- * The per-network rule event each alert of a rule incident groups (CONTRACT §13, `SHIELDWATCH_GROUP_BY=rule`):
+ * The per-network rule event each alert of a rule incident groups (CONTRACT §13, `groupBy` setting `rule`):
  * a silence over `network.*` or `network.rule_triggered` holds a rule's incident alerts back as it holds the
  * per-network alerts they replace (docs/silences.md). An acknowledgement is someone's action, not the network's:
  * only its own name (or `*`) silences it. Every grouped incident is a rule's today; another kind joining that
@@ -330,7 +330,7 @@ export interface HeldChange {
 export type HeldChanges = Readonly<Record<string, HeldChange>>;
 
 /**
- * Alerts of an incident across networks (`SHIELDWATCH_GROUP_BY=rule`) that tell more of an incident already
+ * Alerts of an incident across networks (the `groupBy` setting at `rule`) that tell more of an incident already
  * opened: held back with it when its opening was held back, but never remembered on their own. Remembered
  * alone, an update of an incident whose opening was published would make its resolve look unopened.
  */

@@ -1,6 +1,6 @@
 /**
  * The time budget of a poll cycle, in one place (docs/design: the cycle): from the entry's deadline (the
- * Lambda's remaining time, `poll`'s SHIELDWATCH_CYCLE_TIMEOUT_MS, `run`'s interval) to the moments the
+ * Lambda's remaining time, `poll`'s `cycleTimeoutMs` setting, `run`'s interval) to the moments the
  * cycle's steps go by. Pure: every time comes in as a parameter, never from the clock.
  *
  * ```
@@ -25,7 +25,7 @@ export const MAX_HAND_BACK_MS = 1000;
 const RESERVE_MIN_MS = 300;
 const RESERVE_MAX_MS = 5000;
 const RESERVE_SHARE = 0.25;
-/** `run`: a cycle's deadline is its interval (at least this), at most SHIELDWATCH_CYCLE_TIMEOUT_MS. */
+/** `run`: a cycle's deadline is its interval (at least this), at most the `cycleTimeoutMs` setting. */
 const RUN_MIN_CYCLE_MS = 2000;
 
 /** The moments of one cycle, epoch ms, and the spans between them, ms. */
@@ -76,7 +76,7 @@ export function lambdaDeadline(nowMs: number, remainingMs: number): number {
 /**
  * `poll`'s deadlines. The budget counts from the process start (start-up and the store come out of it), less
  * {@link POLL_EXIT_MARGIN_MS} to print and close, so `poll` as a whole ends within
- * SHIELDWATCH_CYCLE_TIMEOUT_MS; but opening the store and the cycle itself always keep at least half of it,
+ * the `cycleTimeoutMs` setting; but opening the store and the cycle itself always keep at least half of it,
  * however slow the start was.
  */
 export function pollDeadlines(
@@ -95,7 +95,7 @@ export function pollDeadlines(
   };
 }
 
-/** `run`'s cycle deadline: its interval (at least 2 s), at most SHIELDWATCH_CYCLE_TIMEOUT_MS. */
+/** `run`'s cycle deadline: its interval (at least 2 s), at most the `cycleTimeoutMs` setting. */
 export function runCycleDeadline(nowMs: number, cycleTimeoutMs: number, everyMs: number): number {
   return nowMs + Math.min(cycleTimeoutMs, Math.max(everyMs, RUN_MIN_CYCLE_MS));
 }

@@ -22,7 +22,7 @@ import type { Evidence, Judge, Verdict } from './judge.ts';
 /** What the health judge decides by. */
 export interface HealthSettings {
   readonly networks: readonly string[];
-  /** Cycles in a row before an alert (`SHIELDWATCH_ALERT_AFTER`). */
+  /** Cycles in a row before an alert (the `alertAfter` setting). */
   readonly alertAfter: number;
   readonly rules?: readonly Rule[];
   /** The shard whose health item this cycle owns. @default 0 */

@@ -1,5 +1,5 @@
 /**
- * The incidents judge (docs/design/incidents.md; CONTRACT §13): with `SHIELDWATCH_GROUP_BY=rule` (the default)
+ * The incidents judge (docs/design/incidents.md; CONTRACT §13): with the `groupBy` setting at `rule` (the default)
  * the networks on which one rule triggers join one incident of that rule, across shards and concurrent cycles.
  * It wraps the rules judge: the rule items judge and commit every network as before, and their per-network
  * alerts are recorded as events but not published (a publisher stage that records only, like a stage of
@@ -40,13 +40,13 @@ import { type RulesSettings, type RulesVerdict, rulesJudge } from './rules.ts';
 
 /** What the incidents judge groups by. */
 export interface IncidentSettings extends RulesSettings {
-  /** `SHIELDWATCH_GROUP_BY`. @default 'rule' */
+  /** The `groupBy` setting. @default 'rule' */
   readonly groupBy?: GroupBy;
-  /** `SHIELDWATCH_GROUP_INTERVAL`. @default {@link DEFAULT_GROUP_INTERVAL_MS} */
+  /** The `groupInterval` setting. @default {@link DEFAULT_GROUP_INTERVAL_MS} */
   readonly groupIntervalMs?: number;
-  /** `SHIELDWATCH_REMIND_EVERY`: reminders of open incidents; unset: none. */
+  /** The `remindEvery` setting: reminders of open incidents; unset: none. */
   readonly remindEveryMs?: number;
-  /** `SHIELDWATCH_ESCALATE_AFTER` (docs/acknowledge.md): the stages' ages; unset or empty: no escalation. */
+  /** The `escalateAfter` setting (docs/acknowledge.md): the stages' ages; unset or empty: no escalation. */
   readonly escalateAfterMs?: EscalationSchedule;
 }
 

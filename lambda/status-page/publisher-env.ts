@@ -1,7 +1,6 @@
 /**
  * The publisher function's environment (docs/status-page.md): the store settings of the catalogue
- * (`SHIELDWATCH_TABLE`, `SHIELDWATCH_NETWORKS`, `SHIELDWATCH_EXPECTED_STATUS`, `SHIELDWATCH_RULES`,
- * `SHIELDWATCH_FIGURE_FIELDS`), and the stack's wiring below. The wiring is not an operator's setting (the
+ * (`table`, `networks`, `expectedStatus`, `rules`, `figureFields`), and the stack's wiring below. The wiring is not an operator's setting (the
  * context keys `statusPage` and `statusPageEvery` are), so it is not under the settings' prefix.
  */
 import { ConfigError, loadNetworksConfig, loadStoreConfig } from '../config.ts';

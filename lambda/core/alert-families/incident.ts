@@ -22,7 +22,7 @@ import {
   stringAttributes,
 } from './family.ts';
 
-/** A rule's incident across networks (`SHIELDWATCH_GROUP_BY=rule`). */
+/** A rule's incident across networks (the `groupBy` setting at `rule`). */
 export const INCIDENT_FAMILY: AlertFamily<IncidentAlertRecord> = {
   subject: (alert, prefix) => incidentSubject(alert, prefix, SUBJECT_MAX_CHARS),
   sms: (alert, name, when) => incidentSms(alert, name, when, SMS_MAX_CHARS),

@@ -6,7 +6,7 @@ import { ruleEmailLines, ruleSeverity, ruleSms, ruleSubject } from '../rule-aler
 import type { RuleAlertRecord } from '../types.ts';
 import { type AlertFamily, detailLines, incidentFromEvent, NOTHING, stringAttributes } from './family.ts';
 
-/** A traffic rule on one network (`SHIELDWATCH_GROUP_BY=none`, and always recorded). */
+/** A traffic rule on one network (the `groupBy` setting at `none`, and always recorded). */
 export const RULE_FAMILY: AlertFamily<RuleAlertRecord> = {
   subject: ruleSubject,
   sms: ruleSms,
