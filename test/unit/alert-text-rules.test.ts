@@ -172,11 +172,25 @@ describe('rule alerts: email and attributes', () => {
   it.each([
     [
       triggered(),
-      { event: 'network.rule_triggered', rule: 'pps', network: '2', severity: 'high', action: 'trigger' },
+      {
+        event: 'network.rule_triggered',
+        rule: 'pps',
+        network: '2',
+        severity: 'high',
+        action: 'trigger',
+        stage: '1',
+      },
     ],
     [
       resolved(),
-      { event: 'network.rule_resolved', rule: 'pps', network: '2', severity: 'resolved', action: 'resolve' },
+      {
+        event: 'network.rule_resolved',
+        rule: 'pps',
+        network: '2',
+        severity: 'resolved',
+        action: 'resolve',
+        stage: '1',
+      },
     ],
     [
       triggered({ network: '' }),
@@ -186,9 +200,11 @@ describe('rule alerts: email and attributes', () => {
         network: '(empty)',
         severity: 'high',
         action: 'trigger',
+        stage: '1',
       },
     ],
   ])('attributes of %#', (alert, attributes) => {
+    // CONTRACT 10's attributes, and 14's `stage` (1 before any escalation) as every incident alert carries it.
     expect(renderAlert(alert, CTX).attributes).toEqual(attributes);
   });
 });
