@@ -199,21 +199,30 @@ describe('the report in headless Chromium', () => {
     expect(order).toEqual(['now', 'incidents', 'status', 'uptime', 'networks', 'events']);
     const now = await page.locator('#now').innerText();
     expect(now).toMatch(/Filter status\s+active\s+since \d\d:\d\d:\d\d \(expected\)/);
-    // The demo's attack is over when the report is written: all clear since its end, its network and peak.
+    // The demo's attack is over when the report is written: all clear since its end, its networks and peaks
+    // (it spreads from edge-1 to edge-2, issue 24).
     expect(now).toMatch(/all clear\s+since [\d-]* ?\d\d:\d\d:\d\d UTC: the last incident, rule flood/);
     expect(now).toMatch(/edge-1 peak \d+(\.\d+)?[kM] pps at \d\d:\d\d:\d\d/);
+    expect(now).toMatch(/edge-2 peak \d+(\.\d+)?[kM] pps at \d\d:\d\d:\d\d/);
     const flood = page.locator('table.incidents tbody tr', { hasText: 'flood' });
     expect(await flood.count()).toBe(1);
     const cells = await flood.locator('td').allInnerTexts();
-    expect(cells.map((c) => c.trim())).toEqual([
-      'traffic rule',
-      'flood',
-      expect.stringMatching(/^\d\d:\d\d:\d\d$/),
-      expect.stringMatching(/^\d\d:\d\d:\d\d$/),
-      expect.stringMatching(/^\d+s$/),
-      'edge-1',
-      expect.stringMatching(/^\d+(\.\d+)?[kM] pps at \d\d:\d\d:\d\d$/),
+    // Each cell's lines: the incident's networks one per line, their peaks in the same order.
+    const peak = expect.stringMatching(/^\d+(\.\d+)?[kM] pps at \d\d:\d\d:\d\d$/);
+    expect(cells.map((c) => c.trim().split('\n'))).toEqual([
+      ['traffic rule'],
+      ['flood'],
+      [expect.stringMatching(/^\d\d:\d\d:\d\d$/)],
+      [expect.stringMatching(/^\d\d:\d\d:\d\d$/)],
+      [expect.stringMatching(/^\d+s$/)],
+      ['edge-1', 'edge-2'],
+      [peak, peak],
     ]);
+    // The same peaks as the present's line, each beside its network.
+    const nowPeaks = ['edge-1', 'edge-2'].map(
+      (network) => new RegExp(`${network} peak (\\S+ pps at \\S+)`).exec(now)?.[1],
+    );
+    expect(cells[6]?.trim().split('\n')).toEqual(nowPeaks);
     expect(await page.locator('table.incidents tbody tr', { hasText: 'filter status away' }).count()).toBe(1);
     // Severity colours: the attack's badge in the page's critical red, like the alert's level.
     const badge = await page.evaluate(
