@@ -49,6 +49,8 @@ import {
 import {
   DynamoScopeStore,
   isConditionFailure,
+  type KeyRange,
+  queryItems,
   type ScopeConnection,
   type ScopeLayout,
   writeBatch,
@@ -89,6 +91,12 @@ function ruleLayout(key: string): ScopeLayout<RuleScopeState> {
     decode: decodeRuleScope,
   };
 }
+
+/** The state items (pk `state`) whose sort key begins with `prefix`. */
+const stateItemsFrom = (prefix: string): KeyRange => ({
+  condition: 'pk = :pk AND begins_with(sk, :prefix)',
+  values: { ':pk': KEY.state, ':prefix': prefix },
+});
 
 /**
  * What each role over the table shares: its connection (client, table, request counters) and, in a view made by
@@ -210,29 +218,18 @@ export class DynamoRuleStateStore extends TableRole implements RuleStateStore {
   async findRuleItems(shard: number): Promise<FoundRuleItem[]> {
     const prefix = `${RULE_SCOPE_PREFIX}${shard}`;
     const found: FoundRuleItem[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      this.conn.stats.reads++;
-      // `rules#<shard>` and `rules#<shard>#<chunk>` sort between the prefix and the prefix with '$' (after
-      // '#'); `rules#<shard>0...` (another shard) sorts after both.
-      const out = await this.conn.doc.send(
-        new QueryCommand({
-          TableName: this.conn.table,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
-          ExpressionAttributeValues: { ':pk': KEY.state, ':lo': prefix, ':hi': `${prefix}$` },
-          ConsistentRead: true,
-          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-        }),
-        this.http,
-      );
-      for (const item of out.Items ?? []) {
-        const key = str(item['sk']);
-        if (key === undefined || (key !== prefix && !key.startsWith(`${prefix}#`))) continue;
-        const store = this.ruleScope(key);
-        found.push({ key, loaded: await store.fromItem(item), store });
-      }
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    // `rules#<shard>` and `rules#<shard>#<chunk>` sort between the prefix and the prefix with '$' (after
+    // '#'); `rules#<shard>0...` (another shard) sorts after both.
+    const range: KeyRange = {
+      condition: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+      values: { ':pk': KEY.state, ':lo': prefix, ':hi': `${prefix}$` },
+    };
+    for await (const item of queryItems(this.conn, range)) {
+      const key = str(item['sk']);
+      if (key === undefined || (key !== prefix && !key.startsWith(`${prefix}#`))) continue;
+      const store = this.ruleScope(key);
+      found.push({ key, loaded: await store.fromItem(item), store });
+    }
     return found;
   }
 
@@ -242,27 +239,12 @@ export class DynamoRuleStateStore extends TableRole implements RuleStateStore {
    */
   async allRuleItems(): Promise<FoundRuleItem[]> {
     const found: FoundRuleItem[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      this.conn.stats.reads++;
-      const out = await this.conn.doc.send(
-        new QueryCommand({
-          TableName: this.conn.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': KEY.state, ':prefix': RULE_SCOPE_PREFIX },
-          ConsistentRead: true,
-          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-        }),
-        this.http,
-      );
-      for (const item of out.Items ?? []) {
-        const key = str(item['sk']);
-        if (key === undefined || key.includes('/')) continue;
-        const store = this.ruleScope(key);
-        found.push({ key, loaded: await store.fromItem(item), store });
-      }
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    for await (const item of queryItems(this.conn, stateItemsFrom(RULE_SCOPE_PREFIX))) {
+      const key = str(item['sk']);
+      if (key === undefined || key.includes('/')) continue;
+      const store = this.ruleScope(key);
+      found.push({ key, loaded: await store.fromItem(item), store });
+    }
     return found;
   }
 
@@ -307,28 +289,13 @@ export class DynamoIncidentStore extends TableRole implements IncidentStore {
   /** Every incident item: one strongly consistent Query on pk `state`, sk from `incident#`, paged. */
   async findIncidentScopes(): Promise<FoundIncidentScope[]> {
     const found: FoundIncidentScope[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      this.conn.stats.reads++;
-      const out = await this.conn.doc.send(
-        new QueryCommand({
-          TableName: this.conn.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': KEY.state, ':prefix': INCIDENT_SCOPE_PREFIX },
-          ConsistentRead: true,
-          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-        }),
-        this.http,
-      );
-      for (const item of out.Items ?? []) {
-        const key = str(item['sk']);
-        if (key === undefined) continue;
-        const rule = key.slice(INCIDENT_SCOPE_PREFIX.length);
-        const store = this.incidentScope(rule);
-        found.push({ rule, loaded: await store.fromItem(item), store });
-      }
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    for await (const item of queryItems(this.conn, stateItemsFrom(INCIDENT_SCOPE_PREFIX))) {
+      const key = str(item['sk']);
+      if (key === undefined) continue;
+      const rule = key.slice(INCIDENT_SCOPE_PREFIX.length);
+      const store = this.incidentScope(rule);
+      found.push({ rule, loaded: await store.fromItem(item), store });
+    }
     return found;
   }
 }

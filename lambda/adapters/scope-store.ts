@@ -72,6 +72,39 @@ export function isConditionFailure(error: unknown): boolean {
   );
 }
 
+/** A key condition of a Query and the values it names (`:pk` among them). */
+export interface KeyRange {
+  readonly condition: string;
+  readonly values: Record<string, unknown>;
+}
+
+/**
+ * Every item of a strongly consistent Query, page by page (DynamoDB returns at most 1 MB a page), each page
+ * counted as a read. A page is read only when the caller has taken the previous one's items, so what the caller
+ * reads meanwhile (a rule item's spilled alerts) comes in between, as it would in a loop of its own.
+ */
+export async function* queryItems(
+  conn: ScopeConnection,
+  range: KeyRange,
+): AsyncGenerator<Record<string, unknown>, void, undefined> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    conn.stats.reads++;
+    const out = await conn.doc.send(
+      new QueryCommand({
+        TableName: conn.table,
+        KeyConditionExpression: range.condition,
+        ExpressionAttributeValues: range.values,
+        ConsistentRead: true,
+        ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+      }),
+      conn.signal === undefined ? undefined : { abortSignal: conn.signal },
+    );
+    yield* (out.Items ?? []) as Record<string, unknown>[];
+    startKey = out.LastEvaluatedKey;
+  } while (startKey !== undefined);
+}
+
 /** Writes items in one batch, retrying what DynamoDB leaves unprocessed (throttling) with backoff. */
 export async function writeBatch(
   conn: ScopeConnection,
@@ -152,24 +185,14 @@ export class DynamoScopeStore<S> implements StateStore<S> {
   /** Alerts moved out of the state item; when none is left, the state item stops saying there are. */
   private async loadSpilled(spillGen: number): Promise<OutboxEntry[]> {
     const entries: OutboxEntry[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.tally(false).send(
-        new QueryCommand({
-          TableName: this.conn.table,
-          KeyConditionExpression: `pk = :pk AND ${this.layout.spillRange.condition}`,
-          ExpressionAttributeValues: { ':pk': KEY.outbox, ...this.layout.spillRange.values },
-          ConsistentRead: true,
-          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-        }),
-        this.http,
-      );
-      for (const item of out.Items ?? []) {
-        const { pk: _pk, sk: _sk, ...entry } = item;
-        entries.push({ ...(fromStoredAlert(entry) as unknown as OutboxEntry), spilled: true });
-      }
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    const range: KeyRange = {
+      condition: `pk = :pk AND ${this.layout.spillRange.condition}`,
+      values: { ':pk': KEY.outbox, ...this.layout.spillRange.values },
+    };
+    for await (const item of queryItems(this.conn, range)) {
+      const { pk: _pk, sk: _sk, ...entry } = item;
+      entries.push({ ...(fromStoredAlert(entry) as unknown as OutboxEntry), spilled: true });
+    }
     if (entries.length === 0) {
       // Only if no spill happened since (spillGen unchanged); otherwise the next load finds its alerts.
       await this.tally(true)

@@ -3,16 +3,11 @@
  * TTL some days after it ends. The CLI writes them with the operator's credentials; the function only reads
  * them (a Query), and only in a cycle that has an alert to send.
  */
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { MAX_SILENCE_MS, type Silence, toSilence } from '../core/silence.ts';
 import type { SilenceStore } from '../ports.ts';
+import { isConditionFailure, queryItems } from './scope-store.ts';
 import { KEY, TTL_ATTRIBUTE } from './table-schema.ts';
 
 /** How long a silence's item is kept after it ends (its TTL), so `silence list` can show recent ones. */
@@ -23,13 +18,6 @@ export type EndResult =
   | { readonly outcome: 'ended'; readonly silence: Silence }
   | { readonly outcome: 'already-ended'; readonly silence: Silence }
   | { readonly outcome: 'missing' };
-
-function isConditionFailure(error: unknown): boolean {
-  return (
-    error instanceof ConditionalCheckFailedException ||
-    (error instanceof Error && error.name === 'ConditionalCheckFailedException')
-  );
-}
 
 /** Epoch seconds at which a silence's item may go. */
 function expiresAt(silence: Pick<Silence, 'endsAt'>): number {
@@ -68,25 +56,11 @@ export class DynamoSilenceStore implements SilenceStore {
    */
   async list(): Promise<Silence[]> {
     const silences: Silence[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      this.stats.reads++;
-      const out = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': KEY.silence },
-          ConsistentRead: true,
-          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-        }),
-        this.http,
-      );
-      for (const item of out.Items ?? []) {
-        const silence = toSilence(item);
-        if (silence !== undefined) silences.push(silence);
-      }
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    const conn = { doc: this.doc, table: this.table, stats: this.stats, signal: this.signal };
+    for await (const item of queryItems(conn, { condition: 'pk = :pk', values: { ':pk': KEY.silence } })) {
+      const silence = toSilence(item);
+      if (silence !== undefined) silences.push(silence);
+    }
     return silences;
   }
 
