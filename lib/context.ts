@@ -155,8 +155,8 @@ export interface MonitorSettings {
    */
   readonly expectedStatus?: string;
   /**
-   * Reminder interval while the status stays away from {@link expectedStatus} (catalogue `remindEvery`),
-   * as given, e.g. `1h`; needs `expectedStatus`.
+   * Reminder interval of every open, unacknowledged incident (catalogue `remindEvery`; the status away
+   * from {@link expectedStatus} is one when that is set), as given, e.g. `1h`.
    * @default - unset: no reminders
    */
   readonly remindEvery?: string;

@@ -466,20 +466,31 @@ describe("parseMonitorContext with the function's optional settings", () => {
     expect(problems[0]).toMatch(message);
   });
 
+  // CONTRACT §14: SHIELDWATCH_REMIND_EVERY applies to every open, unacknowledged incident (a rule's, the API's),
+  // so it no longer needs an expected status; the function's loader takes it alone too.
   it.each([
     ['unset', {}],
     ['empty', { expectedStatus: '' }],
-  ])('refuses remindEvery without expectedStatus (%s), naming both', (_name, values) => {
-    expect(problemsOf({ ...base, remindEvery: '1h', ...values })).toEqual([
-      'remindEvery: needs expectedStatus (reminders are sent while the status stays away from it): ' +
-        'set it too, e.g. -c expectedStatus=active, or leave remindEvery unset',
-    ]);
+  ])('accepts remindEvery without expectedStatus (%s), as the function does', (_name, values) => {
+    // Act
+    const settings = parseMonitorContext({ ...base, remindEvery: '1h', ...values });
+    const config = loadConfig({
+      SHIELDWATCH_API_URL: 'https://api.example.com',
+      SHIELDWATCH_API_KEY: 'test-key',
+      SHIELDWATCH_REMIND_EVERY: '1h',
+      ...('expectedStatus' in values ? { SHIELDWATCH_EXPECTED_STATUS: values.expectedStatus } : {}),
+    });
+
+    // Assess
+    expect(settings.remindEvery).toBe('1h');
+    expect(settings.expectedStatus).toBeUndefined();
+    expect(config.remindEveryMs).toBe(3_600_000);
+    expect(config.expectedStatus).toBeUndefined();
   });
 
-  it('reports a bad remindEvery and a missing expectedStatus together, and a blank expectedStatus once', () => {
+  it('reports a bad remindEvery alone, without expectedStatus, and a blank expectedStatus once', () => {
     expect(problemsOf({ ...base, remindEvery: '1y' })).toEqual([
       expect.stringMatching(/^remindEvery: expected a duration/),
-      expect.stringMatching(/^remindEvery: needs expectedStatus/),
     ]);
     expect(problemsOf({ ...base, remindEvery: '1h', expectedStatus: ' ' })).toEqual([
       expect.stringMatching(/^expectedStatus: expected a non-blank status/),
@@ -532,10 +543,13 @@ describe("parseMonitorContext with the function's optional settings", () => {
     });
 
     it.each(['1m', '60s', '59s', '30d', '31d', '720h', '721h', '2 H', '1w', '0m'])(
-      'remindEvery %j as SHIELDWATCH_REMIND_EVERY',
+      'remindEvery %j as SHIELDWATCH_REMIND_EVERY, with and without expectedStatus',
       (value) => {
         expect(contextAccepts({ expectedStatus: 'active', remindEvery: value })).toBe(
           functionAccepts({ SHIELDWATCH_EXPECTED_STATUS: 'active', SHIELDWATCH_REMIND_EVERY: value }),
+        );
+        expect(contextAccepts({ remindEvery: value })).toBe(
+          functionAccepts({ SHIELDWATCH_REMIND_EVERY: value }),
         );
       },
     );

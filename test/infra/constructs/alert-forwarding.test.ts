@@ -42,7 +42,8 @@ const EXPECTED: Record<
     // Events API v2 reads the key from the body: the connection adds it there as a secret parameter.
     bodyParameters: { BodyParameters: [{ Key: 'routing_key', Value: PAGERDUTY_REF, IsValueSecret: true }] },
     endpoint: PAGERDUTY_EVENTS_URL,
-    filterPolicy: { action: ['trigger', 'resolve'] },
+    // Opens, acknowledgements and ends of incidents (CONTRACT §14: an acknowledge event for the same dedup_key).
+    filterPolicy: { action: ['trigger', 'acknowledge', 'resolve'] },
     assessInput: (input) => {
       expect(input).not.toContain('routing_key');
       expect(input).toContain('"dedup_key": "<$.body.incident>"');
@@ -269,9 +270,13 @@ describe('AlertForwarding: secrets', () => {
     }
     // The stack never reads them: no grant, no secret resource of its own for either, no function variable.
     expect(json).not.toMatch(/secretsmanager:GetSecretValue[^\]]*(pagerduty|webhook-url)/);
+    // The stack's own secrets are the API key's and the acknowledge links' signing key (docs/acknowledge.md),
+    // named by construct id (the logical id without its 8-character hash).
     expect(
-      Object.keys(synthMonitor(channelsContext).findResources('AWS::SecretsManager::Secret')),
-    ).toHaveLength(1);
+      Object.keys(synthMonitor(channelsContext).findResources('AWS::SecretsManager::Secret'))
+        .map((id) => id.slice(0, -8))
+        .sort(),
+    ).toEqual(['AckSigningKey', 'ApiKeySecret']);
   });
 
   it('without the keys: no queue, pipe, connection or destination beyond the stack', () => {

@@ -1,6 +1,32 @@
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { existingSecretContext, fullContext, policyStatements, renderCfn, synthMonitor } from '../synth.ts';
+import {
+  existingSecretContext,
+  fullContext,
+  policyStatements,
+  renderCfn,
+  resourceIdStartingWith,
+  synthMonitor,
+} from '../synth.ts';
+
+/** The poller's function (the stack has the acknowledge function too: docs/acknowledge.md). */
+function pollerFunction(template: Template) {
+  return template.findResources('AWS::Lambda::Function')[
+    resourceIdStartingWith(template, 'AWS::Lambda::Function', 'Poller')
+  ]!;
+}
+
+/**
+ * The secrets any role may read, rendered, but the acknowledge links' signing key: a secret of the stack's own,
+ * generated at deploy, that the poller and the acknowledge function read (docs/acknowledge.md).
+ */
+function apiKeyReads(template: Template): string[] {
+  const signingKey = `<${resourceIdStartingWith(template, 'AWS::SecretsManager::Secret', 'AckSigningKey')}>`;
+  return policyStatements(template)
+    .filter((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))
+    .map((s) => renderCfn(s.Resource))
+    .filter((resource) => resource !== signingKey);
+}
 
 describe('ApiKeySecret', () => {
   describe('created by the stack', () => {
@@ -11,10 +37,11 @@ describe('ApiKeySecret', () => {
     });
 
     it('creates an empty secret: no value, no generated placeholder', () => {
-      template.hasResourceProperties('AWS::SecretsManager::Secret', {
-        SecretString: Match.absent(),
-        GenerateSecretString: Match.absent(),
-      });
+      // The API key's secret by its construct id: the acknowledge links' key is generated (docs/acknowledge.md).
+      const id = resourceIdStartingWith(template, 'AWS::SecretsManager::Secret', 'ApiKey');
+      const properties = template.findResources('AWS::SecretsManager::Secret')[id]!['Properties'];
+      expect(properties).not.toHaveProperty('SecretString');
+      expect(properties).not.toHaveProperty('GenerateSecretString');
     });
   });
 
@@ -26,8 +53,11 @@ describe('ApiKeySecret', () => {
     });
 
     it('refers to the secret by name and creates none', () => {
-      template.resourceCountIs('AWS::SecretsManager::Secret', 0);
-      const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0]!;
+      // The only secret the stack makes is the acknowledge links' signing key: none for the API key.
+      expect(Object.keys(template.findResources('AWS::SecretsManager::Secret'))).toEqual([
+        resourceIdStartingWith(template, 'AWS::SecretsManager::Secret', 'AckSigningKey'),
+      ]);
+      const fn = pollerFunction(template);
       expect(renderCfn(fn['Properties'].Environment.Variables.SHIELDWATCH_API_KEY_SECRET)).toBe(
         'shieldwatch/api-key',
       );
@@ -39,25 +69,20 @@ describe('ApiKeySecret', () => {
       const named = synthMonitor({ ...existingSecretContext, apiKeySecretName: 'shieldwatch/api-secret' });
 
       // Act
-      const fn = Object.values(named.findResources('AWS::Lambda::Function'))[0]!;
-      const secretStatements = policyStatements(named).filter((s) =>
-        [s.Action].flat().includes('secretsmanager:GetSecretValue'),
-      );
+      const fn = pollerFunction(named);
+      const reads = apiKeyReads(named);
 
       // Assess
       expect(fn['Properties'].Environment.Variables.SHIELDWATCH_API_KEY_SECRET).toBe(
         'shieldwatch/api-secret',
       );
-      expect(secretStatements.map((s) => renderCfn(s.Resource))).toEqual([
+      expect(reads).toEqual([
         'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:shieldwatch/api-secret-??????',
       ]);
     });
 
     it('lets the function read that one secret (the ?????? is its random suffix)', () => {
-      const secretStatements = policyStatements(template).filter((s) =>
-        [s.Action].flat().includes('secretsmanager:GetSecretValue'),
-      );
-      expect(secretStatements.map((s) => renderCfn(s.Resource))).toEqual([
+      expect(apiKeyReads(template)).toEqual([
         'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:shieldwatch/api-key-??????',
       ]);
     });

@@ -113,7 +113,7 @@ describe('PollSchedule', () => {
 
     it('runs every schedule at the same expression, with the same retry policy, dead-letter queue and role', () => {
       const queue = resourceIdStartingWith(template, 'AWS::SQS::Queue', 'Schedule');
-      const fn = onlyResourceId(template, 'AWS::Lambda::Function');
+      const fn = resourceIdStartingWith(template, 'AWS::Lambda::Function', 'Poller');
       const schedules = schedulesOf(template);
       expect(schedules).toHaveLength(3);
       const roles = new Set(schedules.map((s) => JSON.stringify(s.properties.Target.RoleArn)));

@@ -3,7 +3,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../lambda/config.ts';
 import { pollerTimeout } from '../../../lib/constructs/poller-function.ts';
 import { ContextError } from '../../../lib/context.ts';
-import { buildMonitor, fullContext, type ResourceIds, resourceIds, synthMonitor } from '../synth.ts';
+import {
+  buildMonitor,
+  fullContext,
+  type ResourceIds,
+  resourceIdStartingWith,
+  resourceIds,
+  synthMonitor,
+} from '../synth.ts';
 
 describe('PollerFunction', () => {
   describe('with networks, subscriptions and a new secret', () => {
@@ -73,7 +80,11 @@ describe('PollerFunction', () => {
 
     /** The optional variables of the function's environment. */
     function optionalEnvironment(context: Record<string, unknown>): Record<string, unknown> {
-      const fn = Object.values(synthMonitor(context).findResources('AWS::Lambda::Function'))[0]!;
+      const template = synthMonitor(context);
+      const fn =
+        template.findResources('AWS::Lambda::Function')[
+          resourceIdStartingWith(template, 'AWS::Lambda::Function', 'Poller')
+        ]!;
       const environment = fn['Properties'].Environment.Variables as Record<string, unknown>;
       return Object.fromEntries(
         Object.entries(environment).filter(([name]) => variables.includes(name as never)),
@@ -87,6 +98,8 @@ describe('PollerFunction', () => {
     it.each([
       ['expectedStatus', { expectedStatus: ' Active ' }],
       ['expectedStatus and remindEvery', { expectedStatus: ' Active ', remindEvery: '1h' }],
+      // CONTRACT §14: reminders are of every open, unacknowledged incident, with or without an expected status.
+      ['remindEvery alone', { remindEvery: '1h' }],
       ['confirmations', { confirmations: '2' }],
       ['alertAfter', { alertAfter: 5 }],
       ['concurrency', { concurrency: '32' }],
@@ -105,10 +118,10 @@ describe('PollerFunction', () => {
       expect(() => loadConfig({ ...functionEnv, ...(environment as Record<string, string>) })).not.toThrow();
     });
 
-    it('fails synth on a bad value, and on remindEvery without expectedStatus, naming each key', () => {
-      expect(() => buildMonitor({ remindEvery: '1h', concurrency: 0 })).toThrow(ContextError);
-      expect(() => buildMonitor({ remindEvery: '1h', concurrency: 0 })).toThrow(
-        /remindEvery: needs expectedStatus[\s\S]*concurrency: expected a whole number of requests in flight from 1 to 256/,
+    it('fails synth on bad values, naming each key', () => {
+      expect(() => buildMonitor({ remindEvery: '1y', concurrency: 0 })).toThrow(ContextError);
+      expect(() => buildMonitor({ remindEvery: '1y', concurrency: 0 })).toThrow(
+        /remindEvery: expected a duration[\s\S]*concurrency: expected a whole number of requests in flight from 1 to 256/,
       );
     });
   });
