@@ -15,8 +15,9 @@ export interface CommittedWork {
   /** Alerts still waiting in the outbox; they are not held by the failed cycle. */
   readonly pending: number;
   /**
-   * Set when a rule item could not be read or written: the items this cycle wrote (their alerts are in
-   * `queued` and were sent like any other) and those it could not. Rule items are independent.
+   * Set when a judge's item (a rule item, an incident item, the health item) could not be read or written: the
+   * state items this cycle wrote, whichever judge's (their alerts are in `queued` and were sent like any other),
+   * and those it could not. The items are independent.
    */
   readonly ruleItems?: { readonly committed: readonly string[]; readonly failed: readonly string[] };
 }
@@ -68,10 +69,11 @@ export function describeCommitted(work: CommittedWork): string {
     work.queued.length === 0
       ? 'no new alert'
       : `${work.queued.length} new alert(s): ${work.queued.map(describeAlert).join(', ')}`;
+  // `state items`, not rule items: the health and incident items are written alongside them and named too.
   const rules =
     work.ruleItems === undefined
       ? ''
-      : `; rule items written: ${work.ruleItems.committed.join(', ') || 'none'}; ` +
+      : `; state items written: ${work.ruleItems.committed.join(', ') || 'none'}; ` +
         `not written: ${work.ruleItems.failed.join(', ')} (this cycle's readings are no evidence for them)`;
   return (
     `the cycle ran in part: the monitor state was committed (${status}; ${alerts}; ` +

@@ -45,8 +45,11 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
       return { MessageId: `m-${++ids}` };
     });
     pps = { 'net-1': 100, 'net-2': 100 };
+    // Every path the rules here read has a value (`traffic.out.pps` for the slow rules of the edit cases), so
+    // the health judge's blind spots stay quiet: a path the body lacks is network.rule_unreadable
+    // (network-health-cycle.test.ts), not what these tests count.
     api.network = (id) => ({
-      body: { traffic: { in: { pps: pps[id] ?? 0 } }, attack: (pps[id] ?? 0) > 1000 },
+      body: { traffic: { in: { pps: pps[id] ?? 0 }, out: { pps: 0 } }, attack: (pps[id] ?? 0) > 1000 },
     });
     // Near the real time: the API client bounds its requests by the real clock.
     now = Date.now();
@@ -346,6 +349,34 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
     expect(ruleAlerts()).toEqual([]);
   });
 
+  it("a rule item's write fails in a cycle that writes the health item: the error names that one a state item, not a rule item (issue 19.7)", async () => {
+    // Prepare: net-1 attacked while net-2 starts failing (the health item records it); rules#0 cannot be written.
+    const m = monitor('flood: traffic.in.pps > 50k');
+    await cycle(m);
+    tick();
+    pps['net-1'] = 90_000;
+    const answer = api.network;
+    api.network = (id, req) =>
+      id === 'net-2' ? { status: 404, body: { error: 'no such network' } } : answer(id, req);
+    const broken = wrapStores(m, (store) =>
+      Object.assign(Object.create(store), {
+        commit: async () => {
+          throw new Error('throttled');
+        },
+      }),
+    );
+
+    // Act
+    const error = (await cycle(m, { ...m.deps, ruleState: broken }).catch((e: unknown) => e)) as StoreError;
+
+    // Assess
+    expect(error).toBeInstanceOf(StoreError);
+    expect(await stateItem('health#0')).toBeDefined();
+    expect(error.message).toMatch(/rule state \(rules#0\).*throttled/);
+    expect(error.message).toMatch(/; state items written: health#0; not written: rules#0 \(/);
+    expect(error.message).not.toMatch(/rule items written/);
+  });
+
   it('without rules no rule item is written, and one Query looks for items an earlier configuration left', async () => {
     // Prepare
     const m = monitor('');
@@ -354,10 +385,13 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
     // Act
     await cycle(m);
 
-    // Assess: the state read and the Query of the shard's rule items, one snapshot batch plus the state write.
-    expect(m.store.stats.reads - before.reads).toBe(2);
+    // Assess: the state read, the Query of the shard's rule items and the read of the shard's health item
+    // (docs/alerts.md, Blind spots: read once a cycle), one snapshot batch plus the state write; the health
+    // item is not written while every network answers.
+    expect(m.store.stats.reads - before.reads).toBe(3);
     expect(m.store.stats.writes - before.writes).toBe(2);
     expect(await stateItem('rules#0')).toBeUndefined();
+    expect(await stateItem('health#0')).toBeUndefined();
   });
 
   describe('configuration edits across rule items (issue 19.1)', () => {
@@ -545,7 +579,7 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
     // Assess: the committed trigger went out in the failing cycle; the error says what was and was not written.
     expect(error).toBeInstanceOf(StoreError);
     expect(error.message).toMatch(/rule state \(rules#0#1\).*ProvisionedThroughputExceededException/);
-    expect(error.message).toMatch(/rule items written: rules#0#0; not written: rules#0#1/);
+    expect(error.message).toMatch(/state items written: rules#0#0; not written: rules#0#1 \(/);
     expect(error.committed?.queued.map((a) => `${a.event} ${a.network}`)).toEqual([
       'network.rule_triggered net-1',
     ]);
