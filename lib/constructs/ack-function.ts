@@ -1,17 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { type IGrantable, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type FunctionUrl, FunctionUrlAuthType, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type IGrantable, PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
+import { type FunctionUrl, FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { KEY } from '../../lambda/adapters/table-schema.ts';
-import { SERVICE_NAME } from '../../lambda/metric-names.ts';
 import { settingsEnvironment } from '../../lambda/settings.ts';
-
-const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+import { bundledFunction, functionLogsAndRole, powertoolsEnvironment } from './function-defaults.ts';
 
 /** The acknowledge function's Lambda entry: its own bundle, nothing of the poller in it. */
 export const ACK_ENTRY = fileURLToPath(new URL('../../lambda/ack-handler.ts', import.meta.url));
@@ -75,15 +73,12 @@ export class AckFunction extends Construct {
         'AWSCURRENT and AWSPREVIOUS so links younger than their expiry keep working.',
     });
 
-    this.logGroup = new LogGroup(this, 'Logs', {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    this.role = new Role(this, 'Role', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: 'shieldwatch acknowledge link: updates incident items, reads its signing key',
-    });
-    this.logGroup.grantWrite(this.role);
+    const { logGroup, role } = functionLogsAndRole(
+      this,
+      'shieldwatch acknowledge link: updates incident items, reads its signing key',
+    );
+    this.logGroup = logGroup;
+    this.role = role;
     this.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
@@ -103,12 +98,7 @@ export class AckFunction extends Construct {
     const reserved =
       props.capConcurrency === false ? undefined : (props.reservedConcurrency ?? DEFAULT_ACK_CONCURRENCY);
     this.function = new NodejsFunction(this, 'Function', {
-      entry: ACK_ENTRY,
-      handler: 'handler',
-      projectRoot,
-      depsLockFilePath: `${projectRoot}package-lock.json`,
-      runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
+      ...bundledFunction(ACK_ENTRY),
       memorySize: 256,
       timeout: Duration.seconds(10),
       role: this.role,
@@ -118,19 +108,7 @@ export class AckFunction extends Construct {
       reservedConcurrentExecutions: reserved,
       environment: {
         ...settingsEnvironment({ table: props.table.tableName, ackSecret: this.signingSecret.secretArn }),
-        POWERTOOLS_SERVICE_NAME: `${SERVICE_NAME}-ack`,
-        POWERTOOLS_LOG_LEVEL: 'INFO',
-      },
-      bundling: {
-        format: OutputFormat.ESM,
-        minify: true,
-        keepNames: true,
-        sourceMap: false,
-        bundleAwsSDK: true,
-        mainFields: ['module', 'main'],
-        logLevel: LogLevel.WARNING,
-        banner:
-          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        ...powertoolsEnvironment('ack'),
       },
     });
     // No CORS: no other site may read the answers; the token is the only authorization.

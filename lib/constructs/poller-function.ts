@@ -1,16 +1,13 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Duration } from 'aws-cdk-lib';
+import type { Role } from 'aws-cdk-lib/aws-iam';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { METRIC_NAMESPACE, SERVICE_NAME } from '../../lambda/metric-names.ts';
+import { METRIC_NAMESPACE } from '../../lambda/metric-names.ts';
 import { settingsEnvironment } from '../../lambda/settings.ts';
 import { type MonitorSettings, pollerTimeoutSeconds } from '../context.ts';
-
-/** The project root (for the lock file and the entry point). */
-const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+import { bundledFunction, functionLogsAndRole, powertoolsEnvironment } from './function-defaults.ts';
 
 /** The Lambda entry point: exports `handler`, one poll cycle per scheduled event. */
 export const POLLER_ENTRY = fileURLToPath(new URL('../../lambda/handler.ts', import.meta.url));
@@ -83,25 +80,15 @@ export class PollerFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: PollerFunctionProps) {
     super(scope, id);
-    this.logGroup = new LogGroup(this, 'Logs', {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    // Our own role instead of the default one with AWSLambdaBasicExecutionRole: that policy lets the
-    // function write to any log group in the account; this one can write to its own only.
-    this.role = new Role(this, 'Role', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: 'shieldwatch poller: its log group, the table, the topic and the key secret',
-    });
-    this.logGroup.grantWrite(this.role);
+    const { logGroup, role } = functionLogsAndRole(
+      this,
+      'shieldwatch poller: its log group, the table, the topic and the key secret',
+    );
+    this.logGroup = logGroup;
+    this.role = role;
 
     this.function = new NodejsFunction(this, 'Function', {
-      entry: POLLER_ENTRY,
-      handler: 'handler',
-      projectRoot,
-      depsLockFilePath: `${projectRoot}package-lock.json`,
-      runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
+      ...bundledFunction(POLLER_ENTRY),
       memorySize: POLLER_MEMORY_MB,
       timeout: pollerTimeout(props.minIntervalMinutes),
       role: this.role,
@@ -133,21 +120,7 @@ export class PollerFunction extends Construct {
           timeoutMs: props.requestTimeoutMs,
           rules: props.rules,
         }),
-        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-        POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
-        POWERTOOLS_LOG_LEVEL: 'INFO',
-      },
-      bundling: {
-        format: OutputFormat.ESM,
-        minify: true,
-        keepNames: true,
-        sourceMap: false,
-        bundleAwsSDK: true,
-        mainFields: ['module', 'main'],
-        logLevel: LogLevel.WARNING,
-        // Bundled CommonJS dependencies still call require() for Node built-ins.
-        banner:
-          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        ...powertoolsEnvironment(undefined, METRIC_NAMESPACE),
       },
     });
   }

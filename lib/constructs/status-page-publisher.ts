@@ -2,25 +2,23 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
 import { readReportAssets } from '../../cli/report/build.ts';
 import { KEY } from '../../lambda/adapters/table-schema.ts';
-import { SERVICE_NAME } from '../../lambda/metric-names.ts';
 import { settingsEnvironment } from '../../lambda/settings.ts';
 import { PAGE_KEYS, PAGE_WINDOWS } from '../../lambda/status-page/pages.ts';
 import { BUNDLED_ASSETS_FILE, PUBLISHER_ENV } from '../../lambda/status-page/publisher-env.ts';
 import type { StatusPageMode } from '../context-status-page.ts';
-
-const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+import { bundledFunction, functionLogsAndRole, powertoolsEnvironment } from './function-defaults.ts';
 
 /** The publisher's Lambda entry: its own bundle, nothing of it in the poller's. */
 export const PUBLISHER_ENTRY = fileURLToPath(new URL('../../lambda/status-page-handler.ts', import.meta.url));
@@ -67,15 +65,12 @@ export class StatusPagePublisher extends Construct {
 
   constructor(scope: Construct, id: string, props: StatusPagePublisherProps) {
     super(scope, id);
-    this.logGroup = new LogGroup(this, 'Logs', {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    this.role = new Role(this, 'Role', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: 'shieldwatch status page publisher: reads snapshots and events, writes the page',
-    });
-    this.logGroup.grantWrite(this.role);
+    const { logGroup, role } = functionLogsAndRole(
+      this,
+      'shieldwatch status page publisher: reads snapshots and events, writes the page',
+    );
+    this.logGroup = logGroup;
+    this.role = role;
     this.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['dynamodb:Query'],
@@ -101,12 +96,19 @@ export class StatusPagePublisher extends Construct {
     }
 
     this.function = new NodejsFunction(this, 'Function', {
-      entry: PUBLISHER_ENTRY,
-      handler: 'handler',
-      projectRoot,
-      depsLockFilePath: `${projectRoot}package-lock.json`,
-      runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
+      ...bundledFunction(PUBLISHER_ENTRY, {
+        // The report's chart library and its own CSS and script, which the handler cannot read from the
+        // project once bundled, go beside it as one JSON file.
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (_inputDir: string, outputDir: string) => {
+            const file = join(mkdtempSync(join(tmpdir(), 'shieldwatch-page-')), BUNDLED_ASSETS_FILE);
+            writeFileSync(file, JSON.stringify(readReportAssets()));
+            return [`cp "${file}" "${join(outputDir, BUNDLED_ASSETS_FILE)}"`];
+          },
+        },
+      }),
       memorySize: PUBLISHER_MEMORY_MB,
       timeout: publisherTimeout(props.everyMinutes),
       role: this.role,
@@ -125,30 +127,7 @@ export class StatusPagePublisher extends Construct {
         [PUBLISHER_ENV.bucket]: props.bucket.bucketName,
         [PUBLISHER_ENV.mode]: props.mode,
         [PUBLISHER_ENV.everySeconds]: String(props.everyMinutes * 60),
-        POWERTOOLS_SERVICE_NAME: `${SERVICE_NAME}-status-page`,
-        POWERTOOLS_LOG_LEVEL: 'INFO',
-      },
-      bundling: {
-        format: OutputFormat.ESM,
-        minify: true,
-        keepNames: true,
-        sourceMap: false,
-        bundleAwsSDK: true,
-        mainFields: ['module', 'main'],
-        logLevel: LogLevel.WARNING,
-        banner:
-          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-        // The report's chart library and its own CSS and script, which the handler cannot read from the
-        // project once bundled, go beside it as one JSON file.
-        commandHooks: {
-          beforeBundling: () => [],
-          beforeInstall: () => [],
-          afterBundling: (_inputDir: string, outputDir: string) => {
-            const file = join(mkdtempSync(join(tmpdir(), 'shieldwatch-page-')), BUNDLED_ASSETS_FILE);
-            writeFileSync(file, JSON.stringify(readReportAssets()));
-            return [`cp "${file}" "${join(outputDir, BUNDLED_ASSETS_FILE)}"`];
-          },
-        },
+        ...powertoolsEnvironment('status-page'),
       },
     });
 

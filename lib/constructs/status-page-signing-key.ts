@@ -1,14 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { CustomResource, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { KeyGroup, PublicKey } from 'aws-cdk-lib/aws-cloudfront';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-
-const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+import { bundledFunction, functionLogsAndRole } from './function-defaults.ts';
 
 /** The custom resource's Lambda entry: makes the key pair, keeps the private half in the secret. */
 export const SIGNING_KEY_ENTRY = fileURLToPath(
@@ -43,15 +40,10 @@ export class StatusPageSigningKey extends Construct {
         'break every link without it.',
     });
 
-    const logGroup = new LogGroup(this, 'Logs', {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    const role = new Role(this, 'Role', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: 'shieldwatch status page key: its log group and the key secret',
-    });
-    logGroup.grantWrite(role);
+    const { logGroup, role } = functionLogsAndRole(
+      this,
+      'shieldwatch status page key: its log group and the key secret',
+    );
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'],
@@ -59,27 +51,12 @@ export class StatusPageSigningKey extends Construct {
       }),
     );
     this.function = new NodejsFunction(this, 'Function', {
-      entry: SIGNING_KEY_ENTRY,
-      handler: 'handler',
-      projectRoot,
-      depsLockFilePath: `${projectRoot}package-lock.json`,
-      runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
+      ...bundledFunction(SIGNING_KEY_ENTRY, { keepNames: false }),
       memorySize: 256,
       timeout: Duration.seconds(60),
       role,
       logGroup,
       description: 'shieldwatch status page: makes the URL signing key pair at deploy',
-      bundling: {
-        format: OutputFormat.ESM,
-        minify: true,
-        sourceMap: false,
-        bundleAwsSDK: true,
-        mainFields: ['module', 'main'],
-        logLevel: LogLevel.WARNING,
-        banner:
-          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-      },
     });
     const pair = new CustomResource(this, 'KeyPair', {
       serviceToken: this.function.functionArn,
