@@ -1,5 +1,6 @@
 /** Building the monitor for the CLI (store, SNS or the terminal for alerts) and how it shows a cycle. */
-import { createSecretsClient, createSnsClient } from '../lambda/adapters/aws-clients.ts';
+import { createSecretsClient } from '../lambda/adapters/secrets-client.ts';
+import { createSnsClient } from '../lambda/adapters/sns-client.ts';
 import { LogAlertPublisher } from '../lambda/adapters/sns-publisher.ts';
 import { ClockSkewError, StoreClock } from '../lambda/adapters/store-clock.ts';
 import { buildMonitor } from '../lambda/composition-root.ts';

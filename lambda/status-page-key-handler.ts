@@ -14,7 +14,7 @@ import {
   PutSecretValueCommand,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { createSecretsClient } from './adapters/aws-clients.ts';
+import { createSecretsClient } from './adapters/secrets-client.ts';
 
 /** A CloudFormation custom resource request, the fields used here. */
 export interface KeyPairRequest {

@@ -1,5 +1,5 @@
 import { createApiKeyProvider } from '../../lambda/adapters/api-key.ts';
-import { createSecretsClient } from '../../lambda/adapters/aws-clients.ts';
+import { createSecretsClient } from '../../lambda/adapters/secrets-client.ts';
 import { createApiClient } from '../../lambda/composition-root.ts';
 import { loadConfig, type MonitorConfig } from '../../lambda/config.ts';
 import { extractFigures, figureCandidates } from '../../lambda/core/figures.ts';

@@ -3,7 +3,8 @@
  * own key (docs/status-page.md). The key is read from the secret the stack names; it is never printed.
  */
 import type { Stack as CfnStack } from '@aws-sdk/client-cloudformation';
-import { clientDefaults, createSecretsClient } from '../../lambda/adapters/aws-clients.ts';
+import { clientDefaults } from '../../lambda/adapters/aws-clients.ts';
+import { createSecretsClient } from '../../lambda/adapters/secrets-client.ts';
 import { STATUS_PAGE_OUTPUTS } from '../../lambda/status-page/stack-outputs.ts';
 import { defineCommand } from '../args.ts';
 import { parseDurationMs, UsageError } from '../format.ts';

@@ -1,5 +1,6 @@
 import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { AWS_HTTP_OPTIONS, createSecretsClient } from '../../lambda/adapters/aws-clients.ts';
+import { AWS_HTTP_OPTIONS } from '../../lambda/adapters/aws-clients.ts';
+import { createSecretsClient } from '../../lambda/adapters/secrets-client.ts';
 import { ConfigError, MIN_KEY_LENGTH } from '../../lambda/config.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
 import { defineCommand } from '../args.ts';

@@ -1,7 +1,7 @@
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { DynamoSilenceStore } from '../../lambda/adapters/silence-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
-import { formatDuration } from '../../lambda/core/alert-text.ts';
+import { formatDuration } from '../../lambda/core/alert-time.ts';
 import type { IncidentKind, MonitorState } from '../../lambda/core/decide.ts';
 import { extractFigures } from '../../lambda/core/figures.ts';
 import type { IncidentScopeState } from '../../lambda/core/incidents.ts';

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { createSnsClient } from '../../lambda/adapters/aws-clients.ts';
+import { createSnsClient } from '../../lambda/adapters/sns-client.ts';
 import { SnsAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { loadAlertConfig } from '../../lambda/config.ts';
 import { renderAlert } from '../../lambda/core/alert-text.ts';

@@ -1,9 +1,14 @@
+/**
+ * The AWS clients' shared settings (region, local endpoints, time-outs) and the DynamoDB client, which every
+ * store command needs. The other services' clients are in files of their own (sns-client.ts,
+ * secrets-client.ts; CloudFormation and STS imported where used), so that a command that only reads the store
+ * does not load their SDK packages at start (bench/cli-start.ts measures it).
+ */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SNSClient } from '@aws-sdk/client-sns';
 import { isLoopbackHost } from '../config.ts';
 
-type Env = Readonly<Record<string, string | undefined>>;
+/** The process environment, or what stands for it. */
+export type Env = Readonly<Record<string, string | undefined>>;
 
 /** The standard endpoint variable of each service the monitor uses (honoured by the SDK itself). */
 const ENDPOINT_VARIABLES = {
@@ -70,30 +75,6 @@ export function createDynamoClient(env: Env, endpoint?: string): DynamoDBClient 
       'dynamodb',
     ),
     ...(endpoint === undefined ? {} : { endpoint }),
-    requestHandler: AWS_HTTP_OPTIONS,
-  });
-}
-
-/**
- * The SNS client, with time-outs so a hanging publish cannot outlive the cycle's claim on the alert, and no
- * retries: a `Publish` whose answer was lost (5xx, reset, time-out) may have been accepted, and the SDK's own
- * retry would send the alert again within the cycle. A failed publish stays in the outbox for the next cycle.
- */
-export function createSnsClient(env: Env): SNSClient {
-  return new SNSClient({
-    ...clientDefaults(env, 'sns'),
-    maxAttempts: SNS_MAX_ATTEMPTS,
-    requestHandler: AWS_HTTP_OPTIONS,
-  });
-}
-
-/** Attempts per SNS call: one (see {@link createSnsClient}). */
-export const SNS_MAX_ATTEMPTS = 1;
-
-/** The Secrets Manager client. */
-export function createSecretsClient(env: Env): SecretsManagerClient {
-  return new SecretsManagerClient({
-    ...clientDefaults(env, 'secretsmanager'),
     requestHandler: AWS_HTTP_OPTIONS,
   });
 }
