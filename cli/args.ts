@@ -284,6 +284,20 @@ export const WINDOW_OPTIONS = {
   },
 } as const satisfies DeclaredOptions;
 
+/**
+ * The declared `--format FORMAT` (table or json, default table) of the commands that print a table or JSON;
+ * `description` says what the output is (the JSON's shape).
+ */
+export function formatOption(description: string) {
+  return {
+    type: 'string',
+    value: 'FORMAT',
+    choices: ['table', 'json'],
+    default: 'table',
+    description,
+  } as const satisfies StringOption;
+}
+
 /** The values of {@link WINDOW_OPTIONS} (each may be left out). */
 export interface WindowValues {
   readonly since?: string | undefined;

@@ -6,7 +6,7 @@ import { ruleNetworks } from '../../lambda/core/rule-eval.ts';
 import { conditionOf } from '../../lambda/core/rule-kinds/index.ts';
 import { parseRules } from '../../lambda/core/rules.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
-import { defineCommand, timeWindow, WINDOW_OPTIONS } from '../args.ts';
+import { defineCommand, formatOption, timeWindow, WINDOW_OPTIONS } from '../args.ts';
 import { replayHistory } from '../backtest/read-history.ts';
 import { renderAlertTable, renderCounts, toBacktestAlert } from '../backtest/render.ts';
 import { printable, printableJson, renderTable, UsageError } from '../format.ts';
@@ -65,14 +65,9 @@ export const backtestCommand = defineCommand({
       description:
         "these rules instead of SHIELDWATCH_RULES, in the same grammar: 'NAME: PATH OP VALUE [for N] [on ID,...]', separated by ; or newlines",
     },
-    format: {
-      type: 'string',
-      value: 'FORMAT',
-      choices: ['table', 'json'],
-      default: 'table',
-      description:
-        'json is an array of {at, event, rule, network, value}, oldest first (the counts then go to stderr)',
-    },
+    format: formatOption(
+      'json is an array of {at, event, rule, network, value}, oldest first (the counts then go to stderr)',
+    ),
   },
   examples: [
     'backtest --since 7d',

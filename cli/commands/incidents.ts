@@ -4,7 +4,7 @@ import { formatDuration } from '../../lambda/core/alert-time.ts';
 import { compactValue } from '../../lambda/core/incident-alert-text.ts';
 import { type IncidentView, listIncidents } from '../../lambda/core/incident-list.ts';
 import { worse } from '../../lambda/core/incidents.ts';
-import { defineCommand } from '../args.ts';
+import { defineCommand, formatOption } from '../args.ts';
 import { clip, parseTimeArg, printable, printableJson, renderTable } from '../format.ts';
 import { type CliIo, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
@@ -65,13 +65,7 @@ const showCommand = defineCommand({
     'or suppressed by a silence.',
   ].join('\n'),
   options: {
-    format: {
-      type: 'string',
-      value: 'FORMAT',
-      choices: ['table', 'json'],
-      default: 'table',
-      description: 'json is the row of `incidents --format json` with members, timeline and alerts',
-    },
+    format: formatOption('json is the row of `incidents --format json` with members, timeline and alerts'),
   },
   arguments: ['id'],
   examples: ['incidents show flood@2026-03-01T10:00:00.000Z'],
@@ -158,14 +152,9 @@ export const incidentsCommand = defineCommand({
       description:
         'resolved incidents that ended since WHEN: a duration back from now (24h, 7d) or an ISO date',
     },
-    format: {
-      type: 'string',
-      value: 'FORMAT',
-      choices: ['table', 'json'],
-      default: 'table',
-      description:
-        'json is an array of {id, kind, rule, state, openedAt, resolvedAt?, networks: [{network, peak, peakAt}], acknowledged?}',
-    },
+    format: formatOption(
+      'json is an array of {id, kind, rule, state, openedAt, resolvedAt?, networks: [{network, peak, peakAt}], acknowledged?}',
+    ),
   },
   subcommands: [showCommand],
   examples: [

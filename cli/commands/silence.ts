@@ -16,7 +16,7 @@ import {
   silenceId,
   silenceStatus,
 } from '../../lambda/core/silence.ts';
-import { defineCommand } from '../args.ts';
+import { defineCommand, formatOption } from '../args.ts';
 import { clip, printable, printableJson, renderTable, UsageError } from '../format.ts';
 import { type CliIo, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
@@ -67,14 +67,9 @@ const listCommand = defineCommand({
     '(the most recent first), with the time left of each active one.',
   ].join('\n'),
   options: {
-    format: {
-      type: 'string',
-      value: 'FORMAT',
-      choices: ['table', 'json'],
-      default: 'table',
-      description:
-        'json is an array of {id, status, startsAt, endsAt, pattern, reason?, createdAt, createdBy?, remainingMs}; status active or ended',
-    },
+    format: formatOption(
+      'json is an array of {id, status, startsAt, endsAt, pattern, reason?, createdAt, createdBy?, remainingMs}; status active or ended',
+    ),
   },
   examples: ['silence list', 'silence list --format json'],
   async run(values, io) {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { configuredEndpoint } from '../../lambda/adapters/aws-clients.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
-import { defineCommand } from '../args.ts';
+import { defineCommand, formatOption } from '../args.ts';
 import { type CliIo, println } from '../io.ts';
 import {
   defaultStoreDir,
@@ -109,13 +109,7 @@ export const storeCommand = defineCommand({
       description:
         'print only an `aws dynamodb query` for the newest 20 filter snapshots of the last 24 h, with endpoint, region and credentials, ready to run',
     },
-    format: {
-      type: 'string',
-      value: 'FORMAT',
-      choices: ['table', 'json'],
-      default: 'table',
-      description: 'the output',
-    },
+    format: formatOption('the output'),
   },
   examples: ['store', 'store --aws', 'store --format json'],
   notes: 'Exit codes: 0 shown; 1 this directory has no embedded store yet (it says where it would be).',

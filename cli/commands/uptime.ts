@@ -3,7 +3,7 @@ import { loadStoreConfig } from '../../lambda/config.ts';
 import { formatDuration } from '../../lambda/core/alert-text.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
 import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../../lambda/core/uptime.ts';
-import { boundedWindow, defineCommand, WINDOW_OPTIONS } from '../args.ts';
+import { boundedWindow, defineCommand, formatOption, WINDOW_OPTIONS } from '../args.ts';
 import { clip, printable, printableJson, renderTable } from '../format.ts';
 import { type CliIo, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
@@ -63,13 +63,7 @@ export const uptimeCommand = defineCommand({
   options: {
     since: { ...WINDOW_OPTIONS.since, default: '30d' },
     until: { ...WINDOW_OPTIONS.until, description: 'up to WHEN (same forms; default now)' },
-    format: {
-      type: 'string',
-      value: 'FORMAT',
-      choices: ['table', 'json'],
-      default: 'table',
-      description: 'the output',
-    },
+    format: formatOption('the output'),
   },
   examples: ['uptime', 'uptime --since 7d --format json', 'uptime --since 2025-06-01 --until 2025-07-01'],
   async run(values, io: CliIo) {
