@@ -2,10 +2,10 @@
  * The local AWS of the deploy test: moto_server (with the fillers of moto_with_fillers.py) on a free port of
  * 127.0.0.1, stopped by its pid; and the project's own CDK CLI run against it.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { launchMoto } from '../fixtures/moto-server.ts';
 
 /** The project root. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -54,40 +54,19 @@ export function requireMoto(): void {
   }
 }
 
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** Starts moto_server with the fillers on 127.0.0.1 and waits until it answers. */
 export async function startEmulator(fillLog: string): Promise<Emulator> {
   requireMoto();
-  const port = await freePort();
-  const child: ChildProcess = spawn('python3', [LAUNCHER, '-H', '127.0.0.1', '-p', String(port)], {
-    env: { ...process.env, SHIELDWATCH_FILL_LOG: fillLog, PYTHONWARNINGS: 'ignore' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const moto = await launchMoto({
+    command: 'python3',
+    args: [LAUNCHER],
+    env: { SHIELDWATCH_FILL_LOG: fillLog },
   });
-  let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (c: string) => {
-    output += c;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
-    output += c;
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const endpoint = `http://localhost:${port}`;
-  const emulator: Emulator = {
-    pid: child.pid!,
-    endpoint,
+  return {
+    pid: moto.pid,
+    endpoint: moto.endpoint,
     env: {
-      AWS_ENDPOINT_URL: endpoint,
+      AWS_ENDPOINT_URL: moto.endpoint,
       AWS_ACCESS_KEY_ID: 'deploytest',
       AWS_SECRET_ACCESS_KEY: 'deploytest',
       AWS_REGION: REGION,
@@ -104,33 +83,9 @@ export async function startEmulator(fillLog: string): Promise<Emulator> {
         return [];
       }
     },
-    output: () => output,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      process.kill(child.pid!, 'SIGTERM');
-      const timer = setTimeout(() => {
-        if (child.exitCode === null) process.kill(child.pid!, 'SIGKILL');
-      }, 3000);
-      await exited;
-      clearTimeout(timer);
-    },
+    output: moto.output,
+    stop: moto.stop,
   };
-  const started = Date.now();
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`moto_server exited at start:\n${output}`);
-    try {
-      const answer = await fetch(`http://127.0.0.1:${port}/moto-api/`);
-      if (answer.status > 0) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() - started > 20_000) {
-      await emulator.stop();
-      throw new Error(`moto_server did not answer on port ${port} within 20 s:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return emulator;
 }
 
 /** What one command did. */
