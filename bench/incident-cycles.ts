@@ -8,20 +8,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { renderTable } from '../cli/format.ts';
-import { LogAlertPublisher } from '../lambda/adapters/sns-publisher.ts';
-import { buildMonitor } from '../lambda/composition-root.ts';
-import { loadConfig } from '../lambda/config.ts';
 import type { RenderedAlert } from '../lambda/core/types.ts';
-import { runCycle } from '../lambda/cycle.ts';
-import { planShards } from '../lib/shards.ts';
 import { startDynamo } from '../test/fixtures/dynalite.ts';
 import { startFakeApi } from '../test/fixtures/fake-api.ts';
+import { shardedMonitors, WRITES } from './sharded-monitors.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const NETWORKS = Number(process.env['BENCH_NETWORKS'] ?? 1000);
 const SHARD_SIZE = 150;
 const RULE = 'flood: traffic.in.pps > 500k';
-const WRITES = new Set(['BatchWriteItem', 'PutItem', 'UpdateItem', 'DeleteItem']);
 
 /** One measured cycle of every shard at once. */
 interface Phase {
@@ -37,8 +32,6 @@ interface Phase {
 }
 
 async function measure(groupBy: 'rule' | 'none'): Promise<Phase[]> {
-  const ids = Array.from({ length: NETWORKS }, (_, i) => `net-${i}`);
-  const shards = planShards(ids, SHARD_SIZE);
   const [dynamo, api] = await Promise.all([
     startDynamo({ table: `bench-incidents-${groupBy}` }),
     startFakeApi(),
@@ -47,51 +40,34 @@ async function measure(groupBy: 'rule' | 'none'): Promise<Phase[]> {
   api.network = () => ({ body: { traffic: { in: { pps } } } });
   const sent: RenderedAlert[] = [];
   try {
-    const env = {
-      SHIELDWATCH_API_URL: api.url,
-      SHIELDWATCH_API_KEY: api.key,
-      SHIELDWATCH_NETWORKS: ids.join(','),
-      SHIELDWATCH_TABLE: dynamo.table,
-      SHIELDWATCH_CONCURRENCY: '50',
-      SHIELDWATCH_TIMEOUT_MS: '10000',
-      SHIELDWATCH_RETRIES: '0',
-      SHIELDWATCH_RULES: RULE,
-      SHIELDWATCH_GROUP_BY: groupBy,
-    };
-    let offset = 0;
-    const monitors = shards.map(() =>
-      buildMonitor({
-        config: loadConfig(env),
-        env,
-        dynamo: dynamo.client,
-        log: { info: () => {}, warn: () => {}, error: () => {} },
-        fallbackPublisher: new LogAlertPublisher((alert) => {
-          sent.push(alert);
-        }),
-        now: () => Date.now() + offset,
-      }),
-    );
+    const sharded = shardedMonitors({
+      networks: NETWORKS,
+      shardSize: SHARD_SIZE,
+      env: {
+        SHIELDWATCH_API_URL: api.url,
+        SHIELDWATCH_API_KEY: api.key,
+        SHIELDWATCH_TABLE: dynamo.table,
+        SHIELDWATCH_CONCURRENCY: '50',
+        SHIELDWATCH_TIMEOUT_MS: '10000',
+        SHIELDWATCH_RETRIES: '0',
+        SHIELDWATCH_RULES: RULE,
+        SHIELDWATCH_GROUP_BY: groupBy,
+      },
+      dynamo: dynamo.client,
+      onAlert: (alert) => {
+        sent.push(alert);
+      },
+    });
     const round = async (phase: string): Promise<Phase> => {
       dynamo.operations.length = 0;
       sent.length = 0;
-      const results = await Promise.all(
-        shards.map((shard, i) => {
-          const monitor = monitors[i]!;
-          const settings = {
-            ...monitor.settings,
-            networks: shard.networks,
-            pollFilter: shard.pollFilter,
-            ruleShard: shard.index,
-          };
-          return runCycle(monitor.deps, settings, monitor.deps.now() + 300_000);
-        }),
-      );
-      offset += 60_000;
+      const results = await sharded.cycleAll();
+      sharded.advance(60_000);
       return {
         phase,
         groupBy,
         writes: dynamo.operations.filter((op) => WRITES.has(op)).length,
-        budget: Math.ceil((NETWORKS + 1) / 25) + 3 + shards.length,
+        budget: Math.ceil((NETWORKS + 1) / 25) + 3 + sharded.shards.length,
         published: sent.length,
         queued: results.reduce((sum, r) => sum + r.queued.length, 0),
       };
@@ -112,7 +88,7 @@ async function measure(groupBy: 'rule' | 'none'): Promise<Phase[]> {
       if (more.queued === 0 && more.published === 0) break;
       phases.push(more);
     }
-    await Promise.all(monitors.map((m) => m.close()));
+    await sharded.close();
     return phases;
   } finally {
     await Promise.all([dynamo.close(), api.close()]);

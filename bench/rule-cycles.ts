@@ -1,22 +1,17 @@
 /**
  * `npm run bench`, traffic rules: a sharded deployment's cycle (every shard's cycle at once, as the schedules
  * run them) with and without three rules, one of them a baseline
- * (docs/design/rule-state.md). In-process cycles (the Lambda's code path: `buildMonitor` + `runCycle` with each shard's settings,
- * as the handler applies its schedule input) against the API simulator and a dynalite that counts requests.
+ * (docs/design/rule-state.md). In-process cycles (the Lambda's code path, bench/sharded-monitors.ts) against the
+ * API simulator and a dynalite that counts requests.
  */
 import { startSimulator } from '../cli/simulator/server.ts';
-import { LogAlertPublisher } from '../lambda/adapters/sns-publisher.ts';
-import { buildMonitor } from '../lambda/composition-root.ts';
-import { loadConfig } from '../lambda/config.ts';
-import { runCycle } from '../lambda/cycle.ts';
-import { planShards } from '../lib/shards.ts';
 import { startDynamo } from '../test/fixtures/dynalite.ts';
+import { shardedMonitors, WRITES } from './sharded-monitors.ts';
 
 /** Three rules on the simulator's bodies: a threshold, a boolean and a baseline. */
 export const BENCH_RULES =
   'flood: traffic.in.pps > 500k for 2; attack: attack.active == true for 2; surge: traffic.in.pps > 3x baseline for 3';
 
-const WRITES = new Set(['BatchWriteItem', 'PutItem', 'UpdateItem', 'DeleteItem']);
 const READS = new Set(['GetItem', 'Query', 'BatchGetItem', 'Scan']);
 /** Cycles before the measured one: the first creates the state items, the next fill the baselines' windows. */
 const WARM_UP_CYCLES = 2;
@@ -49,8 +44,6 @@ export async function measureShardedCycle(options: {
   readonly concurrency: number;
   readonly rules: string;
 }): Promise<ShardedCycleFigures> {
-  const ids = Array.from({ length: options.networks }, (_, i) => `net-${i}`);
-  const shards = planShards(ids, options.shardSize);
   const [dynamo, simulator] = await Promise.all([
     startDynamo({ table: 'bench-rules' }),
     startSimulator({
@@ -61,48 +54,28 @@ export async function measureShardedCycle(options: {
     }),
   ]);
   try {
-    const env = {
-      SHIELDWATCH_API_URL: simulator.url,
-      SHIELDWATCH_API_KEY: simulator.key,
-      SHIELDWATCH_NETWORKS: ids.join(','),
-      SHIELDWATCH_TABLE: dynamo.table,
-      SHIELDWATCH_CONCURRENCY: String(options.concurrency),
-      SHIELDWATCH_TIMEOUT_MS: '10000',
-      SHIELDWATCH_RETRIES: '0',
-      SHIELDWATCH_RULES: options.rules,
-    };
-    // One process per shard, as each schedule has its own function instances.
-    let offset = 0;
-    const monitors = shards.map(() =>
-      buildMonitor({
-        config: loadConfig(env),
-        env,
-        dynamo: dynamo.client,
-        log: { info: () => {}, warn: () => {}, error: () => {} },
-        fallbackPublisher: new LogAlertPublisher(() => {}),
-        now: () => Date.now() + offset,
-      }),
-    );
-    const round = () =>
-      Promise.all(
-        shards.map((shard, i) => {
-          const monitor = monitors[i]!;
-          const settings = {
-            ...monitor.settings,
-            networks: shard.networks,
-            pollFilter: shard.pollFilter,
-            ruleShard: shard.index,
-          };
-          return runCycle(monitor.deps, settings, monitor.deps.now() + 300_000);
-        }),
-      );
+    const sharded = shardedMonitors({
+      networks: options.networks,
+      shardSize: options.shardSize,
+      env: {
+        SHIELDWATCH_API_URL: simulator.url,
+        SHIELDWATCH_API_KEY: simulator.key,
+        SHIELDWATCH_TABLE: dynamo.table,
+        SHIELDWATCH_CONCURRENCY: String(options.concurrency),
+        SHIELDWATCH_TIMEOUT_MS: '10000',
+        SHIELDWATCH_RETRIES: '0',
+        SHIELDWATCH_RULES: options.rules,
+      },
+      dynamo: dynamo.client,
+    });
+    const { shards, monitors } = sharded;
     for (let i = 0; i < WARM_UP_CYCLES; i++) {
-      await round();
-      offset += 60_000;
+      await sharded.cycleAll();
+      sharded.advance(60_000);
     }
     dynamo.operations.length = 0;
-    const results = await round();
-    await Promise.all(monitors.map((m) => m.close()));
+    const results = await sharded.cycleAll();
+    await sharded.close();
     const ruleItems = shards.reduce(
       (sum, shard, i) =>
         sum +
