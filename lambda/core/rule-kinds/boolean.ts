@@ -2,7 +2,7 @@
  * The boolean kind (docs/rules.md): `PATH == true` or `PATH != false`, a boolean reading compared
  * for equality. No memory. Pure.
  */
-import { isOrdering, plainThresholdLines, type RuleKind } from './kind.ts';
+import { fixedThresholdMembers, isOrdering, type RuleKind } from './kind.ts';
 
 /** A boolean threshold. */
 export interface BooleanThreshold {
@@ -23,12 +23,5 @@ export const booleanKind: RuleKind<BooleanThreshold> = {
   print: (threshold) => String(threshold.value),
   isThreshold: (stored): stored is BooleanThreshold =>
     stored.kind === 'boolean' && typeof (stored as { value?: unknown }).value === 'boolean',
-  memoryValues: 0,
-  hasReference: false,
-  startMemory: () => undefined,
-  compare: (threshold) => ({ threshold: threshold.value }),
-  remember: () => undefined,
-  heldThreshold: (threshold) => threshold.value,
-  shortThreshold: (_threshold, alert, show) => show(alert.threshold),
-  thresholdLines: (_threshold, alert, show) => plainThresholdLines(alert, show),
+  ...fixedThresholdMembers<BooleanThreshold>(),
 };

@@ -105,3 +105,32 @@ export const plainThresholdLines = (
   alert: ComparedFields,
   show: ShowValue,
 ): ReadonlyArray<readonly [string, string]> => [['Threshold', show(alert.threshold)]];
+
+/**
+ * The members of a kind that compares a reading with its threshold as written (`threshold`, `boolean`): no
+ * memory, no reference; a held transition's threshold is the threshold's value, and the texts show it as is.
+ */
+export function fixedThresholdMembers<
+  T extends { readonly kind: string; readonly value: number | boolean },
+>(): Pick<
+  RuleKind<T>,
+  | 'memoryValues'
+  | 'hasReference'
+  | 'startMemory'
+  | 'compare'
+  | 'remember'
+  | 'heldThreshold'
+  | 'shortThreshold'
+  | 'thresholdLines'
+> {
+  return {
+    memoryValues: 0,
+    hasReference: false,
+    startMemory: () => undefined,
+    compare: (threshold) => ({ threshold: threshold.value }),
+    remember: () => undefined,
+    heldThreshold: (threshold) => threshold.value,
+    shortThreshold: (_threshold, alert, show) => show(alert.threshold),
+    thresholdLines: (_threshold, alert, show) => plainThresholdLines(alert, show),
+  };
+}

@@ -4,7 +4,7 @@
  * began). No memory. Pure.
  */
 import { own } from '../own-record.ts';
-import { DECIMAL, plainThresholdLines, type RuleKind } from './kind.ts';
+import { DECIMAL, fixedThresholdMembers, type RuleKind } from './kind.ts';
 
 /** A fixed numeric threshold. */
 export interface NumberThreshold {
@@ -35,12 +35,5 @@ export const thresholdKind: RuleKind<NumberThreshold> = {
     const value = (stored as { value?: unknown }).value;
     return stored.kind === 'number' && typeof value === 'number' && Number.isFinite(value);
   },
-  memoryValues: 0,
-  hasReference: false,
-  startMemory: () => undefined,
-  compare: (threshold) => ({ threshold: threshold.value }),
-  remember: () => undefined,
-  heldThreshold: (threshold) => threshold.value,
-  shortThreshold: (_threshold, alert, show) => show(alert.threshold),
-  thresholdLines: (_threshold, alert, show) => plainThresholdLines(alert, show),
+  ...fixedThresholdMembers<NumberThreshold>(),
 };
