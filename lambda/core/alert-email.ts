@@ -31,7 +31,7 @@ export function renderEmail(alert: AlertRecord, ctx: EmailContext): string {
   const family = familyOf(alert);
   const seen = momentOf(alert.at);
   const header: string[] = [
-    eventTexts(event)?.intro ?? `Alert ${quoteText(event, MAX_ID_IN_EMAIL)}.`,
+    family.intro?.(alert) ?? eventTexts(event)?.intro ?? `Alert ${quoteText(event, MAX_ID_IN_EMAIL)}.`,
     '',
     ...family.emailLines(alert, field),
     field('Seen', seen === undefined ? unknownTime(alert.at) : `${seen.iso} (${seen.human})`),

@@ -5,10 +5,11 @@
  * every network with when it began and its last error. Network ids and paths come from configuration but may
  * hold anything: they are folded and escaped as API text is. Pure.
  */
+import { SETTINGS } from '../settings.ts';
 import { ALERT_EVENT_TEXTS } from './alert-events.ts';
 import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { momentOf } from './alert-time.ts';
-import { closesIncident } from './network-health.ts';
+import { closesIncident, isHealthIncidentId } from './network-health.ts';
 import type { AlertRecord, HealthMember } from './types.ts';
 import { escapeHidden, foldVisible, shorten } from './visible-text.ts';
 
@@ -64,19 +65,82 @@ function fitList(labels: readonly string[], room: number): string {
   return out;
 }
 
-const isNetworkKind = (alert: AlertRecord) =>
-  alert.event === 'network.unreachable' || alert.event === 'network.recovered';
+/**
+ * Whether `alert` is an `incident.*` alert about a blind-spot incident (a reminder, an escalation, an
+ * acknowledgement: CONTRACT §13-14): its incident id says so (`network-health.ts`). The health family renders it.
+ */
+export function isHealthIncidentAlert(alert: Pick<AlertRecord, 'event' | 'incident'>): boolean {
+  return (
+    typeof alert.event === 'string' &&
+    alert.event.startsWith('incident.') &&
+    isHealthIncidentId(alert.incident)
+  );
+}
+
+/** The event that opened the alert's incident: an `incident.*` alert's is in its incident id. */
+function openingEvent(alert: AlertRecord): 'network.unreachable' | 'network.rule_unreadable' | undefined {
+  if (alert.event === 'network.unreachable' || alert.event === 'network.recovered')
+    return 'network.unreachable';
+  if (alert.event === 'network.rule_unreadable' || alert.event === 'network.rule_readable') {
+    return 'network.rule_unreadable';
+  }
+  if (!isHealthIncidentAlert(alert)) return undefined;
+  return String(alert.incident).startsWith('network.unreachable/')
+    ? 'network.unreachable'
+    : 'network.rule_unreadable';
+}
+
+const isNetworkKind = (alert: AlertRecord) => openingEvent(alert) === 'network.unreachable';
 const isEnd = (alert: AlertRecord) =>
   alert.event === 'network.recovered' || alert.event === 'network.rule_readable';
+/** Whether the networks are listed with their failures: a network's failure, or its incident's reminders. */
+const listsFailures = (alert: AlertRecord) => alert.event !== 'network.recovered' && isNetworkKind(alert);
+
+/** What a reminder, an escalation or an acknowledgement of a blind spot says first: `REMINDER `, ... */
+function incidentPrefix(alert: AlertRecord): string {
+  switch (alert.event) {
+    case 'incident.reminder':
+      return 'REMINDER ';
+    case 'incident.escalated':
+      return `ESCALATED stage ${Number.isSafeInteger(alert.stage) ? alert.stage : '?'}: `;
+    case 'incident.acknowledged':
+      return `ACK by ${oneLine(alert.acknowledgedBy, '?').slice(0, 24)}: `;
+    default:
+      return '';
+  }
+}
 
 /** What the subject and SMS say before the list: `2 networks unreachable`, `rule pps reads nothing (a.b) on`. */
 function lead(alert: AlertRecord, count: number): string {
-  const texts = ALERT_EVENT_TEXTS[alert.event];
+  const opening = openingEvent(alert);
+  const texts = ALERT_EVENT_TEXTS[opening === undefined || isEnd(alert) ? alert.event : opening];
+  const still = alert.event === 'incident.reminder' ? 'still ' : '';
   if (isNetworkKind(alert)) {
-    return `${count === 1 ? 'network' : `${count} networks`} ${texts.subject}:`;
+    return `${incidentPrefix(alert)}${count === 1 ? 'network' : `${count} networks`} ${still}${texts.subject}:`;
   }
   const path = typeof alert.path === 'string' ? ` (${oneLine(alert.path, '?')})` : '';
-  return `rule ${oneLine(alert.rule, '?')} ${texts.subject}${path} on`;
+  return `${incidentPrefix(alert)}rule ${oneLine(alert.rule, '?')} ${still}${texts.subject}${path} on`;
+}
+
+/**
+ * The email's first paragraph of a reminder, an escalation or an acknowledgement of a blind spot (the
+ * `incident.*` texts of `alert-events.ts` speak of a rule's incident); undefined for the others.
+ */
+export function healthIncidentIntro(alert: AlertRecord): string | undefined {
+  if (!isHealthIncidentAlert(alert)) return undefined;
+  const what = isNetworkKind(alert)
+    ? 'The networks below still fail their own requests'
+    : "A traffic rule's path still reads nothing on the networks below";
+  switch (alert.event) {
+    case 'incident.reminder':
+      return `Reminder: ${what.charAt(0).toLowerCase()}${what.slice(1)}; the incident is open.`;
+    case 'incident.escalated':
+      return `${what} and nobody has acknowledged the incident: it reached the next stage of ${SETTINGS.escalateAfter.env}.`;
+    case 'incident.acknowledged':
+      return 'Someone took the incident below: it gets no more reminders and no escalation; its end is still sent (docs/acknowledge.md).';
+    default:
+      return undefined;
+  }
 }
 
 /** What the texts add at the end: the networks still failing, when the incident goes on. */
@@ -91,7 +155,7 @@ export function healthSubject(alert: AlertRecord, prefix: string): string {
   const members = membersOf(alert);
   const head = `${prefix}${lead(alert, members.length)} `;
   const tail = stillFailing(alert);
-  const failure = alert.event === 'network.unreachable';
+  const failure = listsFailures(alert);
   const room = SUBJECT_MAX_CHARS - head.length - tail.length;
   return `${head}${fitList(
     members.map((m) => memberLabel(m, failure)),
@@ -103,10 +167,13 @@ export function healthSubject(alert: AlertRecord, prefix: string): string {
 export function healthSms(alert: AlertRecord, name: string, when: string): string {
   const members = membersOf(alert);
   const cycles = members.find((m) => Number.isSafeInteger(m.cycles))?.cycles;
-  const rowText = !isEnd(alert) && cycles !== undefined && cycles > 1 ? ` for ${cycles} cycles in a row` : '';
+  const rowText =
+    !isEnd(alert) && !isHealthIncidentAlert(alert) && cycles !== undefined && cycles > 1
+      ? ` for ${cycles} cycles in a row`
+      : '';
   const head = `${name}: ${lead(alert, members.length).replace(/:$/, `${rowText}:`)} `;
   const tail = `${stillFailing(alert)}, ${when}.`;
-  const failure = alert.event === 'network.unreachable';
+  const failure = listsFailures(alert);
   const room = SMS_MAX_CHARS - head.length - tail.length;
   return `${head}${fitList(
     members.map((m) => memberLabel(m, failure)),
@@ -128,6 +195,14 @@ export function healthEmailLines(
     lines.push(field('Rule', emailText(alert.ruleText ?? alert.rule)));
     lines.push(field('Path', emailText(alert.path)));
   }
+  if (typeof alert.acknowledgedBy === 'string') {
+    lines.push(field('Acknowledged by', emailText(alert.acknowledgedBy, 300)));
+    if (typeof alert.detail === 'string' && alert.detail !== '')
+      lines.push(field('Note', emailText(alert.detail)));
+  }
+  if (alert.event === 'incident.escalated') lines.push(field('Stage', String(alert.stage ?? '?')));
+  const opened = isHealthIncidentAlert(alert) ? momentOf(alert.since) : undefined;
+  if (opened !== undefined) lines.push(field('Opened', `${opened.iso} (${opened.human})`));
   const members = membersOf(alert);
   const end = isEnd(alert);
   lines.push(field('Networks', String(members.length)));
@@ -176,7 +251,7 @@ export function healthFields(alert: AlertRecord): Array<readonly [label: string,
     fields.push(['Rule', emailText(alert.ruleText ?? alert.rule, 500)]);
     fields.push(['Path', emailText(alert.path, 200)]);
   }
-  const failure = alert.event === 'network.unreachable' || alert.event === 'network.recovered';
+  const failure = isNetworkKind(alert);
   fields.push([
     'Networks',
     membersOf(alert)

@@ -20,6 +20,8 @@
  * nothing ({@link cycleOrder}). Pure: times come from the observation.
  */
 import { cycleOrder } from './clock.ts';
+import { dueEscalation, type EscalationSchedule, FIRST_STAGE } from './escalation.ts';
+import type { Acknowledgement } from './incidents.ts';
 import type { AlertRecord, FailureKind, HealthMember } from './types.ts';
 
 /** The events of this judge. */
@@ -49,6 +51,23 @@ export interface BlindCell {
   readonly open?: true;
 }
 
+/**
+ * What an open blind-spot incident keeps beside its cells (CONTRACT §13-14: reminders, escalation and
+ * acknowledgement apply to it as to a rule's incident), by incident id; dropped when the incident resolves.
+ */
+export interface HealthIncidentState {
+  /** When the incident opened (the cycle of its first alert), ISO-8601: escalation ages count from it. */
+  readonly openedAt: string;
+  /** Escalation stage: {@link FIRST_STAGE} until the first `incident.escalated`. */
+  readonly stage: number;
+  /** The last `incident.reminder`; reminders count from `openedAt` before the first. */
+  readonly lastRemindAt?: string;
+  /** Set by `shieldwatch ack` or the link: no reminders, no escalations. */
+  readonly acknowledged?: Acknowledgement;
+  /** Bumped by every ack/unack. */
+  readonly ackRev?: number;
+}
+
 /** What the health item of a shard holds between cycles. Only failing or unreadable cells are kept. */
 export interface HealthState {
   /** The observation time of the last cycle that changed this state. */
@@ -63,6 +82,8 @@ export interface HealthState {
   readonly blind: Readonly<Record<string, Readonly<Record<string, BlindCell>>>>;
   /** The open `network.rule_unreadable` incident of each rule, by rule. */
   readonly blindIncidents: Readonly<Record<string, string>>;
+  /** The open incidents' timers and acknowledgement, by incident id (absent: none open). */
+  readonly incidents?: Readonly<Record<string, HealthIncidentState>>;
 }
 
 /** The state before any cycle. */
@@ -111,6 +132,10 @@ export interface HealthInput {
    * whole is unreachable: `api.unreachable`): then nothing here is evidence.
    */
   readonly apiAnswered: boolean;
+  /** The `remindEvery` setting: `incident.reminder` of each open, unacknowledged incident; unset: none. */
+  readonly remindEveryMs?: number;
+  /** The `escalateAfter` setting: unset or empty, no escalation. */
+  readonly escalateAfterMs?: EscalationSchedule;
 }
 
 /** What one cycle does to the state. */
@@ -191,6 +216,17 @@ export function judgeHealth(previous: HealthState | undefined, input: HealthInpu
     {},
   );
 
+  // Every incident open after this cycle, with its open networks, for reminders and escalation.
+  const openNow: OpenHealthIncident[] = [];
+  if (downStep.incident !== undefined) {
+    openNow.push({
+      id: downStep.incident,
+      members: Object.entries(down)
+        .filter(([, cell]) => cell.open === true)
+        .map(([network, cell]) => memberOf(network, cell)),
+      extra: {},
+    });
+  }
   const blind: Record<string, Record<string, BlindCell>> = {};
   const blindIncidents: Record<string, string> = {};
   const ruleAlerts: { recoveries: NewAlert[]; triggers: NewAlert[] } = { recoveries: [], triggers: [] };
@@ -238,22 +274,38 @@ export function judgeHealth(previous: HealthState | undefined, input: HealthInpu
       { rule: rule.name, ruleText: rule.text, path: rule.path },
     );
     if (Object.keys(cells).length > 0) blind[rule.name] = cells;
-    if (step.incident !== undefined) blindIncidents[rule.name] = step.incident;
+    if (step.incident !== undefined) {
+      blindIncidents[rule.name] = step.incident;
+      openNow.push({
+        id: step.incident,
+        members: Object.entries(cells)
+          .filter(([, cell]) => cell.open === true)
+          .map(([network, cell]) => ({ network, since: cell.since, cycles: cell.n })),
+        extra: { rule: rule.name, ruleText: rule.text, path: rule.path },
+      });
+    }
     if (step.recovery !== undefined) ruleAlerts.recoveries.push(step.recovery);
     if (step.trigger !== undefined) ruleAlerts.triggers.push(step.trigger);
   }
 
+  const followed = followIncidents(prev.incidents ?? {}, openNow, input);
+  // Every alert of an incident carries the stage it reached (its end too: whoever got the escalation gets it).
+  const stageOf = (id: string | undefined) =>
+    (id === undefined ? undefined : (own(followed.incidents, id) ?? own(prev.incidents ?? {}, id)))?.stage ??
+    FIRST_STAGE;
   const fresh: NewAlert[] = [
     ...(downStep.recovery === undefined ? [] : [downStep.recovery]),
     ...ruleAlerts.recoveries,
     ...(downStep.trigger === undefined ? [] : [downStep.trigger]),
     ...ruleAlerts.triggers,
-  ];
+  ].map((alert) => ({ ...alert, stage: stageOf(alert.incident) }));
+  fresh.push(...followed.alerts);
   const body = {
     down,
     ...(downStep.incident === undefined ? {} : { downIncident: downStep.incident }),
     blind,
     blindIncidents,
+    ...(Object.keys(followed.incidents).length === 0 ? {} : { incidents: followed.incidents }),
   };
   const changed =
     fresh.length > 0 ||
@@ -264,12 +316,92 @@ export function judgeHealth(previous: HealthState | undefined, input: HealthInpu
           ...(prev.downIncident === undefined ? {} : { downIncident: prev.downIncident }),
           blind: prev.blind,
           blindIncidents: prev.blindIncidents,
+          ...(prev.incidents === undefined || Object.keys(prev.incidents).length === 0
+            ? {}
+            : { incidents: prev.incidents }),
         }),
       );
   if (!changed) return { stale: false, changed: false, state: prev, alerts: [] };
   let nextSeq = prev.nextSeq;
   const alerts = fresh.map((alert): AlertRecord => ({ ...alert, seq: nextSeq++ }));
   return { stale: false, changed: true, state: { lastAt: at, nextSeq, ...body }, alerts };
+}
+
+/** An incident open after a cycle: its id, its networks still failing (or unreadable), its rule's fields. */
+export interface OpenHealthIncident {
+  readonly id: string;
+  readonly members: readonly HealthMember[];
+  readonly extra: Partial<Pick<AlertRecord, 'rule' | 'ruleText' | 'path'>>;
+}
+
+/**
+ * The timers of the incidents open after a cycle (docs/acknowledge.md), as a rule's incident has them
+ * (`judgeIncident` steps 5 and 6): `incident.reminder` every `remindEveryMs`, `incident.escalated` once per
+ * stage of `escalateAfterMs`, both only while unacknowledged. An incident opened in this cycle starts its
+ * clocks now; the incidents no longer open are dropped (their end carried their stage).
+ */
+function followIncidents(
+  previous: Readonly<Record<string, HealthIncidentState>>,
+  openNow: readonly OpenHealthIncident[],
+  input: HealthInput,
+): { incidents: Record<string, HealthIncidentState>; alerts: NewAlert[] } {
+  const { at } = input;
+  const nowMs = Date.parse(at);
+  const incidents: Record<string, HealthIncidentState> = {};
+  const alerts: NewAlert[] = [];
+  for (const open of openNow) {
+    let state: HealthIncidentState = own(previous, open.id) ?? { openedAt: at, stage: FIRST_STAGE };
+    const remindFrom = Date.parse(state.lastRemindAt ?? state.openedAt);
+    if (
+      input.remindEveryMs !== undefined &&
+      state.acknowledged === undefined &&
+      nowMs - remindFrom >= input.remindEveryMs
+    ) {
+      state = { ...state, lastRemindAt: at };
+      alerts.push(healthIncidentAlert('incident.reminder', open, state, at));
+    }
+    const stage = dueEscalation(
+      {
+        openedAtMs: Date.parse(state.openedAt),
+        stage: state.stage,
+        acknowledged: state.acknowledged !== undefined,
+        resolved: false,
+      },
+      input.escalateAfterMs ?? [],
+      nowMs,
+    );
+    if (stage !== undefined) {
+      state = { ...state, stage };
+      alerts.push(healthIncidentAlert('incident.escalated', open, state, at));
+    }
+    incidents[open.id] = state;
+  }
+  return { incidents, alerts };
+}
+
+/** The events a blind-spot incident shares with a rule's incident (CONTRACT §14). */
+export type HealthIncidentEvent = 'incident.reminder' | 'incident.escalated' | 'incident.acknowledged';
+
+/**
+ * An `incident.*` alert about a blind-spot incident: its id, its networks still failing, its stage, and for a
+ * rule that reads nothing the rule's fields. The health family renders it (`alert-families/index.ts`).
+ */
+export function healthIncidentAlert(
+  event: HealthIncidentEvent,
+  open: OpenHealthIncident,
+  state: HealthIncidentState,
+  at: string,
+): NewAlert {
+  return {
+    event,
+    at,
+    incident: open.id,
+    members: open.members,
+    since: state.openedAt,
+    stage: state.stage,
+    detail: summary(open.members),
+    ...open.extra,
+  };
 }
 
 /** The member a recovery lists: the network, when its failure began, and how its last request failed. */
@@ -352,6 +484,17 @@ export function summary(members: readonly HealthMember[]): string {
     .slice(0, 1000);
 }
 
+/** Whether `id` names a blind-spot incident (`network.unreachable/<shard>/...`, `network.rule_unreadable/<rule>/<shard>/...`). */
+export function isHealthIncidentId(id: unknown): id is string {
+  return typeof id === 'string' && healthShardOf(id) !== undefined;
+}
+
+/** The shard whose health item holds incident `id`, or undefined when `id` is no blind-spot incident's. */
+export function healthShardOf(id: string): number | undefined {
+  const match = /^network\.(?:unreachable|rule_unreadable\/[A-Za-z0-9_-]{1,40})\/(\d{1,6})\/[^/]+$/.exec(id);
+  return match === null ? undefined : Number(match[1]);
+}
+
 /** Whether a recovery alert closes its incident (no network of it is left failing). */
 export function closesIncident(alert: Pick<AlertRecord, 'remaining'>): boolean {
   return !Array.isArray(alert.remaining) || alert.remaining.length === 0;
@@ -394,5 +537,6 @@ export function toHealthState(stored: unknown): HealthState {
     ...(typeof v['downIncident'] === 'string' ? { downIncident: v['downIncident'] } : {}),
     blind: record(v['blind']),
     blindIncidents: record(v['blindIncidents']),
+    ...(Object.keys(record(v['incidents'])).length === 0 ? {} : { incidents: record(v['incidents']) }),
   };
 }

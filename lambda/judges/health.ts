@@ -8,6 +8,7 @@
  * failure to read or write it holds back no other judge's alerts.
  */
 import { commitJudged } from '../commit.ts';
+import type { EscalationSchedule } from '../core/escalation.ts';
 import { type HealthState, judgeHealth, type NetworkOutcome } from '../core/network-health.ts';
 import type { Rule } from '../core/rule-types.ts';
 import { readRules } from '../core/rules.ts';
@@ -27,6 +28,10 @@ export interface HealthSettings {
   readonly rules?: readonly Rule[];
   /** The shard whose health item this cycle owns. @default 0 */
   readonly ruleShard?: number;
+  /** The `remindEvery` setting: reminders of open, unacknowledged blind-spot incidents; unset: none. */
+  readonly remindEveryMs?: number;
+  /** The `escalateAfter` setting (docs/acknowledge.md): unset or empty, no escalation. */
+  readonly escalateAfterMs?: EscalationSchedule;
 }
 
 const NOTHING = { delivered: [], failed: [], suppressed: [], pending: 0 };
@@ -80,6 +85,8 @@ export function healthJudge(
         rules: rules.map((rule) => ({ name: rule.name, path: rule.path, text: rule.text })),
         networks,
         apiAnswered: answered,
+        ...(settings.remindEveryMs === undefined ? {} : { remindEveryMs: settings.remindEveryMs }),
+        ...(settings.escalateAfterMs === undefined ? {} : { escalateAfterMs: settings.escalateAfterMs }),
       };
       let done: Awaited<ReturnType<typeof commitJudged<HealthState>>>;
       try {

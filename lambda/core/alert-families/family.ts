@@ -57,6 +57,8 @@ export interface AlertFamily<R extends AlertRecord> {
   derivedIncident(alert: R, action: AlertAction | undefined): string | undefined;
   /** Fields the `sqs` document adds after the common ones. */
   documentFields(alert: R): Readonly<Record<string, unknown>>;
+  /** The email's first paragraph when the event's own (`alert-events.ts`) does not fit the record; optional. */
+  intro?(alert: R): string | undefined;
 }
 
 const MAX_DETAIL_IN_EMAIL = 2000;

@@ -4,9 +4,15 @@
  * `health-alert-text.ts`; an end resolves the incident only once none of its networks is left
  * (`network-health.ts`).
  */
-import { healthEmailLines, healthFields, healthSms, healthSubject } from '../health-alert-text.ts';
-import { closesIncident } from '../network-health.ts';
-import type { HealthAlertRecord } from '../types.ts';
+import {
+  healthEmailLines,
+  healthFields,
+  healthIncidentIntro,
+  healthSms,
+  healthSubject,
+} from '../health-alert-text.ts';
+import { closesIncident, type HealthIncidentEvent } from '../network-health.ts';
+import type { AlertRecordOf, HealthAlertRecord } from '../types.ts';
 import {
   type AlertFamily,
   expectedSeverityLines,
@@ -24,8 +30,8 @@ const OPENED_BY = {
   'network.rule_readable': 'network.rule_unreadable',
 } as const;
 
-/** The shard's blind spots. */
-export const HEALTH_FAMILY: AlertFamily<HealthAlertRecord> = {
+/** The shard's blind spots, and the reminders, escalations and acknowledgements of their incidents. */
+export const HEALTH_FAMILY: AlertFamily<HealthAlertRecord | AlertRecordOf<HealthIncidentEvent>> = {
   subject: healthSubject,
   sms: healthSms,
   emailLines: (alert, field) => [...healthEmailLines(alert, field), ...expectedSeverityLines(alert, field)],
@@ -35,12 +41,27 @@ export const HEALTH_FAMILY: AlertFamily<HealthAlertRecord> = {
   chatTail: NOTHING.lines,
   // A rule that reads nothing names its rule, for subscription filter policies.
   attributes: (alert) => stringAttributes(alert, ['rule']),
+  // As a rule's incident: a reminder neither triggers nor resolves, an escalation triggers (CONTRACT §13-14).
   action: (alert) => {
-    if (alert.event === 'network.unreachable' || alert.event === 'network.rule_unreadable') return 'trigger';
-    return closesIncident(alert) ? 'resolve' : undefined;
+    switch (alert.event) {
+      case 'network.unreachable':
+      case 'network.rule_unreadable':
+      case 'incident.escalated':
+        return 'trigger';
+      case 'incident.acknowledged':
+        return 'acknowledge';
+      case 'incident.reminder':
+        return undefined;
+      default:
+        return closesIncident(alert) ? 'resolve' : undefined;
+    }
   },
   level: (_alert, action) => (action === 'trigger' ? 'error' : 'info'),
   severity: recordSeverity,
-  derivedIncident: (alert, action) => incidentFromEvent(alert, action, OPENED_BY[alert.event]),
+  derivedIncident: (alert, action) =>
+    alert.event.startsWith('incident.')
+      ? undefined
+      : incidentFromEvent(alert, action, OPENED_BY[alert.event as keyof typeof OPENED_BY]),
   documentFields: NOTHING.fields,
+  intro: healthIncidentIntro,
 };

@@ -2,12 +2,13 @@
  * Every alert family, one record each (issue 20.3; docs/alerts.md): a family added to `EventFamily`
  * (`alert-events.ts`) does not compile until it has its entry here, and an entry does not compile until it has
  * every text, attribute, action and level of {@link AlertFamily}. The renderers look an alert's family up
- * here; nothing else dispatches on a family.
+ * here; nothing else dispatches on a family. An `incident.*` alert about a blind spot is the health family's.
  *
  * The keys are the family tags of `alert-events.ts`: `incident` and `recovery` are the API's incidents and
  * their ends (one family, `api.ts`), `grouped` a rule's incident across networks (`incident.ts`).
  */
 import { type EventFamily, type EventsOf, eventTexts } from '../alert-events.ts';
+import { isHealthIncidentAlert } from '../health-alert-text.ts';
 import type { AlertRecord, AlertRecordOf } from '../types.ts';
 import { API_FAMILY } from './api.ts';
 import type { AlertFamily } from './family.ts';
@@ -36,7 +37,12 @@ export const ALERT_FAMILIES = {
  * The family of an alert's event; an event this version does not know is rendered as plainly as the delivery
  * check ({@link TEST_FAMILY}).
  */
-export function familyOf(alert: Pick<AlertRecord, 'event'> | undefined): AlertFamily<AlertRecord> {
+export function familyOf(
+  alert: (Pick<AlertRecord, 'event'> & Partial<Pick<AlertRecord, 'incident'>>) | undefined,
+): AlertFamily<AlertRecord> {
+  // A reminder, escalation or acknowledgement of a blind spot keeps its `incident.*` event (CONTRACT §14) and is
+  // told by its incident id: its record is the health family's (the networks, not a rule's peaks).
+  if (alert !== undefined && isHealthIncidentAlert(alert)) return HEALTH_FAMILY as AlertFamily<AlertRecord>;
   const family = eventTexts(alert?.event)?.family;
   // The compiler cannot tie the record to its event's family; the key came from the record's own event.
   return (family === undefined ? TEST_FAMILY : ALERT_FAMILIES[family]) as AlertFamily<AlertRecord>;
