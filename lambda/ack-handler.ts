@@ -28,8 +28,9 @@ function coldStart(env: NodeJS.ProcessEnv): { keys: AckKeyReader; incidents: Inc
   }
   return {
     keys: new AckKeyReader(createSecretsClient(env), secret),
-    // The incident store's own scopes (pk state, sk incident#<rule>): the items the poll cycle writes.
-    incidents: new DynamoStore(createDynamoClient(env), table).incidents,
+    // The items the poll cycle writes under pk state: the incident scopes (sk incident#<rule>) and the shards'
+    // health items (sk health#<shard>), which hold the blind-spot incidents.
+    incidents: new DynamoStore(createDynamoClient(env), table),
   };
 }
 

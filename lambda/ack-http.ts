@@ -8,7 +8,7 @@
 import { type AckResponse, acknowledgedPage, confirmationPage, REFUSAL } from './core/ack-page.ts';
 import { type AckKey, verifyAckToken } from './core/ack-token.ts';
 import { ACK_BY_LINK } from './core/incident-ack.ts';
-import { acknowledge, ackView, findOpenIncident, type IncidentScopes } from './incident-acks.ts';
+import { acknowledge, findOpenIncident, type IncidentScopes } from './incident-acks.ts';
 
 /** An incoming request, as the entry (Lambda or a test's server) read it. */
 export interface AckRequest {
@@ -63,7 +63,7 @@ export async function respondToAck(request: AckRequest, deps: AckDeps): Promise<
       log('acknowledge link refused', { method: 'GET', reason: 'not-open', incident: id });
       return REFUSAL;
     }
-    return confirmationPage(ackView(incident), token, '/');
+    return confirmationPage(incident, token, '/');
   }
   const result = await acknowledge(deps.incidents, id, {
     by: ACK_BY_LINK,
@@ -77,5 +77,5 @@ export async function respondToAck(request: AckRequest, deps: AckDeps): Promise<
     incident: id,
     keyId: check.keyId,
   });
-  return acknowledgedPage(ackView(result.incident));
+  return acknowledgedPage(result.view);
 }

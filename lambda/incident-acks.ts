@@ -5,40 +5,50 @@
  * cycle (or another click) wrote first, read again and decide again: two acknowledgements at once publish
  * once, and a cycle never loses one. The alert is left unclaimed in the item's outbox, so the next poll cycle
  * records and publishes it through the outbox like every other alert (claim, record, publish, remove).
- * Shared by `shieldwatch ack`/`unack` and the acknowledge function.
+ * Shared by `shieldwatch ack`/`unack` and the acknowledge function. A blind-spot incident's id names its shard
+ * (`network.unreachable/<shard>/...`): it is acknowledged alike in that shard's health item (`health#<shard>`).
  */
 import { COMMIT_ATTEMPTS } from './commit.ts';
 import type { AckIncidentView } from './core/ack-page.ts';
 import {
   type AckDecision,
+  acknowledgeHealthIncident,
   acknowledgeIncident,
+  type HealthAckDecision,
   incidentRuleOf,
+  openHealthIncidentView,
   type UnackDecision,
+  unacknowledgeHealthIncident,
   unacknowledgeIncident,
 } from './core/incident-ack.ts';
 import type { Incident, IncidentScopeState } from './core/incidents.ts';
+import { type HealthState, healthShardOf } from './core/network-health.ts';
 import { describeError, StoreError } from './errors.ts';
 import type { StateStore, VersionedState } from './ports.ts';
 
 /** The incident scopes, as the incident store gives them (docs/design/incidents.md, Ports and files). */
 export interface IncidentScopes {
   incidentScope(rule: string): StateStore<IncidentScopeState>;
+  /** A shard's health item, which holds its blind-spot incidents (docs/alerts.md, Blind spots). */
+  healthScope(shard: number): StateStore<HealthState>;
 }
 
-/** What {@link acknowledge} did. */
+/** What {@link acknowledge} did; `view` is the incident as the pages show it. */
 export type AckResult =
-  | { readonly outcome: 'acknowledged' | 'already'; readonly incident: Incident }
-  | { readonly outcome: 'not-open'; readonly resolved?: Incident };
+  | { readonly outcome: 'acknowledged' | 'already'; readonly view: AckIncidentView }
+  | { readonly outcome: 'not-open'; readonly resolvedAt?: string };
 
 /** What {@link unacknowledge} did. */
 export type UnackResult =
-  | { readonly outcome: 'unacknowledged' | 'not-acknowledged'; readonly incident: Incident }
-  | { readonly outcome: 'not-open'; readonly resolved?: Incident };
+  | { readonly outcome: 'unacknowledged' | 'not-acknowledged'; readonly view: AckIncidentView }
+  | { readonly outcome: 'not-open'; readonly resolvedAt?: string };
 
-async function load(
-  store: StateStore<IncidentScopeState>,
-  id: string,
-): Promise<VersionedState<IncidentScopeState>> {
+/** Whether `id` is an incident id `ack` can look for: a rule's (`<rule>@<at>`) or a blind spot's. */
+export function isAckableId(id: string): boolean {
+  return incidentRuleOf(id) !== undefined || healthShardOf(id) !== undefined;
+}
+
+async function load<S>(store: StateStore<S>, id: string): Promise<VersionedState<S>> {
   try {
     return await store.load();
   } catch (error) {
@@ -50,18 +60,13 @@ async function load(
  * Reads, decides and writes until the write lands or nothing is to be written. `decide` returns the state
  * to write and its alerts, or its final answer.
  */
-async function settle<R>(
-  scopes: IncidentScopes,
+async function settle<S, R>(
+  store: StateStore<S>,
   id: string,
   decide: (
-    scope: IncidentScopeState,
-  ) =>
-    | { readonly write: IncidentScopeState; readonly alerts: AckAlerts; readonly result: R }
-    | { readonly result: R },
-): Promise<R | { readonly outcome: 'not-open' }> {
-  const rule = incidentRuleOf(id);
-  if (rule === undefined) return { outcome: 'not-open' };
-  const store = scopes.incidentScope(rule);
+    scope: S,
+  ) => { readonly write: S; readonly alerts: AckAlerts; readonly result: R } | { readonly result: R },
+): Promise<R> {
   for (let attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
     const loaded = await load(store, id);
     const decision = decide(loaded.state);
@@ -79,22 +84,54 @@ async function settle<R>(
 
 type AckAlerts = Parameters<StateStore<IncidentScopeState>['commit']>[2];
 
+/** A blind-spot incident's decision as the result of {@link acknowledge} or {@link unacknowledge}. */
+function healthSettled<R>(
+  decision: HealthAckDecision,
+): { readonly write: HealthState; readonly alerts: AckAlerts; readonly result: R } | { readonly result: R } {
+  if (decision.outcome === 'not-open') return { result: { outcome: 'not-open' } as R };
+  const result = { outcome: decision.outcome, view: decision.view } as R;
+  if ('state' in decision) {
+    return { write: decision.state, alerts: decision.alert === undefined ? [] : [decision.alert], result };
+  }
+  return { result };
+}
+
+/** A rule incident's `not-open` answer: when it resolved, if it is the scope's last one. */
+function notOpen(resolved: Incident | undefined): {
+  readonly outcome: 'not-open';
+  readonly resolvedAt?: string;
+} {
+  return resolved?.resolvedAt === undefined
+    ? { outcome: 'not-open' }
+    : { outcome: 'not-open', resolvedAt: resolved.resolvedAt };
+}
+
 /** Acknowledges incident `id` (open, not acknowledged yet), by `by`, at `at` (ISO-8601). */
 export async function acknowledge(
   scopes: IncidentScopes,
   id: string,
   ack: { readonly by: string; readonly at: string; readonly note?: string },
 ): Promise<AckResult> {
-  return settle<AckResult>(scopes, id, (scope) => {
+  const shard = healthShardOf(id);
+  if (shard !== undefined) {
+    return settle(scopes.healthScope(shard), id, (state) =>
+      healthSettled<AckResult>(acknowledgeHealthIncident(state, id, ack)),
+    );
+  }
+  const rule = incidentRuleOf(id);
+  if (rule === undefined) return { outcome: 'not-open' };
+  return settle<IncidentScopeState, AckResult>(scopes.incidentScope(rule), id, (scope) => {
     const decision: AckDecision = acknowledgeIncident(scope, id, ack);
     if (decision.outcome === 'acknowledged') {
       return {
         write: decision.state,
         alerts: [decision.alert],
-        result: { outcome: 'acknowledged', incident: decision.incident },
+        result: { outcome: 'acknowledged', view: ackView(decision.incident) },
       };
     }
-    return { result: decision };
+    if (decision.outcome === 'already')
+      return { result: { outcome: 'already', view: ackView(decision.incident) } };
+    return { result: notOpen(decision.resolved) };
   });
 }
 
@@ -105,26 +142,44 @@ export async function unacknowledge(
   by: string,
   at: string,
 ): Promise<UnackResult> {
-  return settle<UnackResult>(scopes, id, (scope) => {
+  const shard = healthShardOf(id);
+  if (shard !== undefined) {
+    return settle(scopes.healthScope(shard), id, (state) =>
+      healthSettled<UnackResult>(unacknowledgeHealthIncident(state, id)),
+    );
+  }
+  const rule = incidentRuleOf(id);
+  if (rule === undefined) return { outcome: 'not-open' };
+  return settle<IncidentScopeState, UnackResult>(scopes.incidentScope(rule), id, (scope) => {
     const decision: UnackDecision = unacknowledgeIncident(scope, id, by, at);
     if (decision.outcome === 'unacknowledged') {
       return {
         write: decision.state,
         alerts: [],
-        result: { outcome: 'unacknowledged', incident: decision.incident },
+        result: { outcome: 'unacknowledged', view: ackView(decision.incident) },
       };
     }
-    return { result: decision };
+    if (decision.outcome === 'not-acknowledged') {
+      return { result: { outcome: 'not-acknowledged', view: ackView(decision.incident) } };
+    }
+    return { result: notOpen(decision.resolved) };
   });
 }
 
-/** The open incident `id`, or undefined (resolved, replaced, unknown). A read only. */
-export async function findOpenIncident(scopes: IncidentScopes, id: string): Promise<Incident | undefined> {
+/** The open incident `id` as the pages show it, or undefined (resolved, replaced, unknown). A read only. */
+export async function findOpenIncident(
+  scopes: IncidentScopes,
+  id: string,
+): Promise<AckIncidentView | undefined> {
+  const shard = healthShardOf(id);
+  if (shard !== undefined) {
+    return openHealthIncidentView((await load(scopes.healthScope(shard), id)).state, id);
+  }
   const rule = incidentRuleOf(id);
   if (rule === undefined) return undefined;
   const { state } = await load(scopes.incidentScope(rule), id);
   return state.open !== undefined && state.open.id === id && state.open.state === 'open'
-    ? state.open
+    ? ackView(state.open)
     : undefined;
 }
 

@@ -8,9 +8,8 @@
 import { userInfo } from 'node:os';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
-import { ACK_NOTE_MAX_CHARS, incidentRuleOf } from '../../lambda/core/incident-ack.ts';
-import type { Incident } from '../../lambda/core/incidents.ts';
-import { acknowledge, type IncidentScopes, unacknowledge } from '../../lambda/incident-acks.ts';
+import { ACK_NOTE_MAX_CHARS } from '../../lambda/core/incident-ack.ts';
+import { acknowledge, type IncidentScopes, isAckableId, unacknowledge } from '../../lambda/incident-acks.ts';
 import { defineCommand } from '../args.ts';
 import { printable, UsageError } from '../format.ts';
 import { type CliIo, println } from '../io.ts';
@@ -21,9 +20,10 @@ const MAX_ID_CHARS = 255;
 
 /** The incident id argument, or a usage error saying what one looks like. */
 function incidentIdOf(command: string, id: string): string {
-  if (id.length > MAX_ID_CHARS || incidentRuleOf(id) === undefined) {
+  if (id.length > MAX_ID_CHARS || !isAckableId(id)) {
     throw new UsageError(
       `${JSON.stringify(printable(id.slice(0, 80)))} is no incident id; ids look like flood@2026-05-01T10:04:00.000Z ` +
+        'or network.unreachable/0/2026-05-01T10:04:00.000Z ' +
         `(the "incident" of an alert, or shieldwatch status) (${command})`,
     );
   }
@@ -90,11 +90,11 @@ async function withIncidents<T>(
 }
 
 /** Why `id` is not open, for the message of exit 1. */
-function notOpen(command: string, id: string, resolved: Incident | undefined): string {
+function notOpen(command: string, id: string, resolvedAt: string | undefined): string {
   const why =
-    resolved === undefined
-      ? 'no open incident has this id (unknown, or replaced by a newer one)'
-      : `it was resolved${resolved.resolvedAt === undefined ? '' : ` at ${resolved.resolvedAt}`}`;
+    resolvedAt === undefined
+      ? 'no open incident has this id (unknown, resolved, or replaced by a newer one)'
+      : `it was resolved at ${resolvedAt}`;
   return `shieldwatch ${command}: incident ${printable(id)} is not open: ${why}; shieldwatch status lists the open incidents`;
 }
 
@@ -138,11 +138,11 @@ export const ackCommand = defineCommand({
       return acknowledge(incidents, id, { by, at, ...(note === undefined ? {} : { note }) });
     });
     if (result.outcome === 'not-open') {
-      println(io.stderr, notOpen('ack', id, result.resolved));
+      println(io.stderr, notOpen('ack', id, result.resolvedAt));
       return 1;
     }
     if (result.outcome === 'already') {
-      const ack = result.incident.acknowledged;
+      const ack = result.view.acknowledged;
       println(
         io.stdout,
         `incident ${printable(id)} was already acknowledged${ack === undefined ? '' : ` by ${printable(ack.by)} at ${ack.at}`}; nothing changed`,
@@ -184,7 +184,7 @@ export const unackCommand = defineCommand({
       return unacknowledge(incidents, id, by, at);
     });
     if (result.outcome === 'not-open') {
-      println(io.stderr, notOpen('unack', id, result.resolved));
+      println(io.stderr, notOpen('unack', id, result.resolvedAt));
       return 1;
     }
     println(

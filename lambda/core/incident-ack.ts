@@ -4,10 +4,18 @@
  * open incident, bumps `ackRev`, adds a line to its timeline and queues `incident.acknowledged` (action
  * `acknowledge`) in the same write; acknowledging an incident already acknowledged changes nothing (so a second
  * click, or two at once, publishes once); an incident that is not open (resolved, or never was) is refused.
- * Pure: the scope, the time and who are parameters.
+ * Pure: the scope, the time and who are parameters. A blind-spot incident (`network.unreachable/...`,
+ * `network.rule_unreadable/...`) is acknowledged alike in its shard's health item ({@link acknowledgeHealthIncident}).
  */
+import type { AckIncidentView } from './ack-page.ts';
 import { type Acknowledgement, type Incident, type IncidentScopeState, incidentAlert } from './incidents.ts';
-import type { AlertRecord } from './types.ts';
+import {
+  type HealthIncidentState,
+  type HealthState,
+  healthIncidentAlert,
+  type OpenHealthIncident,
+} from './network-health.ts';
+import type { AlertRecord, HealthMember } from './types.ts';
 
 /** Longest note kept with an acknowledgement, in characters. */
 export const ACK_NOTE_MAX_CHARS = 500;
@@ -119,4 +127,113 @@ export function unacknowledgeIncident(
     ],
   };
   return { outcome: 'unacknowledged', state: { ...scope, open: incident }, incident };
+}
+
+/** What acknowledging (or withdrawing) a blind-spot incident decided. */
+export type HealthAckDecision =
+  | {
+      readonly outcome: 'acknowledged' | 'unacknowledged';
+      readonly state: HealthState;
+      readonly view: AckIncidentView;
+      /** `incident.acknowledged`, for an acknowledgement. */
+      readonly alert?: AlertRecord;
+    }
+  | { readonly outcome: 'already' | 'not-acknowledged'; readonly view: AckIncidentView }
+  | { readonly outcome: 'not-open' };
+
+/** Incident `id` as its shard's health item holds it while open: its networks still failing, its timers. */
+function openHealthIncident(
+  state: HealthState,
+  id: string,
+): { open: OpenHealthIncident; timers: HealthIncidentState } | undefined {
+  const timers = state.incidents?.[id];
+  if (timers === undefined || !Object.hasOwn(state.incidents ?? {}, id)) return undefined;
+  let members: HealthMember[];
+  let extra: OpenHealthIncident['extra'] = {};
+  if (state.downIncident === id) {
+    members = Object.entries(state.down)
+      .filter(([, cell]) => cell.open === true)
+      .map(([network, cell]) => ({
+        network,
+        since: cell.since,
+        cycles: cell.n,
+        ...(cell.kind === undefined ? {} : { errorKind: cell.kind }),
+        ...(cell.http === undefined ? {} : { httpStatus: cell.http }),
+      }));
+  } else {
+    const rule = Object.entries(state.blindIncidents).find(([, open]) => open === id)?.[0];
+    if (rule === undefined) return undefined;
+    members = Object.entries(state.blind[rule] ?? {})
+      .filter(([, cell]) => cell.open === true)
+      .map(([network, cell]) => ({ network, since: cell.since, cycles: cell.n }));
+    extra = { rule };
+  }
+  return { open: { id, members, extra }, timers };
+}
+
+function healthView(open: OpenHealthIncident, timers: HealthIncidentState): AckIncidentView {
+  return {
+    id: open.id,
+    ...(open.extra.rule === undefined ? {} : { rule: open.extra.rule }),
+    openedAt: timers.openedAt,
+    networks: open.members.map((m) => ({ network: m.network, active: true })),
+    stage: timers.stage,
+    ...(timers.acknowledged === undefined ? {} : { acknowledged: timers.acknowledged }),
+  };
+}
+
+/**
+ * Acknowledges blind-spot incident `id` in its shard's health state (as read): `acknowledged` and `ackRev` on
+ * the incident's timers, `incident.acknowledged` with the item's next sequence number, in one write.
+ */
+export function acknowledgeHealthIncident(
+  state: HealthState,
+  id: string,
+  ack: { readonly by: string; readonly at: string; readonly note?: string },
+): HealthAckDecision {
+  const found = openHealthIncident(state, id);
+  if (found === undefined) return { outcome: 'not-open' };
+  const { open, timers } = found;
+  if (timers.acknowledged !== undefined) return { outcome: 'already', view: healthView(open, timers) };
+  const note = ack.note === undefined ? '' : cleanAckText(ack.note, ACK_NOTE_MAX_CHARS);
+  const acknowledged: Acknowledgement = {
+    by: cleanAckText(ack.by, ACK_BY_MAX_CHARS) || 'unknown',
+    at: ack.at,
+    ...(note === '' ? {} : { note }),
+  };
+  const next: HealthIncidentState = { ...timers, acknowledged, ackRev: (timers.ackRev ?? 0) + 1 };
+  const alert: AlertRecord = {
+    ...healthIncidentAlert('incident.acknowledged', open, next, ack.at),
+    seq: state.nextSeq,
+    acknowledgedBy: acknowledged.by,
+    ...(note === '' ? {} : { detail: note }),
+  };
+  return {
+    outcome: 'acknowledged',
+    state: { ...state, nextSeq: state.nextSeq + 1, incidents: { ...state.incidents, [id]: next } },
+    view: healthView(open, next),
+    alert,
+  };
+}
+
+/** Withdraws the acknowledgement of blind-spot incident `id`; nothing is published. */
+export function unacknowledgeHealthIncident(state: HealthState, id: string): HealthAckDecision {
+  const found = openHealthIncident(state, id);
+  if (found === undefined) return { outcome: 'not-open' };
+  const { open, timers } = found;
+  if (timers.acknowledged === undefined)
+    return { outcome: 'not-acknowledged', view: healthView(open, timers) };
+  const { acknowledged: _withdrawn, ...rest } = timers;
+  const next: HealthIncidentState = { ...rest, ackRev: (timers.ackRev ?? 0) + 1 };
+  return {
+    outcome: 'unacknowledged',
+    state: { ...state, incidents: { ...state.incidents, [id]: next } },
+    view: healthView(open, next),
+  };
+}
+
+/** A blind-spot incident as the acknowledge pages show it, when open; undefined otherwise. */
+export function openHealthIncidentView(state: HealthState, id: string): AckIncidentView | undefined {
+  const found = openHealthIncident(state, id);
+  return found === undefined ? undefined : healthView(found.open, found.timers);
 }
