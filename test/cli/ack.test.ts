@@ -75,6 +75,55 @@ describe('shieldwatch ack / unack', () => {
   );
 
   it(
+    'ack a blind-spot incident (network.unreachable) by its id: published once by the next poll, the recovery still sent',
+    async () => {
+      // Prepare: net-1 fails its own request (404) while the API answers; one failed cycle opens the incident.
+      const world = await startWorld({
+        settings: {
+          SHIELDWATCH_NETWORKS: 'net-1',
+          SHIELDWATCH_ALERT_AFTER: '1',
+          SHIELDWATCH_ESCALATE_AFTER: '1m',
+        },
+      });
+      let failing = true;
+      world.api.network = () => (failing ? { status: 404, body: { error: 'gone' } } : { body: { ok: 1 } });
+      try {
+        await exits(0, runCli(['poll'], world.env));
+        const opened = world.sns.publishes.find((p) => p.attributes['event'] === 'network.unreachable');
+        const id = (JSON.parse(JSON.parse(opened!.message).sqs) as { incident: string }).incident;
+
+        // Act
+        const acked = await exits(0, runCli(['ack', id, '--note', 'provider ticket 7'], world.storeEnv));
+        const again = await exits(0, runCli(['ack', id], world.storeEnv));
+        const stored = await dumpTable(world.dynamo);
+        await exits(0, runCli(['poll'], world.env));
+        await exits(0, runCli(['poll'], world.env));
+        failing = false;
+        await exits(0, runCli(['poll'], world.env));
+        const resolved = await exits(1, runCli(['ack', id], world.storeEnv));
+
+        // Assess
+        const user = userInfo().username;
+        expect(id).toMatch(/^network\.unreachable\/0\//);
+        expect(acked.stdout).toContain(`incident ${id} acknowledged by ${user}`);
+        expect(again.stdout).toContain(`was already acknowledged by ${user}`);
+        expect(stored).toContain('provider ticket 7');
+        expect(world.sns.publishes.map((p) => p.attributes['event'])).toEqual([
+          'network.unreachable',
+          'incident.acknowledged',
+          'network.recovered',
+        ]);
+        expect(world.sns.publishes[1]!.attributes).toMatchObject({ action: 'acknowledge', stage: '1' });
+        expect(world.sns.publishes[2]!.attributes['action']).toBe('resolve');
+        expect(resolved.stderr).toContain(`incident ${id} is not open`);
+      } finally {
+        await world.close();
+      }
+    },
+    cliTestTimeout(9),
+  );
+
+  it(
     'on AWS (an STS that answers): who is the IAM principal of the credentials',
     async () => {
       // Prepare

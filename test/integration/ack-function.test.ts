@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { ackKey, signAckToken } from '../../lambda/core/ack-token.ts';
 import { type IncidentScopeState, judgeIncident } from '../../lambda/core/incidents.ts';
+import { judgeHealth } from '../../lambda/core/network-health.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeSecretsManager, startFakeSecretsManager } from '../fixtures/fake-aws.ts';
 
@@ -187,6 +188,41 @@ describe('the acknowledge function behind an HTTP server on loopback (its Lambda
       expect(response.headers.get('cache-control')).toBe('no-store');
       expect([...response.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
     }
+  });
+
+  it('a blind-spot incident (network.unreachable, in health#<shard>): GET shows it, POSTs acknowledge it once', async () => {
+    // Prepare: shard 3's health item with edge-9 failing past alertAfter, as a poll cycle writes it.
+    const judged = judgeHealth(undefined, {
+      at: new Date(Date.now() - 3 * 60_000).toISOString(),
+      alertAfter: 1,
+      shard: 3,
+      rules: [],
+      networks: [{ network: 'edge-9', ok: false, errorKind: 'client', httpStatus: 404 }],
+      apiAnswered: true,
+    });
+    if (judged.stale || !judged.changed) throw new Error('no incident opened');
+    const scope = store.healthScope(3);
+    expect(await scope.commit(judged.state, 0, [])).toBe(true);
+    const id = judged.state.downIncident!;
+    const before = await scope.load();
+
+    // Act
+    const shown = await fetch(link(id));
+    const page = await shown.text();
+    const afterGet = await scope.load();
+    const answers = await Promise.all(Array.from({ length: 3 }, () => post(tokenOf(link(id)))));
+    const after = await scope.load();
+
+    // Assess
+    expect(id).toMatch(/^network\.unreachable\/3\//);
+    expect(shown.status).toBe(200);
+    expect(page).toContain(id);
+    expect(page).toContain('edge-9');
+    expect(afterGet).toEqual(before);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(after.version).toBe(before.version + 1);
+    expect(after.state.incidents?.[id]?.acknowledged?.by).toBe('link');
+    expect(after.outbox.map((e) => [e.event, e.incident])).toEqual([['incident.acknowledged', id]]);
   });
 
   it('ten POSTs at once acknowledge once', async () => {

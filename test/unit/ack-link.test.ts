@@ -22,14 +22,21 @@ describe('the acknowledge link in alert texts (pure)', () => {
   });
 
   it('only alerts that open or remind of an incident name one', () => {
-    for (const event of ['incident.opened', 'incident.reminder', 'incident.escalated']) {
+    for (const event of [
+      'incident.opened',
+      'incident.reminder',
+      'incident.escalated',
+      'network.unreachable',
+      'network.rule_unreadable',
+    ]) {
       expect(ackLinkIncident(rendered(event, 'e', 'd')), event).toBe('flood@2026-05-01T10:00:00.000Z');
     }
     for (const event of [
       'incident.updated',
       'incident.resolved',
       'incident.acknowledged',
-      'network.unreachable',
+      'network.recovered',
+      'network.rule_readable',
     ]) {
       expect(ackLinkIncident(rendered(event, 'e', 'd')), event).toBeUndefined();
     }
