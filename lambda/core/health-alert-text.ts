@@ -9,7 +9,7 @@ import { SETTINGS } from '../settings.ts';
 import { ALERT_EVENT_TEXTS } from './alert-events.ts';
 import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { momentOf } from './alert-time.ts';
-import { closesIncident, isHealthIncidentId } from './network-health.ts';
+import { closesIncident } from './network-health.ts';
 import type { AlertRecord, HealthMember } from './types.ts';
 import { escapeHidden, foldVisible, shorten } from './visible-text.ts';
 
@@ -67,17 +67,20 @@ function fitList(labels: readonly string[], room: number): string {
 
 /**
  * Whether `alert` is an `incident.*` alert about a blind-spot incident (a reminder, an escalation, an
- * acknowledgement: CONTRACT §13-14): its incident id says so (`network-health.ts`). The health family renders it.
+ * acknowledgement: CONTRACT §13-14): it lists its networks as the blind spots do (`members`), where a rule's
+ * incident tells its story (`story`). The health family renders it. Told by the record's shape, not by its id,
+ * so that a record renders by the family it was made for whatever its texts hold.
  */
-export function isHealthIncidentAlert(alert: Pick<AlertRecord, 'event' | 'incident'>): boolean {
+export function isHealthIncidentAlert(alert: Pick<AlertRecord, 'event'> & Partial<AlertRecord>): boolean {
   return (
     typeof alert.event === 'string' &&
     alert.event.startsWith('incident.') &&
-    isHealthIncidentId(alert.incident)
+    alert.story === undefined &&
+    Array.isArray(alert.members)
   );
 }
 
-/** The event that opened the alert's incident: an `incident.*` alert's is in its incident id. */
+/** The event that opened the alert's incident: for an `incident.*` alert, a rule's names its rule. */
 function openingEvent(alert: AlertRecord): 'network.unreachable' | 'network.rule_unreadable' | undefined {
   if (alert.event === 'network.unreachable' || alert.event === 'network.recovered')
     return 'network.unreachable';
@@ -85,9 +88,7 @@ function openingEvent(alert: AlertRecord): 'network.unreachable' | 'network.rule
     return 'network.rule_unreadable';
   }
   if (!isHealthIncidentAlert(alert)) return undefined;
-  return String(alert.incident).startsWith('network.unreachable/')
-    ? 'network.unreachable'
-    : 'network.rule_unreadable';
+  return alert.rule === undefined ? 'network.unreachable' : 'network.rule_unreadable';
 }
 
 const isNetworkKind = (alert: AlertRecord) => openingEvent(alert) === 'network.unreachable';
@@ -201,8 +202,6 @@ export function healthEmailLines(
       lines.push(field('Note', emailText(alert.detail)));
   }
   if (alert.event === 'incident.escalated') lines.push(field('Stage', String(alert.stage ?? '?')));
-  const opened = isHealthIncidentAlert(alert) ? momentOf(alert.since) : undefined;
-  if (opened !== undefined) lines.push(field('Opened', `${opened.iso} (${opened.human})`));
   const members = membersOf(alert);
   const end = isEnd(alert);
   lines.push(field('Networks', String(members.length)));

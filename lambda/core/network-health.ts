@@ -397,7 +397,6 @@ export function healthIncidentAlert(
     at,
     incident: open.id,
     members: open.members,
-    since: state.openedAt,
     stage: state.stage,
     detail: summary(open.members),
     ...open.extra,

@@ -12,7 +12,7 @@ import type { AlertAction, AlertDocument, AlertLevel } from '../../lambda/core/a
 import { ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
 import { renderAlert } from '../../lambda/core/alert-text.ts';
 import { type CycleObservation, type DecideSettings, decide } from '../../lambda/core/decide.ts';
-import { acknowledgeIncident } from '../../lambda/core/incident-ack.ts';
+import { acknowledgeHealthIncident, acknowledgeIncident } from '../../lambda/core/incident-ack.ts';
 import { type IncidentScopeState, judgeIncident } from '../../lambda/core/incidents.ts';
 import { type HealthState, judgeHealth, type NetworkOutcome } from '../../lambda/core/network-health.ts';
 import { evaluateRules } from '../../lambda/core/rule-eval.ts';
@@ -185,6 +185,50 @@ function healthAlerts(): AlertRecord[] {
   return alerts;
 }
 
+/**
+ * The blind spots' incidents followed (CONTRACT §13-14): reminders and escalations of a network that keeps
+ * failing and of a rule that reads nothing, the first acknowledged, then both resolved (judgeHealth,
+ * acknowledgeHealthIncident).
+ */
+function healthIncidentAlerts(): AlertRecord[] {
+  const rules = [{ name: 'pps', path: 'traffic.in_pps', text: 'pps: traffic.in_pps > 50000' }];
+  const failing: NetworkOutcome = { network: 'net-3', ok: false, errorKind: 'server', httpStatus: 503 };
+  const blind: NetworkOutcome = { network: 'net-4', ok: true, readings: { pps: false } };
+  const well = [
+    { network: 'net-3', ok: true, readings: { pps: true } },
+    { network: 'net-4', ok: true, readings: { pps: true } },
+  ];
+  let state: HealthState | undefined;
+  const alerts: AlertRecord[] = [];
+  for (let i = 0; i <= 8; i++) {
+    const judged = judgeHealth(state, {
+      at: minute(i),
+      alertAfter: 1,
+      shard: 2,
+      rules,
+      networks: i < 8 ? [failing, blind] : well,
+      apiAnswered: true,
+      remindEveryMs: 120_000,
+      escalateAfterMs: [180_000],
+    });
+    if (judged.stale || !judged.changed) continue;
+    state = judged.state;
+    alerts.push(...judged.alerts);
+    if (i === 4 && state.downIncident !== undefined) {
+      const acked = acknowledgeHealthIncident(state, state.downIncident, {
+        by: 'arn:aws:iam::123456789012:user/ops',
+        at: minute(i),
+        note: 'provider ticket 7',
+      });
+      if (acked.outcome === 'acknowledged' && acked.alert !== undefined) {
+        state = acked.state;
+        alerts.push(acked.alert);
+      }
+    }
+  }
+  return alerts;
+}
+
 /** The alerts of one rule's incident across networks: opened, updated, a reminder, resolved (judgeIncident). */
 function incidentAlerts(): AlertRecord[] {
   const rule = parseRules('flood: traffic.in.pps > 500k').rules[0]!;
@@ -326,6 +370,7 @@ function producedAlerts(): AlertRecord[] {
     ...baseline,
     ...announced,
     ...healthAlerts(),
+    ...healthIncidentAlerts(),
     ...incidentAlerts(),
     { seq: 0, event: 'monitor.test', at: minute(5), detail: 'sent by shieldwatch test-alert' },
   ];
@@ -365,6 +410,39 @@ describe('the schema', () => {
 });
 
 describe('every event kind, as its producer makes it, validates', () => {
+  it('the blind spots reminded, escalated and acknowledged: incident.* documents of their shape, valid', () => {
+    // Act
+    const alerts = healthIncidentAlerts().filter((alert) => alert.event.startsWith('incident.'));
+    const documents = alerts.map((alert) => sqsDocument(alert));
+
+    // Assess
+    expect(alerts.map((a) => `${a.event} ${String(a.incident).split('/')[0]}`)).toEqual([
+      'incident.reminder network.unreachable',
+      'incident.reminder network.rule_unreadable',
+      'incident.escalated network.unreachable',
+      'incident.escalated network.rule_unreadable',
+      'incident.reminder network.unreachable',
+      'incident.reminder network.rule_unreadable',
+      'incident.acknowledged network.unreachable',
+      // Acknowledged: the network's incident reminds no more; the rule's does.
+      'incident.reminder network.rule_unreadable',
+    ]);
+    for (const document of documents) {
+      expect(errorsOf(document), JSON.stringify(document)).toEqual([]);
+      expect(document['networks']).toBeDefined();
+      expect(document['networkCount']).toBeUndefined();
+    }
+    expect(documents[6]).toMatchObject({
+      action: 'acknowledge',
+      acknowledgedBy: 'arn:aws:iam::123456789012:user/ops',
+      stage: 2,
+    });
+    // Not vacuous: a blind spot's escalation without its stage, or with a rule incident's count, fails.
+    const { stage: _stage, ...withoutStage } = documents[2]!;
+    expect(errorsOf(withoutStage)).not.toEqual([]);
+    expect(errorsOf({ ...documents[2], networkCount: 1 })).not.toEqual([]);
+  });
+
   it('the producers make every event kind', () => {
     expect([...new Set(PRODUCED.map((alert) => alert.event))].sort()).toEqual([...ALERT_EVENTS].sort());
   });

@@ -13,6 +13,7 @@ import {
 } from '../health-alert-text.ts';
 import { closesIncident, type HealthIncidentEvent } from '../network-health.ts';
 import type { AlertRecordOf, HealthAlertRecord } from '../types.ts';
+import { shorten } from '../visible-text.ts';
 import {
   type AlertFamily,
   expectedSeverityLines,
@@ -56,12 +57,22 @@ export const HEALTH_FAMILY: AlertFamily<HealthAlertRecord | AlertRecordOf<Health
         return closesIncident(alert) ? 'resolve' : undefined;
     }
   },
-  level: (_alert, action) => (action === 'trigger' ? 'error' : 'info'),
+  // A reminder of a blind spot is as urgent as its opening (it has no action: PagerDuty is not told).
+  level: (alert, action) => (action === 'trigger' || alert.event === 'incident.reminder' ? 'error' : 'info'),
   severity: recordSeverity,
   derivedIncident: (alert, action) =>
     alert.event.startsWith('incident.')
       ? undefined
       : incidentFromEvent(alert, action, OPENED_BY[alert.event as keyof typeof OPENED_BY]),
-  documentFields: NOTHING.fields,
+  // A reminder, escalation or acknowledgement of a blind spot: its stage and who, as a rule's incident's.
+  documentFields: (alert) =>
+    alert.event.startsWith('incident.')
+      ? {
+          stage: Number.isSafeInteger(alert.stage) && (alert.stage as number) >= 1 ? alert.stage : 1,
+          ...(typeof alert.acknowledgedBy === 'string'
+            ? { acknowledgedBy: shorten(alert.acknowledgedBy, 1024) }
+            : {}),
+        }
+      : NOTHING.fields(),
   intro: healthIncidentIntro,
 };

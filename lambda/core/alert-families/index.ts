@@ -2,7 +2,7 @@
  * Every alert family, one record each (issue 20.3; docs/alerts.md): a family added to `EventFamily`
  * (`alert-events.ts`) does not compile until it has its entry here, and an entry does not compile until it has
  * every text, attribute, action and level of {@link AlertFamily}. The renderers look an alert's family up
- * here; nothing else dispatches on a family. An `incident.*` alert about a blind spot is the health family's.
+ * here; nothing else dispatches on a family. An `incident.*` alert about a blind spot (its networks as `members`) is the health family's.
  *
  * The keys are the family tags of `alert-events.ts`: `incident` and `recovery` are the API's incidents and
  * their ends (one family, `api.ts`), `grouped` a rule's incident across networks (`incident.ts`).
@@ -38,10 +38,10 @@ export const ALERT_FAMILIES = {
  * check ({@link TEST_FAMILY}).
  */
 export function familyOf(
-  alert: (Pick<AlertRecord, 'event'> & Partial<Pick<AlertRecord, 'incident'>>) | undefined,
+  alert: (Pick<AlertRecord, 'event'> & Partial<AlertRecord>) | undefined,
 ): AlertFamily<AlertRecord> {
   // A reminder, escalation or acknowledgement of a blind spot keeps its `incident.*` event (CONTRACT §14) and is
-  // told by its incident id: its record is the health family's (the networks, not a rule's peaks).
+  // told by its record (its networks as `members`, not a rule's `story`): the health family's.
   if (alert !== undefined && isHealthIncidentAlert(alert)) return HEALTH_FAMILY as AlertFamily<AlertRecord>;
   const family = eventTexts(alert?.event)?.family;
   // The compiler cannot tie the record to its event's family; the key came from the record's own event.
