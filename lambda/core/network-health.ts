@@ -483,12 +483,10 @@ export function summary(members: readonly HealthMember[]): string {
     .slice(0, 1000);
 }
 
-/** Whether `id` names a blind-spot incident (`network.unreachable/<shard>/...`, `network.rule_unreadable/<rule>/<shard>/...`). */
-export function isHealthIncidentId(id: unknown): id is string {
-  return typeof id === 'string' && healthShardOf(id) !== undefined;
-}
-
-/** The shard whose health item holds incident `id`, or undefined when `id` is no blind-spot incident's. */
+/**
+ * The shard whose health item holds incident `id` (`network.unreachable/<shard>/...`,
+ * `network.rule_unreadable/<rule>/<shard>/...`), or undefined when `id` is no blind-spot incident's.
+ */
 export function healthShardOf(id: string): number | undefined {
   const match = /^network\.(?:unreachable|rule_unreadable\/[A-Za-z0-9_-]{1,40})\/(\d{1,6})\/[^/]+$/.exec(id);
   return match === null ? undefined : Number(match[1]);

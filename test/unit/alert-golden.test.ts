@@ -272,6 +272,42 @@ const RECORDS: Readonly<Record<string, AlertRecord>> = {
     remaining: [],
     incident: `network.rule_unreadable/pps/0/${EARLIER}`,
   },
+  // A blind spot's incident reminded, escalated, acknowledged (CONTRACT §13-14): incident.* events, the
+  // blind spots' texts.
+  'blind spot reminder': {
+    seq: 40,
+    event: 'incident.reminder',
+    at: AT,
+    members: [
+      { network: 'edge-1', since: EARLIER, cycles: 3, errorKind: 'client', httpStatus: 404 },
+      { network: 'edge-2', since: EARLIER, cycles: 3, errorKind: 'transport' },
+    ],
+    stage: 2,
+    detail: 'edge-1 (client, HTTP 404), edge-2 (transport)',
+    incident: `network.unreachable/0/${EARLIER}`,
+  },
+  'blind spot escalated (rule reads nothing)': {
+    seq: 41,
+    event: 'incident.escalated',
+    at: AT,
+    rule: 'pps',
+    ruleText: 'pps: traffic.in_pps > 50000',
+    path: 'traffic.in_pps',
+    members: [{ network: 'edge-1', since: EARLIER, cycles: 3 }],
+    stage: 3,
+    detail: 'edge-1',
+    incident: `network.rule_unreadable/pps/0/${EARLIER}`,
+  },
+  'blind spot acknowledged': {
+    seq: 42,
+    event: 'incident.acknowledged',
+    at: AT,
+    members: [{ network: 'edge-1', since: EARLIER, cycles: 3, errorKind: 'client', httpStatus: 404 }],
+    stage: 1,
+    acknowledgedBy: 'arn:aws:iam::123456789012:user/ops',
+    detail: 'provider ticket 7',
+    incident: `network.unreachable/0/${EARLIER}`,
+  },
   'incident opened': {
     seq: 22,
     event: 'incident.opened',
