@@ -6,9 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { renderAlert, SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from '../../lambda/core/alert-text.ts';
+import { acknowledgeHealthIncident, unacknowledgeHealthIncident } from '../../lambda/core/incident-ack.ts';
 import {
   type HealthRule,
   type HealthState,
+  healthShardOf,
   judgeHealth,
   type NetworkOutcome,
 } from '../../lambda/core/network-health.ts';
@@ -334,5 +336,102 @@ describe('texts', () => {
     expect(rendered.subject).toBe('[shieldwatch] network reachable again: a (1 still failing)');
     expect(rendered.attributes['action']).toBeUndefined();
     expect(JSON.parse(rendered.sqs).action).toBeUndefined();
+  });
+});
+
+describe('its incidents followed: reminders, escalation, acknowledgement (CONTRACT §13-14)', () => {
+  const timers = { remindEveryMs: 4 * 60_000, escalateAfterMs: [3 * 60_000, 7 * 60_000] };
+  /** Cycles a minute apart with the timers; `ackAt` acknowledges the open incident(s) after that cycle. */
+  function follow(
+    cycles: ReadonlyArray<readonly NetworkOutcome[]>,
+    options: { ackAt?: number; unackAt?: number } = {},
+  ): { lines: string[]; state: HealthState | undefined } {
+    let state: HealthState | undefined;
+    const lines: string[] = [];
+    cycles.forEach((networks, i) => {
+      const judged = judgeHealth(state, {
+        at: minute(i),
+        alertAfter: 1,
+        shard: 0,
+        rules: RULES,
+        networks,
+        apiAnswered: true,
+        ...timers,
+      });
+      if (judged.stale) throw new Error(`cycle ${i} stale`);
+      state = judged.state;
+      for (const a of judged.alerts) {
+        lines.push(
+          `${i} ${a.event} ${String(a.incident).split('/')[0]} stage ${a.stage} [${a.members?.map((m) => m.network).join(',')}]`,
+        );
+      }
+      for (const id of Object.keys(state.incidents ?? {})) {
+        if (i === options.ackAt) {
+          const acked = acknowledgeHealthIncident(state, id, { by: 'ops', at: minute(i), note: 'on it' });
+          if (acked.outcome !== 'acknowledged') throw new Error(acked.outcome);
+          state = acked.state;
+          lines.push(
+            `${i} ${acked.alert?.event} by ${acked.alert?.acknowledgedBy} stage ${acked.alert?.stage}`,
+          );
+        }
+        if (i === options.unackAt)
+          state = (unacknowledgeHealthIncident(state, id) as { state: HealthState }).state;
+      }
+    });
+    return { lines, state };
+  }
+  const failing = (n: number) => Array.from({ length: n }, () => [notFound('edge-1'), ok('edge-2')]);
+  const well = [ok('edge-1'), ok('edge-2')];
+
+  it('reminds every REMIND_EVERY and escalates once per stage; the end carries the stage reached', () => {
+    const { lines, state } = follow([...failing(10), well]);
+    expect(lines).toEqual([
+      '0 network.unreachable network.unreachable stage 1 [edge-1]',
+      '3 incident.escalated network.unreachable stage 2 [edge-1]',
+      '4 incident.reminder network.unreachable stage 2 [edge-1]',
+      '7 incident.escalated network.unreachable stage 3 [edge-1]',
+      '8 incident.reminder network.unreachable stage 3 [edge-1]',
+      '10 network.recovered network.unreachable stage 3 [edge-1]',
+    ]);
+    expect(state?.incidents).toBeUndefined();
+  });
+
+  it('a rule that reads nothing is followed alike, with its rule', () => {
+    const blind = Array.from({ length: 5 }, () => [ok('edge-1', { pps: false, drop: true })]);
+    const { lines } = follow(blind);
+    expect(lines).toEqual([
+      '0 network.rule_unreadable network.rule_unreadable stage 1 [edge-1]',
+      '3 incident.escalated network.rule_unreadable stage 2 [edge-1]',
+      '4 incident.reminder network.rule_unreadable stage 2 [edge-1]',
+    ]);
+  });
+
+  it('acknowledged: no reminders, no escalations, the acknowledgement once; its end is sent', () => {
+    const { lines } = follow([...failing(10), well], { ackAt: 1 });
+    expect(lines).toEqual([
+      '0 network.unreachable network.unreachable stage 1 [edge-1]',
+      '1 incident.acknowledged by ops stage 1',
+      '10 network.recovered network.unreachable stage 1 [edge-1]',
+    ]);
+  });
+
+  it('withdrawn: the escalation due is sent at the next cycle (the highest stage due, in one alert)', () => {
+    const { lines } = follow(failing(10), { ackAt: 1, unackAt: 8 });
+    expect(lines.slice(2)).toEqual([
+      '9 incident.reminder network.unreachable stage 1 [edge-1]',
+      '9 incident.escalated network.unreachable stage 3 [edge-1]',
+    ]);
+  });
+
+  it('acknowledging again, or an incident not open, changes nothing', () => {
+    const { state } = follow(failing(2), { ackAt: 1 });
+    const id = state!.downIncident!;
+    expect(acknowledgeHealthIncident(state!, id, { by: 'link', at: minute(2) }).outcome).toBe('already');
+    expect(acknowledgeHealthIncident(state!, `${id}x`, { by: 'link', at: minute(2) }).outcome).toBe(
+      'not-open',
+    );
+    expect(healthShardOf(id)).toBe(0);
+    expect(healthShardOf('network.rule_unreadable/pps/12/2026-11-22T10:00:00.000Z')).toBe(12);
+    expect(healthShardOf('flood@2026-11-22T10:00:00.000Z')).toBeUndefined();
   });
 });
