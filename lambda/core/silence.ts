@@ -4,8 +4,9 @@
  * silence ends is announced once then ({@link afterAlert}, {@link dueAnnouncements}). Pure: the clock,
  * randomness and the store are the caller's.
  */
-import { alertAction } from './alert-documents.ts';
+
 import { ALERT_EVENTS, eventTexts } from './alert-events.ts';
+import { ALERT_FAMILIES, type AlertFamily } from './alert-families/index.ts';
 import { DURATION_UNITS_MS, parseDuration } from './duration.ts';
 import type { AlertEvent, AlertRecord, Severity } from './types.ts';
 
@@ -336,31 +337,16 @@ export type HeldChanges = Readonly<Record<string, HeldChange>>;
  */
 const GROUPED_FOLLOW_UPS: ReadonlySet<string> = new Set(['incident.updated', 'incident.escalated']);
 
-/** Grouped incident alerts that change what holds: it opens, grows, escalates, resolves. */
-const GROUPED_CHANGES: ReadonlySet<string> = new Set([
-  'incident.opened',
-  'incident.resolved',
-  ...GROUPED_FOLLOW_UPS,
-]);
-
-/** The key of what an alert changes: its incident, or the filter status for a change without one. */
+/**
+ * The key of what an alert changes (its incident, or the filter status for a change without one), as its
+ * event's family says ({@link AlertFamily.heldKey}); undefined for a change of nothing that could still hold.
+ */
 export function heldKey(alert: Pick<AlertRecord, 'event' | 'incident'>): string | undefined {
-  // Changes only: a reminder (or the delivery check, an acknowledgement) changes nothing that could still hold.
+  // The family of the event, not of the record: a blind spot's `incident.*` alert is held as a rule incident's.
   const family = eventTexts(alert.event)?.family;
-  if (
-    alert.event !== 'filter.status_changed' &&
-    family !== 'incident' &&
-    family !== 'recovery' &&
-    family !== 'rule' &&
-    family !== 'health' &&
-    !(family === 'grouped' && GROUPED_CHANGES.has(alert.event))
-  ) {
-    return undefined;
-  }
-  // A network health recovery while others of its incident still fail changes nothing that could still hold.
-  if (family === 'health' && alertAction(alert as AlertRecord) === undefined) return undefined;
-  if (typeof alert.incident === 'string' && alert.incident !== '') return alert.incident;
-  return alert.event === 'filter.status_changed' ? 'filter.status' : undefined;
+  if (family === undefined) return undefined;
+  // The compiler cannot tie the record to its event's family; the key came from the record's own event.
+  return (ALERT_FAMILIES[family] as AlertFamily<AlertRecord>).heldKey?.(alert as AlertRecord);
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   expectedSeverityLines,
   incidentFromEvent,
   NOTHING,
+  ownIncident,
   plainSms,
   plainSubject,
   recordSeverity,
@@ -45,4 +46,6 @@ export const API_FAMILY: AlertFamily<ApiAlertRecord> = {
   severity: recordSeverity,
   derivedIncident: (alert, action) => incidentFromEvent(alert, action, OPENED_BY[alert.event]),
   documentFields: NOTHING.fields,
+  // An incident and its end both change what holds.
+  heldKey: ownIncident,
 };

@@ -59,6 +59,12 @@ export interface AlertFamily<R extends AlertRecord> {
   documentFields(alert: R): Readonly<Record<string, unknown>>;
   /** The email's first paragraph when the event's own (`alert-events.ts`) does not fit the record; optional. */
   intro?(alert: R): string | undefined;
+  /**
+   * The key of what the alert changes, for a silence to hold it back until it ends (docs/silences.md,
+   * `silence.ts` heldKey): its incident, or what else still holds. Undefined, or no member, when the alert
+   * changes nothing that could still hold (a reminder, an acknowledgement, the delivery check).
+   */
+  heldKey?(alert: R): string | undefined;
 }
 
 const MAX_DETAIL_IN_EMAIL = 2000;
@@ -154,6 +160,11 @@ export function plainSms(alert: AlertRecord, name: string, when: string, counted
       ? ` ${recovery ? 'Last error was: ' : ''}${shorten(foldVisible(shorten(alert.detail, MAX_FOLD_INPUT), 'space').trim(), MAX_DETAIL_IN_SMS)}`
       : '';
   return `${name}: ${sentence}${count}, ${when}.${detail}`;
+}
+
+/** The record's own incident id, when it carries one. */
+export function ownIncident(alert: Pick<AlertRecord, 'incident'>): string | undefined {
+  return typeof alert.incident === 'string' && alert.incident !== '' ? alert.incident : undefined;
 }
 
 /** What a family with nothing to add returns: no lines, no attributes, no document fields. */

@@ -19,6 +19,7 @@ import {
   expectedSeverityLines,
   incidentFromEvent,
   NOTHING,
+  ownIncident,
   recordSeverity,
   stringAttributes,
 } from './family.ts';
@@ -75,4 +76,10 @@ export const HEALTH_FAMILY: AlertFamily<HealthAlertRecord | AlertRecordOf<Health
         }
       : NOTHING.fields(),
   intro: healthIncidentIntro,
+  // What opens or closes its incident: a recovery while others of its incident still fail changes nothing that
+  // could still hold, nor does a blind spot's reminder or acknowledgement.
+  heldKey: (alert) => {
+    const action = HEALTH_FAMILY.action(alert);
+    return action === 'trigger' || action === 'resolve' ? ownIncident(alert) : undefined;
+  },
 };

@@ -18,11 +18,20 @@ import {
   detailLines,
   incidentFromEvent,
   NOTHING,
+  ownIncident,
   recordSeverity,
   stringAttributes,
 } from './family.ts';
 
 /** A rule's incident across networks (the `groupBy` setting at `rule`). */
+/** Grouped incident alerts that change what holds (a silence holds them back until it ends). */
+const GROUPED_CHANGES: ReadonlySet<string> = new Set([
+  'incident.opened',
+  'incident.updated',
+  'incident.escalated',
+  'incident.resolved',
+]);
+
 export const INCIDENT_FAMILY: AlertFamily<IncidentAlertRecord> = {
   subject: (alert, prefix) => incidentSubject(alert, prefix, SUBJECT_MAX_CHARS),
   sms: (alert, name, when) => incidentSms(alert, name, when, SMS_MAX_CHARS),
@@ -53,4 +62,6 @@ export const INCIDENT_FAMILY: AlertFamily<IncidentAlertRecord> = {
   severity: recordSeverity,
   derivedIncident: (alert, action) => incidentFromEvent(alert, action),
   documentFields: incidentDocumentFields,
+  // It opens, grows, escalates, resolves; a reminder or an acknowledgement changes nothing that could still hold.
+  heldKey: (alert) => (GROUPED_CHANGES.has(alert.event) ? ownIncident(alert) : undefined),
 };

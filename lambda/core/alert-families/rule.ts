@@ -4,7 +4,14 @@
  */
 import { ruleEmailLines, ruleSeverity, ruleSms, ruleSubject } from '../rule-alert-text.ts';
 import type { RuleAlertRecord } from '../types.ts';
-import { type AlertFamily, detailLines, incidentFromEvent, NOTHING, stringAttributes } from './family.ts';
+import {
+  type AlertFamily,
+  detailLines,
+  incidentFromEvent,
+  NOTHING,
+  ownIncident,
+  stringAttributes,
+} from './family.ts';
 
 /** A traffic rule on one network (the `groupBy` setting at `none`, and always recorded). */
 export const RULE_FAMILY: AlertFamily<RuleAlertRecord> = {
@@ -22,4 +29,6 @@ export const RULE_FAMILY: AlertFamily<RuleAlertRecord> = {
   severity: ruleSeverity,
   derivedIncident: (alert, action) => incidentFromEvent(alert, action, 'network.rule_triggered'),
   documentFields: NOTHING.fields,
+  // A rule triggering and resolving both change what holds.
+  heldKey: ownIncident,
 };

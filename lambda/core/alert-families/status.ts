@@ -11,6 +11,7 @@ import {
   expectedSeverityLines,
   incidentFromEvent,
   NOTHING,
+  ownIncident,
   previousDuration,
   recordSeverity,
 } from './family.ts';
@@ -50,4 +51,7 @@ export const STATUS_FAMILY: AlertFamily<StatusAlertRecord> = {
     return incidentFromEvent(alert, action, 'filter.status_changed');
   },
   documentFields: NOTHING.fields,
+  // A change, not its reminder; one without an incident (no expected status) is the filter status itself.
+  heldKey: (alert) =>
+    alert.event === 'filter.status_changed' ? (ownIncident(alert) ?? 'filter.status') : undefined,
 };
