@@ -3,7 +3,9 @@
  * back that still holds, e.g. `[shieldwatch] still mitigating after silence s-k3j9x2ab` and, in the SMS, when
  * it began. Pure; nothing here throws on a record of the right shape.
  */
+
 import { eventTexts } from './alert-events.ts';
+import type { AlertFamily } from './alert-families/family.ts';
 import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { momentOf } from './alert-time.ts';
 import { quoteStatus, subjectStatus } from './status-alert-text.ts';
@@ -24,38 +26,56 @@ function oneLine(text: unknown, fallback: string): string {
   return typeof text === 'string' && text !== '' ? foldVisible(shorten(text, MAX_FOLD_INPUT)) : fallback;
 }
 
+/** The family of a held-back event by its name (`alert-families/index.ts`), undefined for one this version does not know. */
+export type HeldFamilyOf = (event: unknown) => AlertFamily<AlertRecord> | undefined;
+
+/** What still holds of a status change held back: the status it changed to ({@link AlertFamily.heldText}). */
+export function statusHeldText(alert: AlertRecord, room: number): string | undefined {
+  return alert.heldEvent === 'filter.status_changed'
+    ? shorten(subjectStatus(alert.to), Math.max(8, room))
+    : undefined;
+}
+
+/** What still holds of a rule triggered on a network: the rule on its network ({@link AlertFamily.heldText}). */
+export function ruleHeldText(alert: AlertRecord, room: number): string {
+  const rule = oneLine(alert.rule, '?');
+  const network = oneLine(alert.network, '?');
+  const half = Math.max(8, Math.floor((room - 16) / 2));
+  return `${shorten(rule, half)} triggered on net ${shorten(network, Math.max(8, room - 16 - Math.min(rule.length, half)))}`;
+}
+
 /**
- * What still holds, as the subject and SMS name it in `room` characters: the status it changed to, the rule on
- * its network, or the incident's own words (`API unreachable`).
+ * What still holds of a rule's incident across networks (the `groupBy` setting at `rule`): the rule, not one
+ * network ({@link AlertFamily.heldText}).
  */
-function whatHolds(alert: AlertRecord, room: number): string {
+export function groupedHeldText(alert: AlertRecord, room: number): string {
+  return `rule ${shorten(oneLine(alert.rule, '?'), Math.max(8, room - 15))} triggered`;
+}
+
+/**
+ * What still holds, as the subject and SMS name it in `room` characters: as the held event's family names it
+ * (the status it changed to, the rule on its network), or else the incident's own words (`API unreachable`).
+ */
+function whatHolds(alert: AlertRecord, room: number, familyOf: HeldFamilyOf): string {
+  const own = familyOf(alert.heldEvent)?.heldText?.(alert, room);
+  if (own !== undefined) return own;
   const held = eventTexts(alert.heldEvent);
-  if (alert.heldEvent === 'filter.status_changed') return shorten(subjectStatus(alert.to), Math.max(8, room));
-  if (held?.family === 'rule') {
-    const rule = oneLine(alert.rule, '?');
-    const network = oneLine(alert.network, '?');
-    const half = Math.max(8, Math.floor((room - 16) / 2));
-    return `${shorten(rule, half)} triggered on net ${shorten(network, Math.max(8, room - 16 - Math.min(rule.length, half)))}`;
-  }
-  // A rule's incident across networks (the `groupBy` setting at `rule`): the rule, not one network, is what holds.
-  if (held?.family === 'grouped')
-    return `rule ${shorten(oneLine(alert.rule, '?'), Math.max(8, room - 15))} triggered`;
   return shorten(held === undefined ? oneLine(alert.heldEvent, 'a held-back change') : held.subject, room);
 }
 
 /** The subject, before the final ASCII guard: `[name] still <what> after silence <id>`. */
-export function silenceSubject(alert: AlertRecord, prefix: string): string {
+export function silenceSubject(alert: AlertRecord, prefix: string, familyOf: HeldFamilyOf): string {
   const tail = ` after silence ${silenceLabel(alert)}`;
   const head = `${prefix}still `;
-  return `${head}${whatHolds(alert, SUBJECT_MAX_CHARS - head.length - tail.length)}${tail}`;
+  return `${head}${whatHolds(alert, SUBJECT_MAX_CHARS - head.length - tail.length, familyOf)}${tail}`;
 }
 
 /** The SMS, before the final ASCII guard: `name: still <what> after silence <id> ended; began <when>.` */
-export function silenceSms(alert: AlertRecord, name: string): string {
+export function silenceSms(alert: AlertRecord, name: string, familyOf: HeldFamilyOf): string {
   const began = momentOf(alert.since);
   const tail = ` after silence ${silenceLabel(alert)} ended; began ${began === undefined ? 'at an unknown time' : began.short}.`;
   const head = `${name}: still `;
-  return `${head}${whatHolds(alert, SMS_MAX_CHARS - head.length - tail.length)}${tail}`;
+  return `${head}${whatHolds(alert, SMS_MAX_CHARS - head.length - tail.length, familyOf)}${tail}`;
 }
 
 /** The email's lines about what still holds (and the chat document's, with its own `field`). */

@@ -5,8 +5,8 @@
  * randomness and the store are the caller's.
  */
 
-import { ALERT_EVENTS, eventTexts } from './alert-events.ts';
-import { ALERT_FAMILIES, type AlertFamily } from './alert-families/index.ts';
+import { ALERT_EVENTS } from './alert-events.ts';
+import { type AlertFamily, eventFamily } from './alert-families/index.ts';
 import { DURATION_UNITS_MS, parseDuration } from './duration.ts';
 import type { AlertEvent, AlertRecord, Severity } from './types.ts';
 
@@ -343,10 +343,7 @@ const GROUPED_FOLLOW_UPS: ReadonlySet<string> = new Set(['incident.updated', 'in
  */
 export function heldKey(alert: Pick<AlertRecord, 'event' | 'incident'>): string | undefined {
   // The family of the event, not of the record: a blind spot's `incident.*` alert is held as a rule incident's.
-  const family = eventTexts(alert.event)?.family;
-  if (family === undefined) return undefined;
-  // The compiler cannot tie the record to its event's family; the key came from the record's own event.
-  return (ALERT_FAMILIES[family] as AlertFamily<AlertRecord>).heldKey?.(alert as AlertRecord);
+  return eventFamily(alert.event)?.heldKey?.(alert as AlertRecord);
 }
 
 /**

@@ -65,6 +65,12 @@ export interface AlertFamily<R extends AlertRecord> {
    * changes nothing that could still hold (a reminder, an acknowledgement, the delivery check).
    */
   heldKey?(alert: R): string | undefined;
+  /**
+   * What still holds of the family's change a silence held back, as its end's announcement (a
+   * `silence.still_holding` record, `heldEvent` the family's) names it in `room` characters; undefined, or no
+   * member, for the held event's own subject words.
+   */
+  heldText?(announcement: AlertRecord, room: number): string | undefined;
 }
 
 const MAX_DETAIL_IN_EMAIL = 2000;

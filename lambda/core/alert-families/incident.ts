@@ -12,6 +12,7 @@ import {
   incidentSms,
   incidentSubject,
 } from '../incident-alert-text.ts';
+import { groupedHeldText } from '../silence-alert-text.ts';
 import type { IncidentAlertRecord } from '../types.ts';
 import {
   type AlertFamily,
@@ -64,4 +65,5 @@ export const INCIDENT_FAMILY: AlertFamily<IncidentAlertRecord> = {
   documentFields: incidentDocumentFields,
   // It opens, grows, escalates, resolves; a reminder or an acknowledgement changes nothing that could still hold.
   heldKey: (alert) => (GROUPED_CHANGES.has(alert.event) ? ownIncident(alert) : undefined),
+  heldText: groupedHeldText,
 };

@@ -3,6 +3,7 @@
  * `rule-alert-text.ts`; a trigger is `high` and opens the rule's incident on that network, a resolve closes it.
  */
 import { ruleEmailLines, ruleSeverity, ruleSms, ruleSubject } from '../rule-alert-text.ts';
+import { ruleHeldText } from '../silence-alert-text.ts';
 import type { RuleAlertRecord } from '../types.ts';
 import {
   type AlertFamily,
@@ -31,4 +32,5 @@ export const RULE_FAMILY: AlertFamily<RuleAlertRecord> = {
   documentFields: NOTHING.fields,
   // A rule triggering and resolving both change what holds.
   heldKey: ownIncident,
+  heldText: ruleHeldText,
 };

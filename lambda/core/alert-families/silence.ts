@@ -3,7 +3,7 @@
  * still holds. The texts are in `silence-alert-text.ts`; it opens (or keeps) the incident the silence held
  * back, when there is one.
  */
-import { silenceEmailLines, silenceSms, silenceSubject } from '../silence-alert-text.ts';
+import { type HeldFamilyOf, silenceEmailLines, silenceSms, silenceSubject } from '../silence-alert-text.ts';
 import type { SilenceAlertRecord } from '../types.ts';
 import {
   type AlertFamily,
@@ -14,10 +14,13 @@ import {
   recordSeverity,
 } from './family.ts';
 
-/** `silence.still_holding`. */
-export const SILENCE_FAMILY: AlertFamily<SilenceAlertRecord> = {
-  subject: silenceSubject,
-  sms: (alert, name) => silenceSms(alert, name),
+/**
+ * `silence.still_holding`, naming what still holds as the held event's family says (`familyOf`, passed in by the
+ * registry that holds this family: no import cycle).
+ */
+export const silenceFamily = (familyOf: HeldFamilyOf): AlertFamily<SilenceAlertRecord> => ({
+  subject: (alert, prefix) => silenceSubject(alert, prefix, familyOf),
+  sms: (alert, name) => silenceSms(alert, name, familyOf),
   emailLines: (alert, field) => [...silenceEmailLines(alert, field), ...expectedSeverityLines(alert, field)],
   emailTail: detailLines,
   chatLines: NOTHING.lines,
@@ -28,4 +31,4 @@ export const SILENCE_FAMILY: AlertFamily<SilenceAlertRecord> = {
   severity: recordSeverity,
   derivedIncident: (alert, action) => incidentFromEvent(alert, action),
   documentFields: NOTHING.fields,
-};
+});

@@ -2,6 +2,7 @@
  * The `status` family (docs/alerts.md, The texts): a filter status change and the reminder that the status is
  * still away from the expected one. The texts that name two statuses are in `status-alert-text.ts`.
  */
+import { statusHeldText } from '../silence-alert-text.ts';
 import { statusEmailLines, statusSms, statusSubject } from '../status-alert-text.ts';
 import type { StatusAlertRecord } from '../types.ts';
 import {
@@ -54,4 +55,5 @@ export const STATUS_FAMILY: AlertFamily<StatusAlertRecord> = {
   // A change, not its reminder; one without an incident (no expected status) is the filter status itself.
   heldKey: (alert) =>
     alert.event === 'filter.status_changed' ? (ownIncident(alert) ?? 'filter.status') : undefined,
+  heldText: statusHeldText,
 };
