@@ -6,7 +6,7 @@ import type { IncidentKind, MonitorState } from '../../lambda/core/decide.ts';
 import { extractFigures } from '../../lambda/core/figures.ts';
 import type { IncidentScopeState } from '../../lambda/core/incidents.ts';
 import { parseRules, readRules } from '../../lambda/core/rules.ts';
-import { remainingMs, type Silence, silenceStatus } from '../../lambda/core/silence.ts';
+import { remainingMs, type Silence, silenceStatus } from '../../lambda/core/silence-window.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
 import type { OutboxEntry, RuleScopeState, VersionedState } from '../../lambda/ports.ts';
