@@ -5,10 +5,11 @@ import { formatDuration } from '../../lambda/core/alert-time.ts';
 import type { IncidentKind, MonitorState } from '../../lambda/core/decide.ts';
 import { extractFigures } from '../../lambda/core/figures.ts';
 import type { IncidentScopeState } from '../../lambda/core/incidents.ts';
+import type { HealthState } from '../../lambda/core/network-health.ts';
 import { parseRules, readRules } from '../../lambda/core/rules.ts';
 import { remainingMs, type Silence, silenceStatus } from '../../lambda/core/silence-window.ts';
 import { displayStatus } from '../../lambda/core/status.ts';
-import type { Snapshot } from '../../lambda/core/types.ts';
+import type { FailureKind, Snapshot } from '../../lambda/core/types.ts';
 import type { OutboxEntry, RuleScopeState, VersionedState } from '../../lambda/ports.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
 import { defineCommand } from '../args.ts';
@@ -104,6 +105,33 @@ export interface StatusReport {
     }>;
     readonly acknowledged: { readonly by: string; readonly at: string; readonly note?: string } | null;
   }>;
+  /**
+   * Open blind-spot incidents (docs/alerts.md, Blind spots), from every shard's health item (`health#<shard>`):
+   * a network whose own request keeps failing (`unreachable`), or a rule whose path reads nothing on networks
+   * that answer (`rule_unreadable`), each with the networks still concerned.
+   */
+  readonly networkIncidents: ReadonlyArray<{
+    /** `network.unreachable/<shard>/<at>` or `network.rule_unreadable/<rule>/<shard>/<at>`: what `ack` takes. */
+    readonly id: string;
+    readonly kind: 'unreachable' | 'rule_unreadable';
+    readonly shard: number;
+    /** The rule and its path (`rule_unreadable` only; the path null when the rule is no longer recorded). */
+    readonly rule: string | null;
+    readonly path: string | null;
+    readonly since: string | null;
+    readonly forMs: number | null;
+    /** Escalation stage (1 until the first escalation). */
+    readonly stage: number;
+    /** The networks still failing (or reading nothing), each since when and how its last request failed. */
+    readonly networks: ReadonlyArray<{
+      readonly network: string;
+      readonly since: string;
+      readonly cycles: number;
+      readonly failure: FailureKind | null;
+      readonly httpStatus: number | null;
+    }>;
+    readonly acknowledged: { readonly by: string; readonly at: string; readonly note?: string } | null;
+  }>;
   /** What the monitor's own cycles recorded: the last applied cycle, its networks and the rules in force. */
   readonly monitor: {
     /** The observation time of the last cycle that recorded them; null when none did (none ran, or an older version). */
@@ -126,12 +154,12 @@ export interface StatusReport {
   }>;
   /**
    * Alerts waiting, per outbox: `monitor`, then each rule item by key, then each incident item
-   * (`incident#<rule>`). Only outboxes with alerts.
+   * (`incident#<rule>`), then each shard's health item (`health#<shard>`). Only outboxes with alerts.
    */
   readonly outboxes: ReadonlyArray<{ readonly outbox: string; readonly pending: number }>;
   /** Alerts in every outbox: decided, not yet published (or their removal not yet written). */
   readonly pending: ReadonlyArray<{
-    /** `monitor`, or the rule item's key. */
+    /** `monitor`, or the rule, incident or health item's key. */
     readonly outbox: string;
     readonly rule: string | null;
     readonly network: string | null;
@@ -259,6 +287,11 @@ export function statusReport(input: {
     readonly rule: string;
     readonly loaded: VersionedState<IncidentScopeState>;
   }>;
+  /** Every shard's health item (`health#<shard>`): its state and outbox. @default [] */
+  readonly healthItems?: ReadonlyArray<{
+    readonly shard: number;
+    readonly loaded: VersionedState<HealthState>;
+  }>;
   /** The newest snapshot of each network with an open rule incident (and of those shown). */
   readonly lastOf?: (network: string) => Snapshot | undefined;
   /** @default 'monitor' */
@@ -317,6 +350,63 @@ export function statusReport(input: {
       },
     ];
   });
+  const healthItems = [...(input.healthItems ?? [])].sort((a, b) => a.shard - b.shard);
+  const networkIncidents = healthItems.flatMap(({ shard, loaded: { state: health } }) => {
+    const timersOf = (id: string) =>
+      Object.hasOwn(health.incidents ?? {}, id) ? health.incidents?.[id] : undefined;
+    const incidentOf = (
+      id: string,
+      kind: 'unreachable' | 'rule_unreadable',
+      rule: string | null,
+      cells: ReadonlyArray<[string, { since: string; n: number; kind?: FailureKind; http?: number }]>,
+    ) => {
+      const timers = timersOf(id);
+      // Opened by the cycle of its first alert; an older item without timers: its oldest network's run.
+      const since = timers?.openedAt ?? cells.map(([, c]) => c.since).sort()[0] ?? null;
+      return {
+        id,
+        kind,
+        shard,
+        rule,
+        path: rule === null ? null : (parseRules(ruleTextOf(rule) ?? '').rules[0]?.path ?? null),
+        since,
+        forMs: sinceFor(since ?? undefined),
+        stage: timers?.stage ?? 1,
+        networks: cells.map(([network, cell]) => ({
+          network,
+          since: cell.since,
+          cycles: cell.n,
+          failure: cell.kind ?? null,
+          httpStatus: cell.http ?? null,
+        })),
+        acknowledged: timers?.acknowledged ?? null,
+      };
+    };
+    return [
+      ...(health.downIncident === undefined
+        ? []
+        : [
+            incidentOf(
+              health.downIncident,
+              'unreachable',
+              null,
+              Object.entries(health.down).filter(([, cell]) => cell.open === true),
+            ),
+          ]),
+      ...Object.entries(health.blindIncidents)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([rule, id]) =>
+          incidentOf(
+            id,
+            'rule_unreadable',
+            rule,
+            Object.entries(Object.hasOwn(health.blind, rule) ? (health.blind[rule] ?? {}) : {}).filter(
+              ([, cell]) => cell.open === true,
+            ),
+          ),
+        ),
+    ];
+  });
   return {
     at: new Date(nowMs).toISOString(),
     filter: {
@@ -348,6 +438,7 @@ export function statusReport(input: {
       };
     }),
     groupedIncidents,
+    networkIncidents,
     monitor: {
       lastCycleAt: state.polled?.at ?? null,
       networks: monitorNetworks(state, ruleItems),
@@ -377,12 +468,16 @@ export function statusReport(input: {
         outbox: `incident#${scope.rule}`,
         pending: scope.loaded.outbox.length,
       })),
+      ...healthItems.map((item) => ({ outbox: `health#${item.shard}`, pending: item.loaded.outbox.length })),
     ].filter((o) => o.pending > 0),
     pending: [
       ...input.outbox.map((entry) => ({ outbox: 'monitor', entry })),
       ...ruleItems.flatMap((item) => item.loaded.outbox.map((entry) => ({ outbox: item.key, entry }))),
       ...incidentScopes.flatMap((scope) =>
         scope.loaded.outbox.map((entry) => ({ outbox: `incident#${scope.rule}`, entry })),
+      ),
+      ...healthItems.flatMap((item) =>
+        item.loaded.outbox.map((entry) => ({ outbox: `health#${item.shard}`, entry })),
       ),
     ].map(({ outbox, entry }) => ({
       outbox,
@@ -506,8 +601,16 @@ function renderText(report: StatusReport, io: CliIo): string {
   const groupedRules = new Set(report.groupedIncidents.map((incident) => incident.rule));
   const perNetwork = report.ruleIncidents.filter((incident) => !groupedRules.has(incident.rule));
   const openCount =
-    report.incidents.filter((i) => i.open).length + report.groupedIncidents.length + perNetwork.length;
-  if (report.incidents.length === 0 && report.groupedIncidents.length === 0 && perNetwork.length === 0) {
+    report.incidents.filter((i) => i.open).length +
+    report.groupedIncidents.length +
+    report.networkIncidents.length +
+    perNetwork.length;
+  if (
+    report.incidents.length === 0 &&
+    report.groupedIncidents.length === 0 &&
+    report.networkIncidents.length === 0 &&
+    perNetwork.length === 0
+  ) {
     lines.push(`incidents      ${colour.green('none open')}`);
   } else {
     lines.push(
@@ -544,6 +647,34 @@ function renderText(report: StatusReport, io: CliIo): string {
       });
       lines.push(
         renderTable(['incident', 'rule', 'state', 'since', 'networks (peak)'], rows).replace(/^/gm, '  '),
+      );
+    }
+    if (report.networkIncidents.length > 0) {
+      const rows = report.networkIncidents.map((incident) => {
+        const listed = incident.networks
+          .slice(0, 5)
+          .map((n) => {
+            const how = [n.failure, n.httpStatus === null ? null : `HTTP ${n.httpStatus}`].filter(
+              (x) => x !== null,
+            );
+            return how.length === 0 ? n.network : `${n.network} (${how.join(', ')})`;
+          })
+          .join(', ');
+        const more = incident.networks.length > 5 ? `, +${incident.networks.length - 5} more` : '';
+        return [
+          clip(printable(incident.id), 60),
+          incident.kind === 'unreachable'
+            ? 'unreachable'
+            : clip(printable(`rule unreadable: ${incident.rule ?? '?'} (${incident.path ?? 'path ?'})`), 60),
+          incident.acknowledged !== null
+            ? colour.yellow(`ACKNOWLEDGED by ${clip(printable(incident.acknowledged.by), 40)}`)
+            : colour.red('OPEN'),
+          since(incident.since, incident.forMs),
+          clip(printable(`${incident.networks.length}: ${listed}${more}`), 120),
+        ];
+      });
+      lines.push(
+        renderTable(['incident', 'blind spot', 'state', 'since', 'networks'], rows).replace(/^/gm, '  '),
       );
     }
     if (perNetwork.length > 0) {
@@ -647,7 +778,10 @@ export const statusCommand = defineCommand({
     '    acknowledged, its networks with their peaks); and each open rule incident of a rule not grouped',
     '    (rule, network, since when, the value the rule reads in the newest snapshot of that network);',
     '  - active silences, with the time left;',
-    "  - pending alerts: every outbox (the monitor's, each rule item's and each incident's), decided but",
+    '    each open blind-spot incident (a network whose requests keep failing, with how; a rule whose path',
+    '    reads nothing), acknowledged or not;',
+    "  - pending alerts: every outbox (the monitor's, each rule item's, each incident's and each shard's",
+    '    health item), decided but',
     '    not yet published.',
     'Colour only on a terminal, never with NO_COLOR set; every colour has a label too.',
   ].join('\n'),
@@ -687,13 +821,15 @@ export const statusCommand = defineCommand({
       const view = new DynamoStore(store.client, config.table);
       const silenceView = new DynamoSilenceStore(store.client, config.table);
       const report = await storeCall(store, async () => {
-        const [{ state, outbox }, filter, ruleItems, silences, incidentScopes] = await Promise.all([
-          view.load(),
-          view.querySnapshots({ kind: 'filter' }, { limit: 1 }),
-          view.allRuleItems(),
-          silenceView.list(),
-          view.findIncidentScopes(),
-        ]);
+        const [{ state, outbox }, filter, ruleItems, silences, incidentScopes, healthItems] =
+          await Promise.all([
+            view.load(),
+            view.querySnapshots({ kind: 'filter' }, { limit: 1 }),
+            view.allRuleItems(),
+            silenceView.list(),
+            view.findIncidentScopes(),
+            view.allHealthItems(),
+          ]);
         // The networks shown, and those with an open rule incident (for the value their rule reads now).
         const recorded = monitorNetworks(state, ruleItems);
         const shown = given ?? (format === 'json' ? recorded : recorded.slice(0, NETWORKS_SHOWN));
@@ -726,6 +862,7 @@ export const statusCommand = defineCommand({
           ruleItems,
           silences,
           incidentScopes,
+          healthItems,
           lastOf: (id) => found.get(id),
           networksFrom: given === undefined ? 'monitor' : 'option',
         });

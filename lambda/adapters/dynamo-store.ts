@@ -36,7 +36,7 @@ import {
   storyOf,
   str,
 } from './dynamo-items.ts';
-import { healthLayout } from './health-item.ts';
+import { HEALTH_SCOPE_PREFIX, healthLayout } from './health-item.ts';
 import { INCIDENT_SCOPE_PREFIX, incidentLayout } from './incident-items.ts';
 import {
   alertsPerCommit,
@@ -277,6 +277,28 @@ export class DynamoHealthStateStore extends TableRole implements HealthStateStor
   healthScope(shard: number): DynamoScopeStore<HealthState> {
     return new DynamoScopeStore(this.conn, healthLayout(shard));
   }
+
+  /**
+   * Every shard's health item, for `shieldwatch status`: one strongly consistent Query on pk `state`, sk from
+   * `health#`, paged (spilled alerts live under pk `outbox` and come with their item's load).
+   */
+  async allHealthItems(): Promise<FoundHealthItem[]> {
+    const found: FoundHealthItem[] = [];
+    for await (const item of queryItems(this.conn, stateItemsFrom(HEALTH_SCOPE_PREFIX))) {
+      const suffix = str(item['sk'])?.slice(HEALTH_SCOPE_PREFIX.length) ?? '';
+      // Only `health#<shard>` items: anything else under the prefix is no health item of this version.
+      if (!/^\d{1,6}$/.test(suffix)) continue;
+      const shard = Number(suffix);
+      found.push({ shard, loaded: await this.healthScope(shard).fromItem(item) });
+    }
+    return found.sort((a, b) => a.shard - b.shard);
+  }
+}
+
+/** A shard's health item found in the store: its shard, and its state and outbox as read. */
+export interface FoundHealthItem {
+  readonly shard: number;
+  readonly loaded: VersionedState<HealthState>;
 }
 
 /** The incident item of each rule (docs/design/incidents.md): the incidents judge's state, and the acknowledgements. */
@@ -360,6 +382,10 @@ export class DynamoStore
 
   healthScope(shard: number): DynamoScopeStore<HealthState> {
     return this.networkHealth.healthScope(shard);
+  }
+
+  allHealthItems(): Promise<FoundHealthItem[]> {
+    return this.networkHealth.allHealthItems();
   }
 
   incidentScope(rule: string): DynamoScopeStore<IncidentScopeState> {

@@ -334,3 +334,102 @@ describe('shieldwatch status with incidents across networks (SHIELDWATCH_GROUP_B
     cliTestTimeout(3),
   );
 });
+
+describe('shieldwatch status with a blind spot open (a network whose own request keeps failing)', () => {
+  let world: World;
+  let failing = true;
+  const poll = () => ok(runCli(['poll'], world.env));
+
+  beforeAll(async () => {
+    world = await startWorld({
+      settings: {
+        SHIELDWATCH_NETWORKS: 'edge-1,edge-2',
+        SHIELDWATCH_RULES: RULE,
+        SHIELDWATCH_RETRIES: '0',
+        SHIELDWATCH_ALERT_AFTER: '2',
+      },
+      api: {
+        filter: () => ({ body: { status: 'active' } }),
+        // edge-2 answers 404 while the API (the filter, edge-1) answers: edge-2 alone is blind.
+        network: (id) =>
+          id === 'edge-2' && failing
+            ? { status: 404, body: { error: 'not_found' } }
+            : { body: { traffic: { in: { pps: 10 } } } },
+      },
+    });
+  });
+  afterAll(async () => {
+    await world.close();
+  });
+
+  it(
+    'after ALERT_AFTER failed cycles: the incident (id, kind, the network and how it fails, since), its waiting alert, then acknowledged',
+    async () => {
+      // Prepare: two failed cycles of edge-2, the second (the crossing one) with SNS refusing.
+      await poll();
+      world.sns.mode = 'invalid-parameter';
+      await poll();
+
+      // Act
+      const text = await ok(runCli(['status'], world.storeEnv));
+      const json = parseJsonOutput<StatusReport>(
+        await ok(runCli(['status', '--format', 'json'], world.storeEnv)),
+      );
+      world.sns.mode = 'ok';
+      await poll();
+      const [incident] = json.networkIncidents;
+      await ok(runCli(['ack', incident?.id ?? '?', '--note', 'provider ticket'], world.storeEnv));
+      const acked = await ok(runCli(['status'], world.storeEnv));
+
+      // Assess
+      expect(text.stdout).toMatch(/^incidents {6}1 open$/m);
+      expect(text.stdout).toMatch(
+        /^ {2}network\.unreachable\/0\/\S+\s+unreachable\s+OPEN\s+since \d{4}-\d\d-\d\dT[\d:.]+Z \(for \d+s\)\s+1: edge-2 \(client, HTTP 404\)$/m,
+      );
+      expect(text.stdout).toMatch(
+        /^pending alerts 1 \(in the outbox, sent by the next cycle\): health#0 1$/m,
+      );
+      expect(text.stdout).toMatch(/^ {2}health#0\s+\d+\s+network\.unreachable\s/m);
+      expect(json.networkIncidents).toEqual([
+        {
+          id: expect.stringMatching(/^network\.unreachable\/0\//),
+          kind: 'unreachable',
+          shard: 0,
+          rule: null,
+          path: null,
+          since: expect.any(String),
+          forMs: expect.any(Number),
+          stage: 1,
+          networks: [
+            { network: 'edge-2', since: expect.any(String), cycles: 2, failure: 'client', httpStatus: 404 },
+          ],
+          acknowledged: null,
+        },
+      ]);
+      expect(json.outboxes).toEqual([{ outbox: 'health#0', pending: 1 }]);
+      expect(acked.stdout).toMatch(/^ {2}network\.unreachable\/0\/\S+\s+unreachable\s+ACKNOWLEDGED by \S+/m);
+    },
+    cliTestTimeout(9),
+  );
+
+  it(
+    'edge-2 answers again: the incident is gone',
+    async () => {
+      // Prepare
+      failing = false;
+      await poll();
+
+      // Act
+      const text = await ok(runCli(['status'], world.storeEnv));
+      const json = parseJsonOutput<StatusReport>(
+        await ok(runCli(['status', '--format', 'json'], world.storeEnv)),
+      );
+
+      // Assess
+      expect(text.stdout).toMatch(/^incidents {6}none open$/m);
+      expect(text.stdout).not.toContain('network.unreachable/');
+      expect(json.networkIncidents).toEqual([]);
+    },
+    cliTestTimeout(3),
+  );
+});
