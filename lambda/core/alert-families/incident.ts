@@ -24,7 +24,6 @@ import {
   stringAttributes,
 } from './family.ts';
 
-/** A rule's incident across networks (the `groupBy` setting at `rule`). */
 /** Grouped incident alerts that change what holds (a silence holds them back until it ends). */
 const GROUPED_CHANGES: ReadonlySet<string> = new Set([
   'incident.opened',
@@ -33,6 +32,7 @@ const GROUPED_CHANGES: ReadonlySet<string> = new Set([
   'incident.resolved',
 ]);
 
+/** A rule's incident across networks (the `groupBy` setting at `rule`). */
 export const INCIDENT_FAMILY: AlertFamily<IncidentAlertRecord> = {
   subject: (alert, prefix) => incidentSubject(alert, prefix, SUBJECT_MAX_CHARS),
   sms: (alert, name, when) => incidentSms(alert, name, when, SMS_MAX_CHARS),
