@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { readReportAssets } from '../cli/report/build.ts';
-import { prepareReport } from '../cli/report/data.ts';
-import { renderReportHtml } from '../cli/report/html.ts';
+import { readReportAssets } from '../lambda/report/build.ts';
+import { prepareReport } from '../lambda/report/data.ts';
+import { renderReportHtml } from '../lambda/report/html.ts';
 import { longHistory } from '../test/fixtures/report-history.ts';
 
 const RUNS = 5;

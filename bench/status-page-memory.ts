@@ -6,8 +6,8 @@
  * above what the process held before the publish, sampled every 5 ms.
  */
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { readReportAssets } from '../cli/report/build.ts';
 import { DynamoStore } from '../lambda/adapters/dynamo-store.ts';
+import { readReportAssets } from '../lambda/report/build.ts';
 import { publishStatusPage } from '../lambda/status-page/publish.ts';
 import { startDynamo } from '../test/fixtures/dynalite.ts';
 import { startMoto } from '../test/fixtures/moto-server.ts';

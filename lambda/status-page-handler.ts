@@ -6,10 +6,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { readReportAssets } from '../cli/report/build.ts';
-import type { ReportAssets } from '../cli/report/html.ts';
 import { createDynamoClient } from './adapters/aws-clients.ts';
 import { SERVICE_NAME } from './metric-names.ts';
+import { readReportAssets } from './report/build.ts';
+import type { ReportAssets } from './report/html.ts';
 import { publishStatusPage } from './status-page/publish.ts';
 import {
   BUNDLED_ASSETS_FILE,

@@ -3,12 +3,17 @@ import { ConfigError, loadStoreConfig } from '../../lambda/config.ts';
 import { parseFigureFields } from '../../lambda/core/figures.ts';
 import type { Rule } from '../../lambda/core/rule-types.ts';
 import { parseRules } from '../../lambda/core/rules.ts';
+import {
+  collectReport,
+  DEFAULT_REPORT_FILE,
+  readReportAssets,
+  writeReport,
+} from '../../lambda/report/build.ts';
+import { type FigureUnit, parseFigureUnits } from '../../lambda/report/units.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
 import { boundedWindow, defineCommand, WINDOW_OPTIONS } from '../args.ts';
 import { UsageError } from '../format.ts';
 import { type CliIo, println } from '../io.ts';
-import { collectReport, DEFAULT_REPORT_FILE, readReportAssets, writeReport } from '../report/build.ts';
-import { type FigureUnit, parseFigureUnits } from '../report/units.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;

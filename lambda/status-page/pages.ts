@@ -4,12 +4,12 @@
  * figure). Both self-contained, no request to any other host. Pure.
  */
 import { createHash } from 'node:crypto';
-import { formatShare } from '../../cli/report/data.ts';
-import { escapeHtml, utc } from '../../cli/report/html.ts';
-import type { IncidentRow } from '../../cli/report/incidents.ts';
 import { formatDuration } from '../core/alert-text.ts';
 import { displayStatus } from '../core/status.ts';
 import { UNREADABLE_STATUS, type UptimeReport } from '../core/uptime.ts';
+import { formatShare } from '../report/data.ts';
+import { escapeHtml, utc } from '../report/html.ts';
+import type { IncidentRow } from '../report/incidents.ts';
 import type { PublicIncident, StatusDocument } from './status-document.ts';
 
 /** The objects the publisher writes, by role. */

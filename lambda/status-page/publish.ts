@@ -7,11 +7,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { collectReport } from '../../cli/report/build.ts';
-import type { ReportData } from '../../cli/report/data.ts';
-import { type ReportAssets, renderReportHtml } from '../../cli/report/html.ts';
 import { KEY } from '../adapters/table-schema.ts';
 import type { Rule } from '../core/rule-types.ts';
+import { collectReport } from '../report/build.ts';
+import type { ReportData } from '../report/data.ts';
+import { type ReportAssets, renderReportHtml } from '../report/html.ts';
 import { PAGE_KEYS, PAGE_WINDOWS, renderLandingPage, renderPublicPage, type WindowUptime } from './pages.ts';
 import { type PageMode, type StatusDocument, statusDocument } from './status-document.ts';
 

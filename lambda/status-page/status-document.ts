@@ -4,8 +4,8 @@
  */
 
 import { createHash } from 'node:crypto';
-import type { ReportData } from '../../cli/report/data.ts';
-import { type IncidentRow, incidentRow, type ReportIncident } from '../../cli/report/incidents.ts';
+import type { ReportData } from '../report/data.ts';
+import { type IncidentRow, incidentRow, type ReportIncident } from '../report/incidents.ts';
 
 /** Who the page is for: the operator (`private`, signed URLs) or the operator's customers (`public`). */
 export type PageMode = 'private' | 'public';

@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatShare } from '../../cli/report/data.ts';
 import type { UptimeReport } from '../../lambda/core/uptime.ts';
+import { formatShare } from '../../lambda/report/data.ts';
 import { describeRun, parseJsonOutput, runCli, startWorld, type World } from './helpers.ts';
 
 /** The JSON data block of a report. */

@@ -19,10 +19,10 @@ import {
 } from '@aws-sdk/client-s3';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readReportAssets } from '../../cli/report/build.ts';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { parseRules } from '../../lambda/core/rules.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
+import { readReportAssets } from '../../lambda/report/build.ts';
 import { PAGE_KEYS } from '../../lambda/status-page/pages.ts';
 import { PAGE_CACHE_CONTROL, publishStatusPage } from '../../lambda/status-page/publish.ts';
 import { PUBLISHER_ENV } from '../../lambda/status-page/publisher-env.ts';

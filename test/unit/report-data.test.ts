@@ -1,5 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { Snapshot } from '../../lambda/core/types.ts';
+import { computeUptime, UNREADABLE_STATUS } from '../../lambda/core/uptime.ts';
+import type { StoredEvent } from '../../lambda/ports.ts';
 import {
   eventRows,
   formatShare,
@@ -9,17 +12,14 @@ import {
   ruleMarks,
   statusIntervals,
   uptimeRows,
-} from '../../cli/report/data.ts';
+} from '../../lambda/report/data.ts';
 import {
   axesOf,
   type ChartRows,
   DISPLAY_BUCKETS,
   displayRows,
   SeriesReducer,
-} from '../../cli/report/series.ts';
-import type { Snapshot } from '../../lambda/core/types.ts';
-import { computeUptime, UNREADABLE_STATUS } from '../../lambda/core/uptime.ts';
-import type { StoredEvent } from '../../lambda/ports.ts';
+} from '../../lambda/report/series.ts';
 import { longHistory } from '../fixtures/report-history.ts';
 
 const T0 = Date.UTC(2026, 2, 1, 10, 0);

@@ -3,19 +3,19 @@
  * ("now"), and the chart choices (units, packets apart from bits, rule thresholds, a y-range from zero).
  */
 import { describe, expect, it } from 'vitest';
-import { chartPanels, yRange } from '../../cli/report/charts.ts';
-import { eventRows, prepareReport, presentOf } from '../../cli/report/data.ts';
+import { parseRules } from '../../lambda/core/rules.ts';
+import type { Snapshot } from '../../lambda/core/types.ts';
+import type { StoredEvent } from '../../lambda/ports.ts';
+import { chartPanels, yRange } from '../../lambda/report/charts.ts';
+import { eventRows, prepareReport, presentOf } from '../../lambda/report/data.ts';
 import {
   deriveIncidents,
   incidentRow,
   peakKey,
   peakWatches,
   withObservedPeaks,
-} from '../../cli/report/incidents.ts';
-import { parseFigureUnits, unitOf } from '../../cli/report/units.ts';
-import { parseRules } from '../../lambda/core/rules.ts';
-import type { Snapshot } from '../../lambda/core/types.ts';
-import type { StoredEvent } from '../../lambda/ports.ts';
+} from '../../lambda/report/incidents.ts';
+import { parseFigureUnits, unitOf } from '../../lambda/report/units.ts';
 
 const T0 = Date.parse('2026-03-01T10:00:00Z');
 const at = (minute: number) => new Date(T0 + minute * 60_000).toISOString();

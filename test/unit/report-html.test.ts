@@ -1,6 +1,6 @@
 /** The report page's escaping of stored text (issue 19.10): markup inert, hidden characters visible. */
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, wrappable } from '../../cli/report/html.ts';
+import { escapeHtml, wrappable } from '../../lambda/report/html.ts';
 
 describe('escapeHtml', () => {
   it.each([

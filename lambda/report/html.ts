@@ -3,9 +3,10 @@
  * Content-Security-Policy that forbids every request, so it opens offline, from a mail or a ticket alike.
  * Everything but the charts is rendered here, so the page reads without its script too. Pure.
  */
-import { formatDuration } from '../../lambda/core/alert-text.ts';
-import { displayStatus } from '../../lambda/core/status.ts';
-import { UNREADABLE_STATUS } from '../../lambda/core/uptime.ts';
+import { formatDuration } from '../core/alert-text.ts';
+import { displayStatus } from '../core/status.ts';
+import { UNREADABLE_STATUS } from '../core/uptime.ts';
+import { SETTINGS } from '../settings.ts';
 import type { ChartPanel } from './charts.ts';
 import { formatShare, type ReportData, type StatusInterval, uptimeRows } from './data.ts';
 import type { ReportIncident } from './incidents.ts';
@@ -347,7 +348,7 @@ ${lines.length + notes.length === 0 ? '' : `<ul class="thresholds">${[...lines, 
 
 function networksSection(data: ReportData): string {
   if (data.networks.length === 0) {
-    return '<section id="networks"><h2>Networks</h2><p class="empty">No network to show: set SHIELDWATCH_NETWORKS or give <code>--networks A,B</code>.</p></section>';
+    return `<section id="networks"><h2>Networks</h2><p class="empty">No network to show: set ${SETTINGS.networks.env} or give <code>--networks A,B</code>.</p></section>`;
   }
   const charts = data.networks.map((n, i) => {
     const meta = `${n.snapshots} snapshot(s)${n.failed === 0 ? '' : `, ${n.failed} failed`}; ${

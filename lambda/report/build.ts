@@ -8,10 +8,10 @@ import { rename, unlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
-import { snapshotPages } from '../../lambda/adapters/snapshot-pages.ts';
-import type { Rule } from '../../lambda/core/rule-types.ts';
-import type { Snapshot, Target } from '../../lambda/core/types.ts';
+import { DynamoStore } from '../adapters/dynamo-store.ts';
+import { snapshotPages } from '../adapters/snapshot-pages.ts';
+import type { Rule } from '../core/rule-types.ts';
+import type { Snapshot, Target } from '../core/types.ts';
 import { NetworkChartReducer, planReport, prepareReport, type ReportData } from './data.ts';
 import { type ReportAssets, renderReportHtml } from './html.ts';
 import type { FigureUnit } from './units.ts';
@@ -54,9 +54,9 @@ export interface ReportRequest {
   readonly store?: string;
   readonly figureFields?: readonly string[];
   readonly expected?: string;
-  /** SHIELDWATCH_RULES: thresholds drawn besides those of the rules the events carry. */
+  /** The `rules` setting: thresholds drawn besides those of the rules the events carry. */
   readonly rules?: readonly Rule[];
-  /** SHIELDWATCH_FIGURE_UNITS. */
+  /** The `figureUnits` setting. */
   readonly units?: ReadonlyMap<string, FigureUnit>;
   /** When the report is made, epoch ms. */
   readonly nowMs: number;

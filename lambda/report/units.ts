@@ -1,6 +1,6 @@
 /**
  * The unit of a network figure, for the report's axes and legends (docs/report.md): read from the field's
- * name (`traffic.in_pps` is packets per second), or set by SHIELDWATCH_FIGURE_UNITS where a name says nothing.
+ * name (`traffic.in_pps` is packets per second), or set by the `figureUnits` setting where a name says nothing.
  * Pure.
  */
 
@@ -17,7 +17,7 @@ const UNIT_WORDS: ReadonlyArray<readonly [RegExp, FigureUnit]> = [
   [/^(percent|pct|ratio_?pct)$/, '%'],
 ];
 
-/** Longest unit accepted from SHIELDWATCH_FIGURE_UNITS: it is drawn beside every axis value. */
+/** Longest unit accepted from the `figureUnits` setting: it is drawn beside every axis value. */
 export const MAX_UNIT_LENGTH = 12;
 
 /** The words of a dot path, last first: `traffic.inPps` -> `pps`, `in`, `traffic`. */
@@ -54,7 +54,7 @@ export type FigureUnitsParse =
   | { readonly ok: false; readonly problems: string[] };
 
 /**
- * Parses SHIELDWATCH_FIGURE_UNITS: `PATH=UNIT,PATH=UNIT`, e.g. `traffic.in=pps,traffic.volume=B/s`. A unit is
+ * Parses the `figureUnits` setting: `PATH=UNIT,PATH=UNIT`, e.g. `traffic.in=pps,traffic.volume=B/s`. A unit is
  * 1 to {@link MAX_UNIT_LENGTH} printable characters without `,` or `=`; `PATH=` (empty) says the figure has no
  * unit. Every problem is reported, without the setting's name (the caller adds it).
  */

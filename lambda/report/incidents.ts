@@ -6,11 +6,11 @@
  * `shieldwatch incidents --format json` (CONTRACT §13), so stored incidents can replace it later.
  * Pure: no store, no clock.
  */
-import { type AlertLevel, alertIncident, alertLevel } from '../../lambda/core/alert-documents.ts';
-import type { Rule, RuleOp } from '../../lambda/core/rule-types.ts';
-import { parseRules } from '../../lambda/core/rules.ts';
-import type { AlertRecord } from '../../lambda/core/types.ts';
-import type { StoredEvent } from '../../lambda/ports.ts';
+import { type AlertLevel, alertIncident, alertLevel } from '../core/alert-documents.ts';
+import type { Rule, RuleOp } from '../core/rule-types.ts';
+import { parseRules } from '../core/rules.ts';
+import type { AlertRecord } from '../core/types.ts';
+import type { StoredEvent } from '../ports.ts';
 
 /** What an incident is about: the status away from the expected one, the API, the key, the status unreadable, a rule. */
 export type IncidentKind = 'status' | 'api' | 'auth' | 'unreadable' | 'rule';
@@ -67,9 +67,9 @@ export interface IncidentRow {
 
 /** What the pairing needs besides the events. */
 export interface IncidentOptions {
-  /** SHIELDWATCH_EXPECTED_STATUS: tells a change away from a change back when the event has no severity. */
+  /** The `expectedStatus` setting: tells a change away from a change back when the event has no severity. */
   readonly expected?: string;
-  /** The rules in force (SHIELDWATCH_RULES) besides those the events carry: a rule's path and operator. */
+  /** The rules in force (the `rules` setting) besides those the events carry: a rule's path and operator. */
   readonly rules?: readonly Rule[];
 }
 

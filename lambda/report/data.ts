@@ -3,14 +3,14 @@
  * Pure: no store, no clock, no environment; the command hands in snapshots, events and the times.
  */
 
-import { type AlertLevel, alertAction, alertLevel } from '../../lambda/core/alert-documents.ts';
-import { formatDuration } from '../../lambda/core/alert-text.ts';
-import { figureCandidates, pickFigures } from '../../lambda/core/figures.ts';
-import type { Rule } from '../../lambda/core/rule-types.ts';
-import { displayStatus } from '../../lambda/core/status.ts';
-import type { AlertRecord, Snapshot } from '../../lambda/core/types.ts';
-import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../../lambda/core/uptime.ts';
-import type { StoredEvent } from '../../lambda/ports.ts';
+import { type AlertLevel, alertAction, alertLevel } from '../core/alert-documents.ts';
+import { formatDuration } from '../core/alert-text.ts';
+import { figureCandidates, pickFigures } from '../core/figures.ts';
+import type { Rule } from '../core/rule-types.ts';
+import { displayStatus } from '../core/status.ts';
+import type { AlertRecord, Snapshot } from '../core/types.ts';
+import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../core/uptime.ts';
+import type { StoredEvent } from '../ports.ts';
 import { type ChartPanel, chartPanels, ruleApplies } from './charts.ts';
 import {
   deriveIncidents,
@@ -139,12 +139,12 @@ export interface ReportInput {
   readonly networks: ReadonlyArray<
     { readonly id: string; readonly snapshots: readonly Snapshot[] } | NetworkChartReducer
   >;
-  /** SHIELDWATCH_FIGURE_FIELDS when set: drawn first, before the other numeric fields of the bodies. */
+  /** The `figureFields` setting when set: drawn first, before the other numeric fields of the bodies. */
   readonly figureFields?: readonly string[];
   readonly expected?: string;
-  /** SHIELDWATCH_RULES when set: their thresholds are drawn (besides the rules the events carry). */
+  /** The `rules` setting when set: their thresholds are drawn (besides the rules the events carry). */
   readonly rules?: readonly Rule[];
-  /** SHIELDWATCH_FIGURE_UNITS: units of figures whose names say none ({@link unitOf}). */
+  /** The `figureUnits` setting: units of figures whose names say none ({@link unitOf}). */
   readonly units?: ReadonlyMap<string, FigureUnit>;
 }
 
