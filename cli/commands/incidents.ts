@@ -1,27 +1,37 @@
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
 import { formatDuration } from '../../lambda/core/alert-time.ts';
-import { compactValue } from '../../lambda/core/incident-alert-text.ts';
 import { type IncidentView, listIncidents } from '../../lambda/core/incident-list.ts';
 import { worse } from '../../lambda/core/incidents.ts';
+import { siNumber } from '../../lambda/report/units.ts';
 import { defineCommand, formatOption } from '../args.ts';
 import { clip, parseTimeArg, printable, printableJson, renderTable } from '../format.ts';
 import { type CliIo, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
-/** Every incident in the store (docs/alerts.md, Incidents): the incident items, then the events since `since`. */
+/**
+ * Every incident in the store (docs/alerts.md, Incidents; CONTRACT §13): the incident items, the monitor state
+ * item (a status away, the API), every shard's health item (the blind spots), and the events since `since`.
+ */
 async function readIncidents(io: CliIo, since?: string): Promise<IncidentView[]> {
   const config = loadStoreConfig(io.env);
   const store = await openStore(io.env, config.table, { readOnly: true });
   try {
     const dynamo = new DynamoStore(store.client, config.table);
-    const [scopes, events] = await storeCall(store, () =>
-      Promise.all([dynamo.findIncidentScopes(), dynamo.queryEvents(since === undefined ? {} : { since })]),
+    const [scopes, monitor, health, events] = await storeCall(store, () =>
+      Promise.all([
+        dynamo.findIncidentScopes(),
+        dynamo.load(),
+        dynamo.allHealthItems(),
+        dynamo.queryEvents(since === undefined ? {} : { since }),
+      ]),
     );
-    return listIncidents(
-      scopes.map((s) => s.loaded.state),
+    return listIncidents({
+      scopes: scopes.map((s) => s.loaded.state),
+      monitor: monitor.state,
+      health: health.map((h) => ({ shard: h.shard, state: h.loaded.state })),
       events,
-    );
+    });
   } finally {
     store.client.destroy();
   }
@@ -41,6 +51,11 @@ function row(view: IncidentView) {
   };
 }
 
+/** A reading as a table shows it: `1.2M`, `true`. */
+function shortValue(value: number | boolean): string {
+  return typeof value === 'number' ? siNumber(value) : String(value);
+}
+
 /** The worst peak of an incident and its network, as `1.2M on edge-1`. */
 function worstPeak(view: IncidentView): string {
   let best: { network: string; peak: number | boolean } | undefined;
@@ -48,27 +63,74 @@ function worstPeak(view: IncidentView): string {
     if (n.peak === undefined) continue;
     if (best === undefined || worse('>', n.peak, best.peak)) best = { network: n.network, peak: n.peak };
   }
-  return best === undefined ? '-' : `${compactValue(best.peak)} on ${printable(best.network)}`;
+  return best === undefined ? '-' : `${shortValue(best.peak)} on ${printable(best.network)}`;
 }
 
+/** How long it lasted (so far); `-` for one resolved without a recorded end. */
 function lasted(view: IncidentView, nowMs: number): string {
+  if (view.state === 'resolved' && view.resolvedAt === undefined) return '-';
   const end = view.resolvedAt === undefined ? nowMs : Date.parse(view.resolvedAt);
   return formatDuration(end - Date.parse(view.openedAt));
+}
+
+/** When it resolved: its end's time, `-` while open, `not recorded` for one the state dropped without an end. */
+function resolvedText(view: IncidentView): string {
+  return view.resolvedAt ?? (view.state === 'resolved' ? 'not recorded' : '-');
+}
+
+/** The members' table: a rule's with values and peaks, a blind spot's with when each joined and left. */
+function membersTable(view: IncidentView): string[] {
+  if (view.members.length === 0) return [];
+  const table =
+    view.kind === 'rule'
+      ? renderTable(
+          ['NETWORK', 'VALUE', 'PEAK', 'PEAK AT', 'JOINED', 'RESOLVED'],
+          view.members.map((m) => [
+            clip(printable(m.network), 40),
+            m.value === undefined ? '-' : String(m.value),
+            m.peak === undefined ? '-' : String(m.peak),
+            m.peakAt ?? '-',
+            m.joinedAt,
+            m.leftAt ?? '-',
+          ]),
+        )
+      : renderTable(
+          ['NETWORK', 'JOINED', 'RESOLVED'],
+          view.members.map((m) => [clip(printable(m.network), 40), m.joinedAt, m.leftAt ?? '-']),
+        );
+  return ['', table];
+}
+
+function timelineLine(t: IncidentView['timeline'][number]): string {
+  const networks =
+    t.networks === undefined
+      ? ''
+      : `: ${t.networks.map(printable).join(', ')}${t.count > t.networks.length ? ', ...' : ''}`;
+  return [
+    `  ${t.at}  ${t.what}${t.count > 0 ? ` (${t.count})` : ''}${networks}`,
+    t.by === undefined ? '' : ` by ${printable(t.by)}`,
+    t.detail === undefined ? '' : ` - ${clip(printable(t.detail), 200)}`,
+  ].join('');
 }
 
 const showCommand = defineCommand({
   name: 'incidents show',
   summary: "one incident's members, peaks, timeline and alerts",
   description: [
-    'Shows the incident ID (as `shieldwatch incidents` lists it): its rule, state, start, end and duration;',
-    'every network that joined with when, its latest value and its peak; its timeline; and its alerts, sent',
-    'or suppressed by a silence.',
+    'Shows the incident ID (as `shieldwatch incidents` lists it), of any kind: what it is about, its state,',
+    "start, end and duration; a rule's networks with when each joined, its latest value and its peak; a blind",
+    "spot's networks with when each joined and recovered; its timeline; and its alerts, sent or suppressed",
+    'by a silence.',
   ].join('\n'),
   options: {
     format: formatOption('json is the row of `incidents --format json` with members, timeline and alerts'),
   },
   arguments: ['id'],
-  examples: ['incidents show flood@2026-03-01T10:00:00.000Z'],
+  examples: [
+    'incidents show flood@2026-03-01T10:00:00.000Z',
+    'incidents show network.unreachable/0/2026-03-01T10:02:00.000Z',
+    'incidents show api.unreachable/2026-03-01T10:00:00.000Z --format json',
+  ],
   notes: 'Exit codes: 0 shown, 1 no such incident or the store failed, 2 bad usage.',
   async run(values, io) {
     const view = (await readIncidents(io)).find((v) => v.id === values.id);
@@ -85,7 +147,9 @@ const showCommand = defineCommand({
         printableJson(
           {
             ...row(view),
+            about: view.about,
             ruleText: view.ruleText,
+            detail: view.detail,
             members: view.members,
             timeline: view.timeline,
             alerts: view.alerts,
@@ -95,34 +159,28 @@ const showCommand = defineCommand({
       );
       return 0;
     }
+    const sent = view.alerts.filter((a) => a.suppressedBy === undefined).length;
     const lines = [
       `incident ${printable(view.id)}`,
-      `  rule:      ${printable(view.ruleText ?? view.rule ?? '-')}`,
+      `  kind:      ${view.kind}: ${printable(view.about)}`,
+      ...(view.rule === undefined ? [] : [`  rule:      ${printable(view.ruleText ?? view.rule)}`]),
+      ...(view.detail === undefined ? [] : [`  detail:    ${clip(printable(view.detail), 200)}`]),
       `  state:     ${view.state}${view.acknowledged === undefined ? '' : ` by ${printable(view.acknowledged.by)} at ${view.acknowledged.at}`}`,
       `  opened:    ${view.openedAt}`,
-      `  resolved:  ${view.resolvedAt ?? '-'}`,
-      `  lasted:    ${lasted(view, io.now())}${view.resolvedAt === undefined ? ' so far' : ''}`,
-      `  networks:  ${view.members.length}, worst peak ${worstPeak(view)}`,
-      '',
-      renderTable(
-        ['NETWORK', 'VALUE', 'PEAK', 'PEAK AT', 'JOINED', 'RESOLVED'],
-        view.members.map((m) => [
-          clip(printable(m.network), 40),
-          m.value === undefined ? '-' : String(m.value),
-          m.peak === undefined ? '-' : String(m.peak),
-          m.peakAt ?? '-',
-          m.joinedAt,
-          m.leftAt ?? '-',
-        ]),
-      ),
+      `  resolved:  ${resolvedText(view)}${view.state === 'resolved' && view.resolvedAt === undefined ? ' (its networks or rule left the configuration, or its end is still in an outbox)' : ''}`,
+      `  lasted:    ${lasted(view, io.now())}${view.state !== 'resolved' ? ' so far' : ''}`,
+      // A status or API incident has no networks; a blind spot's are known from its health item and events.
+      ...(view.kind !== 'rule' && view.members.length === 0
+        ? []
+        : [
+            `  networks:  ${view.members.length}${view.kind === 'rule' ? `, worst peak ${worstPeak(view)}` : ''}`,
+          ]),
+      ...membersTable(view),
       '',
       'timeline:',
-      ...view.timeline.map(
-        (t) =>
-          `  ${t.at}  ${t.what}${t.count > 0 ? ` (${t.count})` : ''}${t.networks === undefined ? '' : `: ${t.networks.map(printable).join(', ')}${t.count > t.networks.length ? ', ...' : ''}`}${t.by === undefined ? '' : ` by ${printable(t.by)}`}`,
-      ),
+      ...view.timeline.map(timelineLine),
       '',
-      `alerts: ${view.alerts.filter((a) => a.suppressedBy === undefined).length} sent, ${view.alerts.filter((a) => a.suppressedBy !== undefined).length} suppressed`,
+      `alerts: ${sent} sent, ${view.alerts.length - sent} suppressed`,
       ...view.alerts.map(
         (a) =>
           `  ${a.at}  ${a.event}${a.suppressedBy === undefined ? '' : ` (suppressed by ${a.suppressedBy})`}`,
@@ -140,9 +198,15 @@ export const incidentsCommand = defineCommand({
     'incidents show ID [--format table|json]',
   ],
   description: [
-    'Lists the incidents, oldest first: with SHIELDWATCH_GROUP_BY=rule (the default) one per rule and attack',
-    'across every network it hit, with when it opened and resolved, how many networks and the worst peak.',
-    'Open incidents are always listed; --since keeps the resolved ones that ended since then.',
+    'Lists the incidents of every kind, oldest first, with when each opened and resolved:',
+    '  - rule: with SHIELDWATCH_GROUP_BY=rule (the default) one per rule and attack across every network it',
+    '    hit, with how many networks and the worst peak;',
+    '  - status: the filter status away from SHIELDWATCH_EXPECTED_STATUS;',
+    '  - api: the API unreachable, the key rejected, the filter status unreadable;',
+    '  - network, rule_unreadable: the blind spots (networks whose requests keep failing, a rule that reads',
+    '    nothing), with their networks.',
+    'Open incidents are always listed; --since keeps the resolved ones that ended since then. One resolved',
+    'without a recorded end (its networks or rule left the configuration) shows RESOLVED "not recorded".',
   ].join('\n'),
   options: {
     open: { type: 'boolean', description: 'only the open incidents' },
@@ -153,7 +217,7 @@ export const incidentsCommand = defineCommand({
         'resolved incidents that ended since WHEN: a duration back from now (24h, 7d) or an ISO date',
     },
     format: formatOption(
-      'json is an array of {id, kind, rule, state, openedAt, resolvedAt?, networks: [{network, peak, peakAt}], acknowledged?}',
+      'json is an array of {id, kind, rule?, state, openedAt, resolvedAt?, networks: [{network, peak?, peakAt?}], acknowledged?}',
     ),
   },
   subcommands: [showCommand],
@@ -162,6 +226,7 @@ export const incidentsCommand = defineCommand({
     'incidents --open',
     'incidents --since 7d --format json',
     'incidents show flood@2026-03-01T10:00:00.000Z',
+    'incidents show network.unreachable/0/2026-03-01T10:02:00.000Z',
   ],
   notes: 'Exit codes: 0 listed (also none), 1 the store failed, 2 bad usage.',
   async run(values, io) {
@@ -183,15 +248,16 @@ export const incidentsCommand = defineCommand({
     println(
       io.stdout,
       renderTable(
-        ['ID', 'RULE', 'STATE', 'OPENED', 'RESOLVED', 'LASTED', 'NETWORKS', 'WORST PEAK'],
+        ['ID', 'ABOUT', 'STATE', 'OPENED', 'RESOLVED', 'LASTED', 'NETWORKS', 'WORST PEAK'],
         picked.map((v) => [
-          clip(printable(v.id), 60),
-          clip(printable(v.rule ?? '-'), 30),
+          // Whole: it is what `incidents show` and `ack` take (a blind spot's runs to about 90 characters).
+          clip(printable(v.id), 100),
+          clip(printable(v.about), 40),
           v.state,
           v.openedAt,
-          v.resolvedAt ?? '-',
+          resolvedText(v),
           lasted(v, io.now()),
-          String(v.networks.length),
+          v.kind !== 'rule' && v.networks.length === 0 ? '-' : String(v.networks.length),
           worstPeak(v),
         ]),
       ),

@@ -1,55 +1,25 @@
 /**
- * The incidents as `shieldwatch incidents` (and `status`) show them (CONTRACT §13): the open ones and the
- * latest resolved one of each rule from the incident items, older ones from their `incident.*` events (an
- * `incident.resolved` event holds every member's peak). Pure: built from what the store returned.
+ * The incidents as `shieldwatch incidents` shows them (CONTRACT §13), of every kind. A rule's: the open ones and
+ * the latest resolved one of each rule from the incident items, older ones from their `incident.*` events (an
+ * `incident.resolved` event holds every member's peak). The others (a status away, the API, the blind spots):
+ * `incident-list-kinds.ts`. Pure: built from what the store returned.
  */
-import {
-  type Incident,
-  type IncidentKind,
-  type IncidentRow,
-  incidentRow,
-  type StoryMember,
-  type TimelineEntry,
-} from './incidents.ts';
+import type { MonitorState } from './decide.ts';
+import { type HealthShard, incidentKindOf, otherIncidents } from './incident-list-kinds.ts';
+import { alertsOf, type IncidentEventRecord, type IncidentView } from './incident-list-view.ts';
+import { type Incident, incidentRow, type StoryMember } from './incidents.ts';
 
-/** An `incident.*` event as the store keeps it (a subset of `StoredEvent`). */
-export interface IncidentEventRecord {
-  readonly at: string;
-  readonly event: string;
-  readonly incident?: string;
-  readonly rule?: string;
-  readonly ruleText?: string;
-  readonly since?: string;
-  readonly suppressedBy?: string;
-  readonly story?: {
-    readonly kind: IncidentKind;
-    readonly openedAt: string;
-    readonly resolvedAt?: string;
-    readonly members: readonly StoryMember[];
-  };
-}
+export type { HealthShard } from './incident-list-kinds.ts';
+export type { IncidentEventRecord, IncidentView } from './incident-list-view.ts';
 
-/** One incident with its story, for `incidents show`. */
-export interface IncidentView extends IncidentRow {
-  readonly ruleText?: string;
-  /** Every member: joined, left, latest value, peak. */
-  readonly members: readonly StoryMember[];
-  /** The incident item's timeline (bounded), or its alerts' times for an incident known from events only. */
-  readonly timeline: readonly TimelineEntry[];
-  /** The incident's alerts as recorded: sent, or suppressed by a silence. */
-  readonly alerts: ReadonlyArray<{
-    readonly at: string;
-    readonly event: string;
-    readonly suppressedBy?: string;
-  }>;
-}
-
-const isIncidentEvent = (e: IncidentEventRecord) =>
-  e.event.startsWith('incident.') && e.incident !== undefined;
+/** An `incident.*` event of a rule's incident (a blind spot's reminders and escalations are `incident.*` too). */
+const isRuleIncidentEvent = (e: IncidentEventRecord) =>
+  e.event.startsWith('incident.') && e.incident !== undefined && incidentKindOf(e.incident) === 'rule';
 
 function fromItem(incident: Incident, events: readonly IncidentEventRecord[]): IncidentView {
   return {
     ...incidentRow(incident),
+    about: incident.rule,
     ...(incident.ruleText === undefined ? {} : { ruleText: incident.ruleText }),
     members: incident.members.map((m) => ({
       network: m.network,
@@ -64,16 +34,6 @@ function fromItem(incident: Incident, events: readonly IncidentEventRecord[]): I
   };
 }
 
-function alertsOf(id: string, events: readonly IncidentEventRecord[]): IncidentView['alerts'] {
-  return events
-    .filter((e) => e.incident === id)
-    .map((e) => ({
-      at: e.at,
-      event: e.event,
-      ...(e.suppressedBy === undefined ? {} : { suppressedBy: e.suppressedBy }),
-    }));
-}
-
 function fromEvents(id: string, events: readonly IncidentEventRecord[]): IncidentView | undefined {
   const mine = events.filter((e) => e.incident === id);
   const resolved = mine.find((e) => e.event === 'incident.resolved');
@@ -81,11 +41,13 @@ function fromEvents(id: string, events: readonly IncidentEventRecord[]): Inciden
   if (first === undefined) return undefined;
   // The resolve's story names every member; before it, the members the alerts named.
   const members = resolved?.story?.members ?? dedupe(mine.flatMap((e) => e.story?.members ?? []));
-  const openedAt = resolved?.story?.openedAt ?? first.story?.openedAt ?? first.since ?? first.at;
+  const openedAt =
+    resolved?.story?.openedAt ?? first.story?.openedAt ?? first.openedAt ?? first.since ?? first.at;
   return {
     id,
     kind: first.story?.kind ?? 'rule',
     ...(first.rule === undefined ? {} : { rule: first.rule }),
+    about: first.rule ?? id,
     ...(first.ruleText === undefined ? {} : { ruleText: first.ruleText }),
     state: resolved === undefined ? 'open' : 'resolved',
     openedAt,
@@ -112,15 +74,26 @@ function dedupe(members: readonly StoryMember[]): StoryMember[] {
   return [...seen.values()];
 }
 
+/** What the store holds about incidents, as read. */
+export interface IncidentSources {
+  /** Every incident item's open and latest resolved incident. */
+  readonly scopes: ReadonlyArray<{ readonly open?: Incident; readonly last?: Incident }>;
+  /** The monitor state item: the status away from the expected one and the API incidents it holds open. */
+  readonly monitor: Pick<MonitorState, 'status' | 'awayIncident' | 'incidents'>;
+  /** Every shard's health item: the blind spots it holds open. @default [] */
+  readonly health?: readonly HealthShard[];
+  /** The stored events (of `--since` on), oldest first. */
+  readonly events: readonly IncidentEventRecord[];
+}
+
 /**
- * Every incident known to the store, oldest first: each incident item's open and latest resolved incident,
- * and every other incident named by an `incident.*` event. An incident item's copy wins over the events'.
+ * Every incident known to the store, oldest first (the same start: by id). Rules: each incident item's open and
+ * latest resolved incident, and every other incident named by an `incident.*` event (an incident item's copy
+ * wins over the events'). The other kinds: {@link otherIncidents}.
  */
-export function listIncidents(
-  scopes: ReadonlyArray<{ readonly open?: Incident; readonly last?: Incident }>,
-  events: readonly IncidentEventRecord[],
-): IncidentView[] {
-  const incidentEvents = events.filter(isIncidentEvent);
+export function listIncidents(sources: IncidentSources): IncidentView[] {
+  const { scopes, events } = sources;
+  const incidentEvents = events.filter(isRuleIncidentEvent);
   const views = new Map<string, IncidentView>();
   for (const scope of scopes) {
     for (const incident of [scope.last, scope.open]) {
@@ -132,5 +105,8 @@ export function listIncidents(
     const view = fromEvents(id, incidentEvents);
     if (view !== undefined) views.set(id, view);
   }
-  return [...views.values()].sort((a, b) => Date.parse(a.openedAt) - Date.parse(b.openedAt));
+  for (const view of otherIncidents(sources.monitor, sources.health ?? [], events)) views.set(view.id, view);
+  return [...views.values()].sort(
+    (a, b) => Date.parse(a.openedAt) - Date.parse(b.openedAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
 }
