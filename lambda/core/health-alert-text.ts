@@ -182,6 +182,18 @@ export function healthSms(alert: AlertRecord, name: string, when: string): strin
   )}${tail}`;
 }
 
+/**
+ * What still holds of a blind spot a silence held back, as its end's announcement names it in `room`
+ * characters (a `silence.still_holding` record, `heldEvent` the blind spot's: `AlertFamily.heldText`):
+ * `network unreachable`, `rule pps reads nothing`. The held change keeps no networks: the reminders that
+ * follow name them.
+ */
+export function healthHeldText(announcement: AlertRecord, room: number): string | undefined {
+  if (announcement.heldEvent === 'network.unreachable') return 'network unreachable';
+  if (announcement.heldEvent !== 'network.rule_unreadable') return undefined;
+  return `rule ${shorten(oneLine(announcement.rule, '?'), Math.max(8, room - 19))} reads nothing`;
+}
+
 function emailText(text: unknown, max = MAX_TEXT_IN_EMAIL): string {
   return typeof text === 'string' && text !== '' ? escapeHidden(shorten(text, max), 'space') : '(unknown)';
 }

@@ -461,8 +461,10 @@ function stepIncident(
             at,
             incident,
             members: crossed,
-            // Networks that crossed in earlier cycles and still fail: the incident they share.
-            ...(remaining.length === 0 ? {} : { remaining }),
+            // Networks that crossed in earlier cycles and still fail: the incident they share. A join lists
+            // them even when none is left (all recovered in this cycle), so that it is told from an opening: a
+            // silence holds a join back without remembering it (`alert-families/health.ts`, heldKey).
+            ...(remaining.length === 0 && openIncident === undefined ? {} : { remaining }),
             detail: summary(crossed),
             ...extra,
           },
@@ -490,6 +492,21 @@ export function summary(members: readonly HealthMember[]): string {
 export function healthShardOf(id: string): number | undefined {
   const match = /^network\.(?:unreachable|rule_unreadable\/[A-Za-z0-9_-]{1,40})\/(\d{1,6})\/[^/]+$/.exec(id);
   return match === null ? undefined : Number(match[1]);
+}
+
+/**
+ * The blind spot a reminder or escalation of a blind-spot incident tells of (`network.unreachable` or
+ * `network.rule_unreadable`, from its incident id), so that a silence holds them back as it holds the blind spot's
+ * own alerts (docs/silences.md); undefined for any other alert, and for an acknowledgement (someone's action:
+ * only its own name or `*` holds it, as a rule incident's).
+ */
+export function blindSpotEventOf(
+  alert: Pick<AlertRecord, 'event' | 'incident'>,
+): 'network.unreachable' | 'network.rule_unreadable' | undefined {
+  if (alert.event !== 'incident.reminder' && alert.event !== 'incident.escalated') return undefined;
+  const id = alert.incident;
+  if (typeof id !== 'string' || healthShardOf(id) === undefined) return undefined;
+  return id.startsWith('network.unreachable/') ? 'network.unreachable' : 'network.rule_unreadable';
 }
 
 /** Whether a recovery alert closes its incident (no network of it is left failing). */

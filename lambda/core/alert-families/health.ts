@@ -7,6 +7,7 @@
 import {
   healthEmailLines,
   healthFields,
+  healthHeldText,
   healthIncidentIntro,
   healthSms,
   healthSubject,
@@ -41,8 +42,9 @@ export const HEALTH_FAMILY: AlertFamily<HealthAlertRecord | AlertRecordOf<Health
   emailTail: NOTHING.lines,
   chatLines: (alert, field) => healthFields(alert).map(([label, value]) => field(label, value)),
   chatTail: NOTHING.lines,
-  // A rule that reads nothing names its rule, for subscription filter policies.
-  attributes: (alert) => stringAttributes(alert, ['rule']),
+  // Its incident's id (as the `sqs` document's `incident`), and a rule that reads nothing its rule, for
+  // subscription filter policies and chat threads, as a rule's incident's alerts (CONTRACT §12-14).
+  attributes: (alert) => stringAttributes(alert, ['rule', 'incident']),
   // As a rule's incident: a reminder neither triggers nor resolves, an escalation triggers (CONTRACT §13-14).
   action: (alert) => {
     switch (alert.event) {
@@ -65,21 +67,25 @@ export const HEALTH_FAMILY: AlertFamily<HealthAlertRecord | AlertRecordOf<Health
     alert.event.startsWith('incident.')
       ? undefined
       : incidentFromEvent(alert, action, OPENED_BY[alert.event as keyof typeof OPENED_BY]),
-  // A reminder, escalation or acknowledgement of a blind spot: its stage and who, as a rule's incident's.
-  documentFields: (alert) =>
-    alert.event.startsWith('incident.')
-      ? {
-          stage: Number.isSafeInteger(alert.stage) && (alert.stage as number) >= 1 ? alert.stage : 1,
-          ...(typeof alert.acknowledgedBy === 'string'
-            ? { acknowledgedBy: shorten(alert.acknowledgedBy, 1024) }
-            : {}),
-        }
-      : NOTHING.fields(),
+  // Every alert of a blind spot's incident: its stage, as a rule's incident's and as its attribute `stage`
+  // says; an acknowledgement who.
+  documentFields: (alert) => ({
+    stage: Number.isSafeInteger(alert.stage) && (alert.stage as number) >= 1 ? alert.stage : 1,
+    ...(alert.event.startsWith('incident.') && typeof alert.acknowledgedBy === 'string'
+      ? { acknowledgedBy: shorten(alert.acknowledgedBy, 1024) }
+      : {}),
+  }),
   intro: healthIncidentIntro,
   // What opens or closes its incident: a recovery while others of its incident still fail changes nothing that
-  // could still hold, nor does a blind spot's reminder or acknowledgement.
+  // could still hold, nor does a blind spot's reminder or acknowledgement. Nor does a join (networks crossing
+  // into an incident already open: it lists the `remaining` ones), as a rule incident's `incident.updated`:
+  // remembered alone, a join held back would make the resolve of an incident whose opening was published look
+  // unopened, and the resolve would be suppressed. Sent, it is the incident's trigger all the same.
   heldKey: (alert) => {
     const action = HEALTH_FAMILY.action(alert);
+    if (action === 'trigger' && Array.isArray(alert.remaining)) return undefined;
     return action === 'trigger' || action === 'resolve' ? ownIncident(alert) : undefined;
   },
+  // At a silence's end, a blind spot it held back by its kind (and rule): not the bare `unreachable`.
+  heldText: healthHeldText,
 };
