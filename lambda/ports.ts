@@ -8,6 +8,8 @@ import type {
   AlertRecord,
   ApiFailureKind,
   ApiResponse,
+  HealthMember,
+  NewAlertRecord,
   RenderedAlert,
   Severity,
   Snapshot,
@@ -64,6 +66,14 @@ export interface StoredEvent extends Partial<RuleAlertFields> {
   readonly previousSince?: string;
   /** `incident.*`: the members the alert was about, and the incident's totals. */
   readonly story?: IncidentStory;
+  /** `incident.*`: when the incident opened (also `story.openedAt`, when the item has a story). */
+  readonly openedAt?: string;
+  /** A blind spot's alert (docs/alerts.md, Blind spots): the networks it names, those still failing, a rule's path. */
+  readonly members?: readonly HealthMember[];
+  readonly remaining?: readonly string[];
+  readonly path?: string;
+  /** `incident.acknowledged`: who acknowledged (the note is `detail`). */
+  readonly acknowledgedBy?: string;
 }
 
 /** Where observations are kept. */
@@ -168,7 +178,7 @@ export interface StateStore<S = MonitorState> {
    */
   announce(
     loaded: VersionedState<S>,
-    alerts: ReadonlyArray<Omit<AlertRecord, 'seq'>>,
+    alerts: ReadonlyArray<NewAlertRecord>,
     held: HeldChanges,
     claim: { readonly claimant: string; readonly untilMs: number },
   ): Promise<AlertRecord[] | undefined>;

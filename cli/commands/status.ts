@@ -229,7 +229,7 @@ function openRuleCells(items: readonly RuleItemView[]): OpenCell[] {
             ? {
                 rule,
                 network,
-                ...(cell.since === undefined ? {} : { since: cell.since }),
+                ...(cell.triggeredAt === undefined ? {} : { since: cell.triggeredAt }),
                 ...(cell.incident === undefined ? {} : { incident: cell.incident }),
                 // An open cell with a held trigger: triggered, its alert waiting behind the per-item cap.
                 held: cell.held?.event === 'network.rule_triggered',

@@ -1,4 +1,5 @@
 /** How snapshots and alert events map to DynamoDB items and back (no I/O). */
+import { fromStoredSince, SINCE_ATTRIBUTE, sinceOf, toStoredSince } from '../core/alert-since.ts';
 import type { IncidentStory } from '../core/incidents.ts';
 import { MAX_STORED_BODY_BYTES } from '../core/observation.ts';
 import { readCondition } from '../core/rule-kinds/index.ts';
@@ -85,7 +86,7 @@ const RULE_VALUES = 'ruleValues';
 /**
  * An alert as stored (an outbox entry, a spilled item, an event item): a rule alert's value, threshold,
  * baseline, values and parsed condition (whose threshold is a number too) as one JSON text in
- * {@link RULE_VALUES}, every other field as it is.
+ * {@link RULE_VALUES}, its family's time under `since` (`alert-since.ts`), every other field as it is.
  */
 export function storedAlert<T extends AlertRecord>(alert: T): Record<string, unknown> {
   if (alert.story !== undefined) {
@@ -93,9 +94,12 @@ export function storedAlert<T extends AlertRecord>(alert: T): Record<string, unk
     const { story, ...others } = alert;
     return { ...storedAlert(others as AlertRecord), [STORY]: JSON.stringify(story) };
   }
-  if (alert.rule === undefined) return { ...alert } as Record<string, unknown>;
+  if (alert.rule === undefined) return toStoredSince(alert);
   const { value, threshold, baseline, values, condition, ...rest } = alert;
-  return { ...rest, [RULE_VALUES]: JSON.stringify({ value, threshold, baseline, values, condition }) };
+  return toStoredSince({
+    ...rest,
+    [RULE_VALUES]: JSON.stringify({ value, threshold, baseline, values, condition }),
+  });
 }
 
 /** Attribute holding an incident alert's story as JSON text (docs/design/incidents.md). */
@@ -112,11 +116,11 @@ export function storyOf(stored: unknown): IncidentStory | undefined {
   }
 }
 
-/** The fields of {@link storedAlert} back; a damaged number text leaves the numbers out. */
+/** The fields of {@link storedAlert} back (`since` under its family's name); a damaged number text leaves the numbers out. */
 export function fromStoredAlert(stored: Record<string, unknown>): Record<string, unknown> {
   const { [STORY]: storyText, ...item } = stored;
   const story = storyOf(storyText);
-  const fields = fromAlertNumbers(item);
+  const fields = fromStoredSince(fromAlertNumbers(item));
   return story === undefined ? fields : { ...fields, story };
 }
 
@@ -167,7 +171,7 @@ export function eventItem(alert: AlertRecord, scope?: string): Record<string, un
     // Every incident's id, not only a rule's: the report pairs an incident's start with its end by it.
     incident: alert.incident,
     previousSince: alert.previousSince,
-    since: alert.since,
+    [SINCE_ATTRIBUTE]: sinceOf(alert),
     expected: alert.expected,
     severity: alert.severity,
     cycles: alert.cycles,
@@ -175,6 +179,7 @@ export function eventItem(alert: AlertRecord, scope?: string): Record<string, un
     // An announcement at a silence's end (docs/silences.md): which silence, and what it held back.
     silence: alert.silence,
     heldEvent: alert.heldEvent,
+    acknowledgedBy: alert.acknowledgedBy,
     // A network health alert (docs/alerts.md, Blind spots): its networks, those still failing, a rule's path.
     members: alert.members,
     remaining: alert.remaining,

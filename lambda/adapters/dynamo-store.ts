@@ -5,12 +5,21 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { SINCE_ATTRIBUTE, sinceField } from '../core/alert-since.ts';
 import { INITIAL_STATE, type MonitorState } from '../core/decide.ts';
 import type { IncidentScopeState } from '../core/incidents.ts';
 import type { HealthState } from '../core/network-health.ts';
 import type { Rule } from '../core/rule-types.ts';
 import type { HeldChanges } from '../core/silence.ts';
-import type { AlertEvent, AlertRecord, Snapshot, Target } from '../core/types.ts';
+import type {
+  AlertEvent,
+  AlertRecord,
+  FailureKind,
+  HealthMember,
+  NewAlertRecord,
+  Snapshot,
+  Target,
+} from '../core/types.ts';
 import type {
   FoundIncidentScope,
   FoundRuleItem,
@@ -119,6 +128,36 @@ abstract class TableRole {
   }
 }
 
+/**
+ * A stored rule alert's `triggeredAt`, or incident alert's `openedAt`: the attribute `since` under the name its
+ * family gives it (`alert-since.ts`); nothing for another family.
+ */
+function eventTimes(item: Record<string, unknown>): Pick<StoredEvent, 'triggeredAt' | 'openedAt'> {
+  const field = sinceField(item['event']);
+  const since = str(item[SINCE_ATTRIBUTE]);
+  return since !== undefined && (field === 'triggeredAt' || field === 'openedAt') ? { [field]: since } : {};
+}
+
+/** A blind spot's stored networks, each with a string `network` (anything else stored is left out). */
+function storedMembers(stored: unknown): HealthMember[] | undefined {
+  if (!Array.isArray(stored)) return undefined;
+  return stored.flatMap((m: unknown) => {
+    if (typeof m !== 'object' || m === null) return [];
+    const { network, since, cycles, errorKind, httpStatus, error } = m as Record<string, unknown>;
+    if (typeof network !== 'string') return [];
+    return [
+      dropUndefined({
+        network,
+        since: str(since),
+        cycles: num(cycles),
+        errorKind: str(errorKind) as FailureKind | undefined,
+        httpStatus: num(httpStatus),
+        error: str(error),
+      }),
+    ];
+  });
+}
+
 /** The snapshots of every target and the alert events (the history): written by the cycle, read by the CLI. */
 export class DynamoSnapshotStore extends TableRole implements SnapshotStore {
   async putSnapshots(snapshots: readonly Snapshot[], expiresAt: number): Promise<void> {
@@ -153,8 +192,16 @@ export class DynamoSnapshotStore extends TableRole implements SnapshotStore {
         network: str(item['network']),
         ruleText: str(item['ruleText']),
         incident: str(item['incident']),
-        since: str(item['rule']) === undefined ? undefined : str(item['since']),
+        // A rule alert's `triggeredAt`, an incident alert's `openedAt` (`alert-since.ts`).
+        ...eventTimes(item),
         story: storyOf(item['story']),
+        // A blind spot's networks (incidents lists them), who acknowledged.
+        members: storedMembers(item['members']),
+        remaining: Array.isArray(item['remaining'])
+          ? item['remaining'].filter((n): n is string => typeof n === 'string')
+          : undefined,
+        path: str(item['path']),
+        acknowledgedBy: str(item['acknowledgedBy']),
         ...numbers,
       } as StoredEvent);
     });
@@ -463,7 +510,7 @@ export class DynamoStore
 
   announce(
     loaded: VersionedState,
-    alerts: ReadonlyArray<Omit<AlertRecord, 'seq'>>,
+    alerts: ReadonlyArray<NewAlertRecord>,
     held: HeldChanges,
     claim: { readonly claimant: string; readonly untilMs: number },
   ): Promise<AlertRecord[] | undefined> {

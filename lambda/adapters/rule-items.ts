@@ -67,16 +67,16 @@ function encodeCell(rule: string, network: string, cell: RuleCell): StoredCell {
     // While a transition is held the cell takes no evidence: its list is the transition's.
     encodeValues(held === undefined ? cell.values : held.values),
     cell.window === undefined ? 0 : encodeValues(cell.window),
-    cell.since ?? 0,
+    cell.triggeredAt ?? 0,
   ];
   // The evaluator names an incident after its rule, network and start: kept only when it is another name.
   const incident =
-    cell.incident !== undefined && cell.incident !== ruleIncidentId(rule, network, cell.since ?? '')
+    cell.incident !== undefined && cell.incident !== ruleIncidentId(rule, network, cell.triggeredAt ?? '')
       ? cell.incident
       : 0;
   stored.push(incident);
   if (held !== undefined) {
-    stored.push(held.at === cell.since ? 0 : encodeTime(held.at));
+    stored.push(held.at === cell.triggeredAt ? 0 : encodeTime(held.at));
     stored.push(held.baseline === undefined ? 0 : encodeValues([held.baseline]));
   }
   while (stored.length > 3 && stored[stored.length - 1] === 0) stored.pop();
@@ -98,10 +98,10 @@ function decodeCell(rule: string, network: string, stored: unknown): RuleCell | 
     values: heldEvent === undefined ? decodeValues(values) : [],
   };
   if (typeof window === 'string') cell.window = decodeValues(window).filter((v) => typeof v === 'number');
-  if (typeof since === 'string') cell.since = since;
+  if (typeof since === 'string') cell.triggeredAt = since;
   if (heldEvent !== undefined) {
     const heldValues = decodeValues(values);
-    const at = heldAt === undefined || heldAt === 0 ? cell.since : decodeTime(heldAt);
+    const at = heldAt === undefined || heldAt === 0 ? cell.triggeredAt : decodeTime(heldAt);
     const [median] = decodeValues(baseline);
     // A held transition damaged beyond use is dropped; the cell keeps its state.
     if (heldValues.length > 0 && at !== undefined) {
@@ -114,8 +114,8 @@ function decodeCell(rule: string, network: string, stored: unknown): RuleCell | 
       cell.held = held;
     }
   }
-  if ((cell.open || cell.held !== undefined) && cell.since !== undefined) {
-    cell.incident = typeof incident === 'string' ? incident : ruleIncidentId(rule, network, cell.since);
+  if ((cell.open || cell.held !== undefined) && cell.triggeredAt !== undefined) {
+    cell.incident = typeof incident === 'string' ? incident : ruleIncidentId(rule, network, cell.triggeredAt);
   }
   return cell;
 }

@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { fullJitterMs } from '../core/backoff.ts';
 import { type HeldChanges, toHeldChanges } from '../core/silence-window.ts';
-import type { AlertRecord } from '../core/types.ts';
+import type { AlertRecord, NewAlertRecord } from '../core/types.ts';
 import type { OutboxEntry, OutboxRef, StateStore, VersionedState } from '../ports.ts';
 import { eventItem, eventSortKey, fromStoredAlert, num, storedAlert, str } from './dynamo-items.ts';
 import { KEY } from './table-schema.ts';
@@ -420,7 +420,7 @@ export class DynamoScopeStore<S> implements StateStore<S> {
 
   async announce(
     loaded: VersionedState<S>,
-    alerts: ReadonlyArray<Omit<AlertRecord, 'seq'>>,
+    alerts: ReadonlyArray<NewAlertRecord>,
     held: HeldChanges,
     claim: { readonly claimant: string; readonly untilMs: number },
   ): Promise<AlertRecord[] | undefined> {

@@ -5,6 +5,7 @@
  * Pure: built from the alert record and the texts already rendered for it; nothing here throws.
  */
 import { type AlertAction, type AlertLevel, familyOf } from './alert-families/index.ts';
+import { sinceOf } from './alert-since.ts';
 import { momentOf } from './alert-time.ts';
 import type { DocumentPeak } from './incident-alert-text.ts';
 import type { AlertRecord, Severity } from './types.ts';
@@ -206,7 +207,7 @@ export function queueDocument(alert: AlertRecord, texts: DocumentTexts): AlertDo
     from: text(alert.from),
     to: text(alert.to),
     expected: text(alert.expected),
-    since: text(alert.since, 64),
+    since: text(sinceOf(alert), 64),
     previousSince: text(alert.previousSince, 64),
     cycles: Number.isSafeInteger(alert.cycles) ? alert.cycles : undefined,
     detail: text(alert.detail),

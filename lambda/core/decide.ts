@@ -1,6 +1,6 @@
 import { RECOVERY_EVENTS } from './alert-events.ts';
 import { cycleOrder } from './clock.ts';
-import type { AlertEvent, AlertRecord, FailureKind } from './types.ts';
+import type { AlertEvent, AlertRecord, FailureKind, NewAlertRecord } from './types.ts';
 
 /** The problems with the monitor's own view of the API that raise an incident alert. */
 export type IncidentKind = 'auth' | 'unreachable' | 'unreadable';
@@ -122,7 +122,7 @@ export const INITIAL_STATE: MonitorState = {
   nextSeq: 1,
 };
 
-type NewAlert = Omit<AlertRecord, 'seq'>;
+type NewAlert = NewAlertRecord;
 
 const KEY_SILENT_KINDS: ReadonlySet<FailureKind> = new Set(['auth', 'rate_limited', 'server']);
 
@@ -294,7 +294,7 @@ function stepReminder(
       event: 'filter.status_reminder',
       at,
       to: state.status,
-      since: state.statusSince,
+      statusSince: state.statusSince,
       expected: expectedStatus,
       severity: 'high',
       ...(state.awayIncident === undefined ? {} : { incident: state.awayIncident }),

@@ -9,7 +9,7 @@
 import { formatDuration, momentOf } from './alert-time.ts';
 import type { IncidentStory, StoryMember } from './incidents.ts';
 import { kindOf, type RuleCondition } from './rule-kinds/index.ts';
-import type { AlertRecord } from './types.ts';
+import type { AlertRecord, IncidentAlertRecord } from './types.ts';
 import { escapeHidden, foldVisible, shorten } from './visible-text.ts';
 
 /** Bytes of the email's member list at most (the email and `default` share SNS's 256 KB with the others). */
@@ -68,7 +68,7 @@ function worst(story: IncidentStory | undefined): StoryMember | undefined {
 }
 
 /** The head of the subject and SMS: `flood on 37 networks`, `flood: 12 more networks (49 in all)`, ... */
-function head(alert: AlertRecord, story: IncidentStory | undefined, ruleMax: number): string {
+function head(alert: IncidentAlertRecord, story: IncidentStory | undefined, ruleMax: number): string {
   const rule = oneLine(alert.rule, ruleMax);
   const count = story?.count ?? 0;
   switch (alert.event) {
@@ -98,7 +98,7 @@ function peakText(story: IncidentStory | undefined, idMax: number): string | und
 }
 
 /** The subject after the `[name] ` prefix, within `max` characters. */
-export function incidentSubject(alert: AlertRecord, prefix: string, max: number): string {
+export function incidentSubject(alert: IncidentAlertRecord, prefix: string, max: number): string {
   const story = storyOf(alert);
   // Shorten the parts that come from configuration (rule, network id, path) until the whole fits.
   for (const [ruleMax, idMax, pathMax] of [
@@ -115,14 +115,14 @@ export function incidentSubject(alert: AlertRecord, prefix: string, max: number)
 }
 
 /** The SMS: the subject's words, when it was seen, within `max` characters. */
-export function incidentSms(alert: AlertRecord, name: string, when: string, max: number): string {
+export function incidentSms(alert: IncidentAlertRecord, name: string, when: string, max: number): string {
   const body = incidentSubject(alert, '', max - name.length - when.length - 6);
   return shorten(`${name}: ${body}, ${when}.`, max);
 }
 
 /** How long the incident lasted (resolved) or has lasted (others), when both times are known. */
-function lastedOf(alert: AlertRecord): string | undefined {
-  const since = momentOf(alert.story?.openedAt ?? alert.since);
+function lastedOf(alert: IncidentAlertRecord): string | undefined {
+  const since = momentOf(alert.story?.openedAt ?? alert.openedAt);
   const seen = momentOf(alert.story?.resolvedAt ?? alert.at);
   return since === undefined || seen === undefined ? undefined : formatDuration(seen.ms - since.ms);
 }
@@ -154,7 +154,7 @@ function memberLine(member: StoryMember, day: string | undefined, resolved: bool
 
 /** The email lines: the rule, the incident, its times and totals, then every network of the alert. */
 export function incidentEmailLines(
-  alert: AlertRecord,
+  alert: IncidentAlertRecord,
   field: (label: string, value: string) => string,
 ): string[] {
   const story = storyOf(alert);
@@ -167,7 +167,7 @@ export function incidentEmailLines(
     if (typeof alert.detail === 'string') lines.push(field('Note', idText(alert.detail)));
   }
   if (alert.event === 'incident.escalated') lines.push(field('Stage', String(alert.stage ?? '?')));
-  const opened = momentOf(story?.openedAt ?? alert.since);
+  const opened = momentOf(story?.openedAt ?? alert.openedAt);
   if (opened !== undefined) lines.push(field('Opened', `${opened.iso} (${opened.human})`));
   if (alert.event === 'incident.resolved') {
     const resolved = momentOf(story?.resolvedAt ?? alert.at);
@@ -209,7 +209,7 @@ export function incidentEmailLines(
 
 /** The chat description's lines: the totals, the worst networks with their peaks. */
 export function incidentChatLines(
-  alert: AlertRecord,
+  alert: IncidentAlertRecord,
   field: (label: string, value: string) => string,
 ): string[] {
   const story = storyOf(alert);

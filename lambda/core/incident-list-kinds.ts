@@ -251,7 +251,8 @@ function timelineOf(
       at: e.at,
       what,
       count: named.length,
-      ...(named.length === 0 ? {} : { networks: named.slice(0, TIMELINE_NETWORKS) }),
+      // What the alert said names its networks already (with how each fails): the list only without it.
+      ...(named.length === 0 || words !== undefined ? {} : { networks: named.slice(0, TIMELINE_NETWORKS) }),
       ...(words === undefined ? {} : { detail: words }),
     };
   });

@@ -10,7 +10,7 @@ import { cycleOrder } from './clock.ts';
 import { dueEscalation, type EscalationSchedule } from './escalation.ts';
 import type { RuleCondition } from './rule-kinds/index.ts';
 import type { RuleOp } from './rule-types.ts';
-import type { AlertRecord } from './types.ts';
+import type { IncidentAlertRecord } from './types.ts';
 
 /** What an incident is about. Only `rule` is judged here so far; the others are the hooks of CONTRACT §13. */
 export type IncidentKind = 'rule' | 'status' | 'api' | 'network' | 'rule_unreadable';
@@ -191,7 +191,7 @@ export interface IncidentJudgeInput {
 }
 
 /** An incident alert before the scope numbers it. */
-export type IncidentAlert = Omit<AlertRecord, 'seq'> & { readonly event: IncidentEvent };
+export type IncidentAlert = Omit<IncidentAlertRecord, 'seq'> & { readonly event: IncidentEvent };
 
 /** What {@link judgeIncident} decided. */
 export type IncidentJudgement =
@@ -488,7 +488,7 @@ export function incidentAlert(
     rule: incident.rule,
     ...(incident.ruleText === undefined ? {} : { ruleText: incident.ruleText }),
     ...(incident.condition === undefined ? {} : { condition: incident.condition }),
-    since: incident.openedAt,
+    openedAt: incident.openedAt,
     severity: event === 'incident.resolved' ? 'resolved' : 'high',
     stage: incident.stage,
     story: {

@@ -12,7 +12,7 @@ import { formatDuration, momentOf } from './alert-time.ts';
 import { conditionOf, kindOf, type RuleCondition } from './rule-kinds/index.ts';
 import type { RuleOp } from './rule-types.ts';
 import { parseRules } from './rules.ts';
-import type { AlertRecord, Severity } from './types.ts';
+import type { AlertRecord, RuleAlertRecord, Severity } from './types.ts';
 import { escapeHidden, foldVisible, shorten } from './visible-text.ts';
 
 /** Raw characters folded for a subject or SMS; anything longer is cut first so a huge id costs nothing. */
@@ -114,7 +114,7 @@ export function ruleSubject(alert: AlertRecord, prefix: string): string {
 }
 
 /** The SMS of a rule alert, before the final ASCII guard; `when` is `seen ...`. */
-export function ruleSms(alert: AlertRecord, name: string, when: string): string {
+export function ruleSms(alert: RuleAlertRecord, name: string, when: string): string {
   const p = parts(alert);
   const lasted = alert.event === 'network.rule_resolved' ? durationOf(alert) : undefined;
   const after = lasted === undefined ? '' : ` after ${lasted}`;
@@ -128,8 +128,8 @@ export function ruleSms(alert: AlertRecord, name: string, when: string): string 
 }
 
 /** How long the incident lasted, from its trigger to this alert; undefined when either time is unknown. */
-function durationOf(alert: AlertRecord): string | undefined {
-  const since = momentOf(alert.since);
+function durationOf(alert: RuleAlertRecord): string | undefined {
+  const since = momentOf(alert.triggeredAt);
   const seen = momentOf(alert.at);
   return since === undefined || seen === undefined ? undefined : formatDuration(seen.ms - since.ms);
 }
@@ -146,7 +146,7 @@ function emailText(text: unknown): string {
 
 /** The email lines of a rule alert: the rule as written, the network, the values and the baseline, the times. */
 export function ruleEmailLines(
-  alert: AlertRecord,
+  alert: RuleAlertRecord,
   field: (label: string, value: string) => string,
 ): string[] {
   const shape = conditionOfAlert(alert);
@@ -172,8 +172,8 @@ export function ruleEmailLines(
       ),
     );
   }
-  const since = momentOf(alert.since);
-  if (since !== undefined) lines.push(field('Triggered', `${since.iso} (${since.human})`));
+  const triggered = momentOf(alert.triggeredAt);
+  if (triggered !== undefined) lines.push(field('Triggered', `${triggered.iso} (${triggered.human})`));
   if (resolved) lines.push(field('Lasted', durationOf(alert) ?? 'unknown'));
   if (typeof alert.incident === 'string' && alert.incident !== '')
     lines.push(field('Incident', emailText(alert.incident)));

@@ -148,7 +148,7 @@ function applyReading(
   if (run < rule.forCycles) return { cell: withWindow({ ...cell, run, values }) };
 
   const incident = (cell.open ? cell.incident : undefined) ?? ruleIncidentId(rule.name, network, at);
-  const since = (cell.open ? cell.since : undefined) ?? at;
+  const triggeredAt = (cell.open ? cell.triggeredAt : undefined) ?? at;
   const alert: RuleAlert = {
     event: cell.open ? 'network.rule_resolved' : 'network.rule_triggered',
     at,
@@ -160,10 +160,10 @@ function applyReading(
     ruleText: rule.text,
     values,
     incident,
-    since,
+    triggeredAt,
   };
   const next: RuleCell = cell.open
     ? { open: false, run: 0, values: [] }
-    : { open: true, run: 0, values: [], since, incident };
+    : { open: true, run: 0, values: [], triggeredAt, incident };
   return { cell: withWindow(next), alert };
 }

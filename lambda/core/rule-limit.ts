@@ -93,7 +93,7 @@ function holding(cell: RuleCell, alert: RuleAlert): RuleCell {
   };
   // A resolved cell is closed: it keeps the incident's start and id until its resolve goes out.
   return alert.event === 'network.rule_resolved'
-    ? { ...cell, since: alert.since ?? alert.at, incident: alert.incident, held }
+    ? { ...cell, triggeredAt: alert.triggeredAt ?? alert.at, incident: alert.incident, held }
     : { ...cell, held };
 }
 
@@ -101,7 +101,7 @@ function holding(cell: RuleCell, alert: RuleAlert): RuleCell {
 function released(cell: RuleCell): RuleCell {
   const { held: _held, ...rest } = cell;
   if (rest.open) return rest;
-  const { since: _since, incident: _incident, ...closed } = rest;
+  const { triggeredAt: _triggeredAt, incident: _incident, ...closed } = rest;
   return closed;
 }
 
@@ -110,7 +110,7 @@ function heldAlert(rule: Rule, network: string, cell: RuleCell, held: HeldTransi
   const value = held.values[held.values.length - 1] ?? 0;
   // A threshold that cannot be known (a damaged reference) shows the value itself.
   const threshold = ruleKind(rule).heldThreshold(rule.threshold, held.baseline) ?? value;
-  const since = cell.since ?? held.at;
+  const triggeredAt = cell.triggeredAt ?? held.at;
   return {
     event: held.event,
     at: held.at,
@@ -121,7 +121,7 @@ function heldAlert(rule: Rule, network: string, cell: RuleCell, held: HeldTransi
     ...(held.baseline === undefined ? {} : { baseline: held.baseline }),
     ruleText: rule.text,
     values: held.values,
-    incident: cell.incident ?? ruleIncidentId(rule.name, network, since),
-    since,
+    incident: cell.incident ?? ruleIncidentId(rule.name, network, triggeredAt),
+    triggeredAt,
   };
 }

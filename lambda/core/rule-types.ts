@@ -58,14 +58,14 @@ export interface RuleCell {
    */
   readonly window?: readonly number[];
   /** When the open incident was triggered, ISO-8601. */
-  readonly since?: string;
+  readonly triggeredAt?: string;
   /** Stable id of the open incident (shared by its trigger and its resolve alerts). */
   readonly incident?: string;
   /**
    * A trigger or resolve this cell made that the per-item alert cap held back
    * (docs/design/rule-state.md): the cell has changed already, the alert goes out in a later cycle. While a transition is
    * held, the cell takes no evidence (a reading neither grows nor resets its count), so it holds at most one.
-   * A held resolve keeps the incident's `since` and `incident` on the (closed) cell.
+   * A held resolve keeps the incident's `triggeredAt` and `incident` on the (closed) cell.
    */
   readonly held?: HeldTransition;
 }
@@ -134,7 +134,7 @@ export interface RuleAlertFields {
   /** Stable id shared by an incident's trigger and its resolve. */
   readonly incident: string;
   /** When the incident was triggered, ISO-8601 (on a resolve: how long it lasted is `at` minus this). */
-  readonly since?: string;
+  readonly triggeredAt?: string;
 }
 
 /** The events of a rule alert. */

@@ -9,7 +9,7 @@ import type { AlertFamily } from './alert-families/family.ts';
 import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { momentOf } from './alert-time.ts';
 import { quoteStatus, subjectStatus } from './status-alert-text.ts';
-import type { AlertRecord } from './types.ts';
+import type { AlertRecord, SilenceAlertRecord } from './types.ts';
 import { escapeHidden, foldVisible, shorten } from './visible-text.ts';
 
 const MAX_FOLD_INPUT = 1000;
@@ -71,8 +71,8 @@ export function silenceSubject(alert: AlertRecord, prefix: string, familyOf: Hel
 }
 
 /** The SMS, before the final ASCII guard: `name: still <what> after silence <id> ended; began <when>.` */
-export function silenceSms(alert: AlertRecord, name: string, familyOf: HeldFamilyOf): string {
-  const began = momentOf(alert.since);
+export function silenceSms(alert: SilenceAlertRecord, name: string, familyOf: HeldFamilyOf): string {
+  const began = momentOf(alert.heldSince);
   const tail = ` after silence ${silenceLabel(alert)} ended; began ${began === undefined ? 'at an unknown time' : began.short}.`;
   const head = `${name}: still `;
   return `${head}${whatHolds(alert, SMS_MAX_CHARS - head.length - tail.length, familyOf)}${tail}`;
@@ -80,12 +80,12 @@ export function silenceSms(alert: AlertRecord, name: string, familyOf: HeldFamil
 
 /** The email's lines about what still holds (and the chat document's, with its own `field`). */
 export function silenceEmailLines(
-  alert: AlertRecord,
+  alert: SilenceAlertRecord,
   field: (label: string, value: string) => string,
 ): string[] {
   const lines = [field('Silence', escapeHidden(shorten(String(alert.silence ?? 'unknown'), 100)))];
   lines.push(field('Held back', escapeHidden(shorten(String(alert.heldEvent ?? 'unknown'), 100))));
-  const began = momentOf(alert.since);
+  const began = momentOf(alert.heldSince);
   lines.push(field('Began', began === undefined ? 'unknown' : `${began.iso} (${began.human})`));
   if (alert.heldEvent === 'filter.status_changed') {
     lines.push(field('Status now', quoteStatus(alert.to)));

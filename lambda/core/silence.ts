@@ -15,7 +15,7 @@ import {
   silenceMatches,
   silenceStatus,
 } from './silence-window.ts';
-import type { AlertRecord } from './types.ts';
+import type { AlertRecord, NewAlertRecord } from './types.ts';
 
 // A silence itself lives in `silence-window.ts` (no alert texts there, for `shieldwatch status`); what a cycle
 // needs of it is here as well, so that the held-change code and its callers have one module.
@@ -175,7 +175,7 @@ function pick<K extends keyof AlertRecord>(
 
 /** The announcements due at `nowMs`, and the held changes left. */
 export interface DueAnnouncements {
-  readonly alerts: ReadonlyArray<Omit<AlertRecord, 'seq'>>;
+  readonly alerts: ReadonlyArray<NewAlertRecord>;
   readonly held: HeldChanges;
 }
 
@@ -190,7 +190,7 @@ export function dueAnnouncements(
   silences: readonly Silence[],
   nowMs: number,
 ): DueAnnouncements {
-  const alerts: Array<Omit<AlertRecord, 'seq'>> = [];
+  const alerts: Array<NewAlertRecord> = [];
   const left: Record<string, HeldChange> = {};
   const now = new Date(nowMs).toISOString();
   for (const key of Object.keys(held).sort()) {
@@ -209,7 +209,7 @@ export function dueAnnouncements(
     alerts.push({
       event: STILL_HOLDING_EVENT,
       at: now,
-      since: change.since,
+      heldSince: change.since,
       silence: change.silence,
       heldEvent: change.event,
       ...(change.incident === undefined ? {} : { incident: change.incident }),

@@ -8,7 +8,7 @@ import { ALERT_EVENT_TEXTS } from './alert-events.ts';
 import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { formatDuration, momentOf } from './alert-time.ts';
 import { displayStatus } from './status.ts';
-import type { AlertRecord } from './types.ts';
+import type { AlertRecord, StatusAlertRecord } from './types.ts';
 import { escapeHidden, escapeNonAscii, foldVisible, shorten } from './visible-text.ts';
 
 /** What the SMS and email say when two statuses would otherwise look the same. */
@@ -46,7 +46,7 @@ export function statusSubject(alert: AlertRecord, prefix: string): string {
 }
 
 /** The SMS of a status change or reminder, before the final ASCII guard; `when` is `seen ...`. */
-export function statusSms(alert: AlertRecord, name: string, when: string): string {
+export function statusSms(alert: StatusAlertRecord, name: string, when: string): string {
   if (alert.event === 'filter.status_reminder') {
     const pair = shownPair(alert.to, alert.expected);
     const note = pair.lookAlike ? `; ${LOOK_ALIKE_NOTE}` : '';
@@ -75,7 +75,7 @@ export function statusSms(alert: AlertRecord, name: string, when: string): strin
  * and SMS could not tell them apart.
  */
 export function statusEmailLines(
-  alert: AlertRecord,
+  alert: StatusAlertRecord,
   field: (label: string, value: string) => string,
 ): string[] {
   const reminder = alert.event === 'filter.status_reminder';
@@ -131,8 +131,8 @@ function severityTag(alert: AlertRecord): string {
 }
 
 /** How long a reminder's status has lasted, e.g. `2h 5m`. */
-function stillFor(alert: AlertRecord): string {
-  const since = momentOf(alert.since);
+function stillFor(alert: StatusAlertRecord): string {
+  const since = momentOf(alert.statusSince);
   const seen = momentOf(alert.at);
   return since === undefined || seen === undefined ? 'unknown' : formatDuration(seen.ms - since.ms);
 }

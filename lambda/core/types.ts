@@ -115,8 +115,9 @@ export type Severity = 'high' | 'resolved';
 
 /**
  * An alert waiting in the outbox (or being sent). Holds data only: the text is rendered when it is sent,
- * so it stays small in the state item. Rule alerts carry the rule fields (`since` is then when the rule
- * triggered).
+ * so it stays small in the state item. Each family's record names its own times (a reminder's
+ * `statusSince`, a rule alert's `triggeredAt`, an incident alert's `openedAt`, an announcement's `heldSince`):
+ * stored, they share the one attribute `since` (`alert-since.ts`).
  */
 export type AlertRecord =
   | StatusAlertRecord
@@ -129,27 +130,47 @@ export type AlertRecord =
 
 /** A record of the events `E`: the discriminant `event`, and the fields any alert may hold. */
 export type AlertRecordOf<E extends AlertEvent> = AlertFields & { readonly event: E };
+
+/** An alert before its outbox numbers it: any family's record without `seq` (each family keeps its own fields). */
+export type NewAlertRecord = AlertRecord extends infer R
+  ? R extends AlertRecord
+    ? Omit<R, 'seq'>
+    : never
+  : never;
 /** `filter.status_changed`, `filter.status_reminder` (`alert-families/status.ts`). */
-export type StatusAlertRecord = AlertRecordOf<EventsOf<'status'>>;
+export type StatusAlertRecord = AlertRecordOf<EventsOf<'status'>> & {
+  /** Reminders: when the current status was first seen, ISO-8601 (how long it has lasted is `at` minus this). */
+  readonly statusSince?: string;
+};
 /** The monitor's own incidents with the API and their ends (`alert-families/api.ts`). */
 export type ApiAlertRecord = AlertRecordOf<EventsOf<'incident' | 'recovery'>>;
-/** `network.rule_triggered`, `network.rule_resolved` (`alert-families/rule.ts`). */
-export type RuleAlertRecord = AlertRecordOf<EventsOf<'rule'>>;
+/** `network.rule_triggered`, `network.rule_resolved` (`alert-families/rule.ts`); `triggeredAt` is theirs. */
+export type RuleAlertRecord = AlertRecordOf<EventsOf<'rule'>> & Pick<Partial<RuleAlertFields>, 'triggeredAt'>;
 /** The blind spots: `network.unreachable`, `network.rule_unreadable` and their ends (`alert-families/health.ts`). */
 export type HealthAlertRecord = AlertRecordOf<EventsOf<'health'>>;
 /** `incident.*`: a rule's incident across networks (`alert-families/incident.ts`). */
-export type IncidentAlertRecord = AlertRecordOf<EventsOf<'grouped'>>;
+export type IncidentAlertRecord = AlertRecordOf<EventsOf<'grouped'>> & {
+  /**
+   * When the incident opened, ISO-8601 (also in `story.openedAt`; a record stored without a story has only
+   * this).
+   */
+  readonly openedAt?: string;
+};
 /** `silence.still_holding` (`alert-families/silence.ts`). */
-export type SilenceAlertRecord = AlertRecordOf<EventsOf<'silence'>>;
+export type SilenceAlertRecord = AlertRecordOf<EventsOf<'silence'>> & {
+  /** When the change the silence held back began, ISO-8601 (its `heldEvent`'s time). */
+  readonly heldSince?: string;
+};
 /** `monitor.test` (`alert-families/test.ts`). */
 export type TestAlertRecord = AlertRecordOf<EventsOf<'test'>>;
 
 /**
- * The fields an alert record may hold. One shape for every family, as outbox and event items store it (the
- * codecs in `adapters/dynamo-items.ts` read it back field by field, whatever the event): the texts read each
- * field defensively, so a record stored by another version still renders.
+ * The fields any family's record may hold, as outbox and event items store them (the codecs in
+ * `adapters/dynamo-items.ts` read them back field by field, whatever the event): the texts read each field
+ * defensively, so a record stored by another version still renders. A time that means something different in
+ * each family is not here but on that family's record ({@link StatusAlertRecord} and the others).
  */
-export interface AlertFields extends Partial<RuleAlertFields> {
+export interface AlertFields extends Partial<Omit<RuleAlertFields, 'triggeredAt'>> {
   /** Position in the outbox; alerts are sent in this order. */
   readonly seq: number;
   /** When the change was seen (the observation time), ISO-8601. */
@@ -160,8 +181,6 @@ export interface AlertFields extends Partial<RuleAlertFields> {
   readonly to?: string;
   /** When the previous status was first seen, ISO-8601 (status changes). */
   readonly previousSince?: string;
-  /** When the current status was first seen, ISO-8601 (reminders). */
-  readonly since?: string;
   /** The expected status, when one is configured (status changes and reminders). */
   readonly expected?: string;
   readonly severity?: Severity;
@@ -171,7 +190,7 @@ export interface AlertFields extends Partial<RuleAlertFields> {
   readonly detail?: string;
   /**
    * `silence.still_holding` only: the silence that held back the change it announces (docs/silences.md), and
-   * the event it held back (`since` is then when that change began).
+   * the event it held back.
    */
   readonly silence?: string;
   readonly heldEvent?: AlertEvent;

@@ -196,7 +196,10 @@ export function deriveIncidents(
             id: event.incident ?? `${rule}/${network}/${windowStart}`,
             rule,
             network,
-            openedAt: event.since !== undefined && event.since >= windowStart ? event.since : windowStart,
+            openedAt:
+              event.triggeredAt !== undefined && event.triggeredAt >= windowStart
+                ? event.triggeredAt
+                : windowStart,
             resolvedAt: event.at,
             values: [],
             level: 'critical',

@@ -59,7 +59,7 @@ describe('the demo (npm start)', () => {
     expect(run.stdout).not.toMatch(/^ALERT network\./m);
     // The incidents section and the incident's story.
     expect(run.stdout).toMatch(
-      /Incidents \(shieldwatch incidents\)\n.*\n.*\nflood@\S+\s+flood\s+resolved\s.*\s2\s+[\d.]+M on edge-\d/,
+      /Incidents \(shieldwatch incidents\)\n.*\n.*\n(?:.*\n)*?flood@\S+\s+flood\s+resolved\s.*\s2\s+[\d.]+M on edge-\d/,
     );
     expect(run.stdout).toMatch(
       /The attack \(shieldwatch incidents show flood@[\s\S]*opened \(1\): edge-1[\s\S]*joined \(1\): edge-2[\s\S]*updated \(1\)[\s\S]*resolved \(2\)[\s\S]*alerts: 3 sent, 0 suppressed/,

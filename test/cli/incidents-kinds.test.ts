@@ -105,7 +105,7 @@ describe('shieldwatch incidents of every kind', () => {
       expect(show.stdout).toContain(`incident ${blind?.id}`);
       expect(show.stdout).toContain('  kind:      network: network unreachable');
       expect(show.stdout).toMatch(/^edge-2\s+\|?\s*\d{4}-\d\d-\d\dT\S+Z\s+\|?\s*-/m);
-      expect(show.stdout).toMatch(/opened - edge-2 \(client, HTTP 404\)/);
+      expect(show.stdout).toMatch(/opened(?: \(1\))? - edge-2 \(client, HTTP 404\)/);
       expect(show.stdout).toMatch(/alerts: 1 sent, 0 suppressed/);
       expect(acked.find((r) => r.id === blind?.id)).toMatchObject({
         state: 'acknowledged',

@@ -67,7 +67,7 @@ function worstState(networks: readonly string[]): RuleScopeState {
         ...(rule.threshold.kind === 'baseline'
           ? { window: Array.from({ length: BASELINE_WINDOW }, (_, i) => WORST * (i + 1)) }
           : {}),
-        since: AT,
+        triggeredAt: AT,
         incident: `${rule.name}/${network}/${AT}`,
       };
     }

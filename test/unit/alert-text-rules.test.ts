@@ -4,14 +4,14 @@ import { EMAIL_MAX_BYTES, type RenderContext, renderAlert } from '../../lambda/c
 import { shortValue } from '../../lambda/core/rule-alert-text.ts';
 import { evaluateRules } from '../../lambda/core/rule-eval.ts';
 import { parseRules, printRule } from '../../lambda/core/rules.ts';
-import type { AlertRecord } from '../../lambda/core/types.ts';
+import type { AlertRecord, RuleAlertRecord } from '../../lambda/core/types.ts';
 
 const AT = '2026-11-22T10:04:05.000Z';
 const SINCE = '2026-11-22T09:51:05.000Z';
 const CTX: RenderContext = { networks: [] };
 const PRINTABLE = /^[\x20-\x7E]*$/;
 
-function triggered(extra: Partial<AlertRecord> = {}): AlertRecord {
+function triggered(extra: Partial<RuleAlertRecord> = {}): RuleAlertRecord {
   return {
     seq: 7,
     event: 'network.rule_triggered',
@@ -23,17 +23,17 @@ function triggered(extra: Partial<AlertRecord> = {}): AlertRecord {
     ruleText: 'pps: traffic.in_pps > 50000 for 3',
     values: [60000, 75000, 90000],
     incident: `pps/2/${AT}`,
-    since: AT,
+    triggeredAt: AT,
     ...extra,
   };
 }
 
-function resolved(extra: Partial<AlertRecord> = {}): AlertRecord {
+function resolved(extra: Partial<RuleAlertRecord> = {}): RuleAlertRecord {
   return triggered({
     event: 'network.rule_resolved',
     value: 40000,
     values: [45000, 42000, 40000],
-    since: SINCE,
+    triggeredAt: SINCE,
     incident: `pps/2/${SINCE}`,
     ...extra,
   });

@@ -704,7 +704,7 @@ describe('decide: expected status and reminders', () => {
     event: 'filter.status_reminder',
     at: at(atI),
     to,
-    since: at(sinceI),
+    statusSince: at(sinceI),
     expected: 'active',
     severity: 'high',
     incident: away(awayI),

@@ -15,7 +15,7 @@ const alert: AlertRecord = {
   at: AT,
   rule: 'flood',
   incident: `flood@${AT}`,
-  since: AT,
+  openedAt: AT,
   severity: 'high',
   story: {
     kind: 'rule',

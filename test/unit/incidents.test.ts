@@ -96,11 +96,11 @@ describe('judgeIncident over sequences', () => {
     expect(updated.story.total).toBe(4);
     const resolved = alerts[6]![0] as {
       incident: string;
-      since: string;
+      openedAt: string;
       story: { members: { network: string; peak: number; peakAt: string }[]; resolvedAt: string };
     };
     expect(resolved.incident).toBe(opened.incident);
-    expect(resolved.since).toBe(at(0));
+    expect(resolved.openedAt).toBe(at(0));
     expect(resolved.story.resolvedAt).toBe(at(8));
     expect(resolved.story.members.find((m) => m.network === 'a')).toMatchObject({
       peak: 900_000,

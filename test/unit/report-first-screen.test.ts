@@ -41,7 +41,7 @@ function ruleEvent(
     threshold: 500_000,
     values,
     incident: `flood/${network}/${at(since)}`,
-    since: at(since),
+    triggeredAt: at(since),
   };
 }
 

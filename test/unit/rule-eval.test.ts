@@ -186,7 +186,7 @@ describe('evaluateRules: sequences replayed cycle by cycle', () => {
 });
 
 describe('evaluateRules: what an alert carries', () => {
-  it('a trigger and its resolve share the incident; values are the run, since is the trigger time', () => {
+  it('a trigger and its resolve share the incident; values are the run, triggeredAt is the trigger time', () => {
     const { all } = replay(
       'r: pps > 100 for 2',
       ['n1'],
@@ -203,7 +203,7 @@ describe('evaluateRules: what an alert carries', () => {
         ruleText: 'r: pps > 100 for 2',
         values: [150, 170],
         incident: `r/n1/${at(2)}`,
-        since: at(2),
+        triggeredAt: at(2),
       },
       {
         event: 'network.rule_resolved',
@@ -215,7 +215,7 @@ describe('evaluateRules: what an alert carries', () => {
         ruleText: 'r: pps > 100 for 2',
         values: [20, 30],
         incident: `r/n1/${at(2)}`,
-        since: at(2),
+        triggeredAt: at(2),
       },
     ]);
   });

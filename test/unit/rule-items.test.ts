@@ -86,7 +86,13 @@ describe('rule item state text', () => {
   });
 
   it('keeps a network named __proto__ as a cell of its own', () => {
-    const cell = { open: true, run: 1, values: [5], since: '2026-01-01T00:00:00.000Z', incident: 'x/y/z' };
+    const cell = {
+      open: true,
+      run: 1,
+      values: [5],
+      triggeredAt: '2026-01-01T00:00:00.000Z',
+      incident: 'x/y/z',
+    };
     const state = { rules: { cells: { flood: Object.fromEntries([['__proto__', cell]]) } }, nextSeq: 2 };
     const back = decodeRuleScope(encodeRuleScope(state));
     expect(Object.keys(back.rules.cells['flood']!)).toEqual(['__proto__']);

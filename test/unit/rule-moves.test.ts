@@ -7,7 +7,7 @@ const open: RuleCell = {
   open: true,
   run: 0,
   values: [],
-  since: '2025-01-01T00:00:00.000Z',
+  triggeredAt: '2025-01-01T00:00:00.000Z',
   incident: 'hot/net-5/x',
 };
 const AT = '2025-01-01T00:05:00.000Z';

@@ -599,7 +599,7 @@ describe('dueAnnouncements', () => {
     expect(alert).toEqual({
       event: 'silence.still_holding',
       at: iso(T0 + 61 * MIN),
-      since: iso(T0 + MIN),
+      heldSince: iso(T0 + MIN),
       silence: 's-aaaaaaaa',
       heldEvent: 'network.rule_triggered',
       incident: 'flood/net-1/t',
@@ -628,7 +628,7 @@ describe('dueAnnouncements', () => {
             seq: 1,
             event: 'silence.still_holding',
             at: iso(T0),
-            since: iso(T0 - MIN),
+            heldSince: iso(T0 - MIN),
             silence: 's-aaaaaaaa',
             heldEvent: rule ? 'network.rule_triggered' : 'filter.status_changed',
             ...(rule ? { rule: a, network: b } : { from: a, to: b }),

@@ -19,7 +19,7 @@ const open = (since: string, extra: Partial<RuleCell> = {}): RuleCell => ({
   open: true,
   run: 0,
   values: [],
-  since,
+  triggeredAt: since,
   incident: `flood/x/${since}`,
   ...extra,
 });

@@ -47,7 +47,7 @@ export const STATUS_FAMILY: AlertFamily<StatusAlertRecord> = {
   derivedIncident: (alert, action) => {
     // A reminder belongs to the change it reminds of: the change's id is when the status began.
     if (alert.event === 'filter.status_reminder') {
-      return typeof alert.since === 'string' ? `filter.status_changed/${alert.since}` : undefined;
+      return typeof alert.statusSince === 'string' ? `filter.status_changed/${alert.statusSince}` : undefined;
     }
     return incidentFromEvent(alert, action, 'filter.status_changed');
   },

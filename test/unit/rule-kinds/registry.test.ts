@@ -27,21 +27,21 @@ const DECODED = {
           open: true,
           run: 1,
           values: [1014],
-          since: '2026-01-01T00:12:00.000Z',
+          triggeredAt: '2026-01-01T00:12:00.000Z',
           incident: 'flood/n1/2026-01-01T00:12:00.000Z',
         },
         n2: {
           open: true,
           run: 1,
           values: [2028],
-          since: '2026-01-01T00:12:00.000Z',
+          triggeredAt: '2026-01-01T00:12:00.000Z',
           incident: 'flood/n2/2026-01-01T00:12:00.000Z',
         },
         n3: {
           open: true,
           run: 0,
           values: [],
-          since: '2026-01-01T00:12:00.000Z',
+          triggeredAt: '2026-01-01T00:12:00.000Z',
           incident: 'flood/n3/2026-01-01T00:12:00.000Z',
         },
       },
@@ -50,7 +50,7 @@ const DECODED = {
           open: true,
           run: 0,
           values: [],
-          since: '2026-01-01T00:11:00.000Z',
+          triggeredAt: '2026-01-01T00:11:00.000Z',
           incident: 'attack/n1/2026-01-01T00:11:00.000Z',
         },
         n2: { open: false, run: 0, values: [] },
@@ -68,7 +68,7 @@ const DECODED = {
           run: 0,
           values: [],
           window: [1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 90001],
-          since: '2026-01-01T00:11:00.000Z',
+          triggeredAt: '2026-01-01T00:11:00.000Z',
           held: {
             event: 'network.rule_resolved',
             at: '2026-01-01T00:13:00.000Z',
@@ -82,7 +82,7 @@ const DECODED = {
           run: 0,
           values: [],
           window: [1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012, 90002],
-          since: '2026-01-01T00:11:00.000Z',
+          triggeredAt: '2026-01-01T00:11:00.000Z',
           held: {
             event: 'network.rule_resolved',
             at: '2026-01-01T00:13:00.000Z',
@@ -115,7 +115,7 @@ describe('the rule kinds registry (rule-kinds/index.ts)', () => {
   it('the incident id is one function: the codec stores none it can rebuild, and rebuilds it', () => {
     const scope = decodeRuleScope(STORED_BEFORE_THE_REGISTRY);
     const cell = scope.rules.cells['surge']!['n2']!;
-    expect(cell.incident).toBe(ruleIncidentId('surge', 'n2', cell.since!));
+    expect(cell.incident).toBe(ruleIncidentId('surge', 'n2', cell.triggeredAt!));
     expect(ruleIncidentId('r', 'n1', AT)).toBe(`r/n1/${AT}`);
   });
 });
@@ -152,7 +152,7 @@ describe('rule alerts carry their parsed condition (the texts never parse the ru
       ruleText: 'surge: other.path == true',
       values: [90000],
       incident: `surge/n1/${AT}`,
-      since: AT,
+      triggeredAt: AT,
       condition: conditionOf(rules[1]!),
     };
     // Act
