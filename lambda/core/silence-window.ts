@@ -6,6 +6,7 @@
  */
 import { ALERT_EVENTS } from './alert-events.ts';
 import { DURATION_UNITS_MS, parseDuration } from './duration.ts';
+import { blindSpotEventOf } from './network-health.ts';
 import type { AlertEvent, AlertRecord, Severity } from './types.ts';
 
 /** One silence, as stored (pk `silence`, sk its id). Times are ISO-8601 UTC. */
@@ -100,11 +101,15 @@ const GROUPED_RULE_EVENT: Readonly<Partial<Record<AlertEvent, AlertEvent>>> = {
 };
 
 /**
- * Whether a silence's pattern covers `event`: its own name, or for a rule incident's alert, the per-network
- * rule event it groups ({@link GROUPED_RULE_EVENT}).
+ * Whether a silence's pattern covers `event`: its own name; for a blind spot's reminder or escalation (told by
+ * its `incident` id), the blind spot's event; for a rule incident's alert, the per-network rule event it groups
+ * ({@link GROUPED_RULE_EVENT}).
  */
-export function silenceMatches(pattern: string, event: string): boolean {
+export function silenceMatches(pattern: string, event: string, incident?: string): boolean {
   if (patternMatches(pattern, event)) return true;
+  // A blind spot's reminder or escalation is held as the blind spot itself, never as a rule's (docs/silences.md).
+  const blind = blindSpotEventOf({ event: event as AlertEvent, incident });
+  if (blind !== undefined) return patternMatches(pattern, blind);
   const grouped = Object.hasOwn(GROUPED_RULE_EVENT, event)
     ? GROUPED_RULE_EVENT[event as AlertEvent]
     : undefined;
@@ -212,14 +217,14 @@ function covers(silence: Silence, ms: number): boolean {
  */
 export function silenceFor(
   silences: readonly Silence[],
-  alert: Pick<AlertRecord, 'event' | 'at'>,
+  alert: Pick<AlertRecord, 'event' | 'at'> & Partial<Pick<AlertRecord, 'incident'>>,
 ): Silence | undefined {
   if (NEVER_SILENCED.has(alert.event)) return undefined;
   const at = Date.parse(alert.at);
   if (Number.isNaN(at)) return undefined;
   let found: Silence | undefined;
   for (const silence of silences) {
-    if (!covers(silence, at) || !silenceMatches(silence.pattern, alert.event)) continue;
+    if (!covers(silence, at) || !silenceMatches(silence.pattern, alert.event, alert.incident)) continue;
     if (
       found === undefined ||
       silence.startsAt < found.startsAt ||

@@ -200,8 +200,8 @@ export function dueAnnouncements(
     if (
       (own !== undefined &&
         silenceStatus(own, nowMs) === 'active' &&
-        silenceMatches(own.pattern, change.event)) ||
-      silenceFor(silences, { event: change.event, at: now }) !== undefined
+        silenceMatches(own.pattern, change.event, change.incident)) ||
+      silenceFor(silences, { event: change.event, at: now, incident: change.incident }) !== undefined
     ) {
       left[key] = change;
       continue;
