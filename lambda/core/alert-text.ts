@@ -67,7 +67,8 @@ const NOT_XML_1_0 = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
  *   values of its last cycles and the baseline (see `rule-alert-text.ts`).
  * - `https` and `sqs`: the Chatbot document and the plain JSON document (see `alert-documents.ts`).
  * - `attributes`: `event` always, `from` and `to` when the record has them (`rule`, `network` and `severity`
- *   for rule alerts, `action` for alerts that open or close an incident), exact except for what SNS refuses:
+ *   for rule alerts, `action` for alerts that open or close an incident, `incident` and `stage` for every alert
+ *   of an incident), exact except for what SNS refuses:
  *   an empty value becomes `(empty)`, characters not allowed in XML 1.0 (controls other than tab/LF/CR, lone
  *   surrogates, U+FFFE/U+FFFF) are removed (a value left empty by that is `(empty)` too), and a value longer
  *   than 1024 characters is shortened with `...`.
@@ -126,12 +127,15 @@ function renderAttributes(alert: AlertRecord): Record<string, string> {
   }
   const action = alertAction(alert);
   if (action !== undefined) attributes['action'] = action;
-  // Every incident alert: its escalation stage, for subscriptions by stage (docs/acknowledge.md).
-  if (alertIncident(alert) !== undefined) attributes['stage'] = stageAttribute(alert.stage);
-  // The family's own: a rule's name and network, an incident's id (for subscription filter policies).
+  // Every alert of an incident, whatever its kind: the id its `sqs` document carries, and its escalation stage,
+  // for subscription filter policies (docs/alerts.md, docs/acknowledge.md).
+  const incident = alertIncident(alert);
+  if (incident !== undefined) attributes['stage'] = stageAttribute(alert.stage);
+  // The family's own: a rule's name and network.
   for (const [key, value] of Object.entries(familyOf(alert).attributes(alert))) {
     attributes[key] = attributeValue(value);
   }
+  if (incident !== undefined) attributes['incident'] = attributeValue(incident);
   return attributes;
 }
 

@@ -179,6 +179,7 @@ describe('rule alerts: email and attributes', () => {
         severity: 'high',
         action: 'trigger',
         stage: '1',
+        incident: `pps/2/${AT}`,
       },
     ],
     [
@@ -190,6 +191,7 @@ describe('rule alerts: email and attributes', () => {
         severity: 'resolved',
         action: 'resolve',
         stage: '1',
+        incident: `pps/2/${SINCE}`,
       },
     ],
     [
@@ -201,10 +203,12 @@ describe('rule alerts: email and attributes', () => {
         severity: 'high',
         action: 'trigger',
         stage: '1',
+        incident: `pps/2/${AT}`,
       },
     ],
   ])('attributes of %#', (alert, attributes) => {
-    // CONTRACT 10's attributes, and 14's `stage` (1 before any escalation) as every incident alert carries it.
+    // CONTRACT 10's attributes, and 13-14's `incident` and `stage` (1 before any escalation), as every incident
+    // alert carries them.
     expect(renderAlert(alert, CTX).attributes).toEqual(attributes);
   });
 });

@@ -471,13 +471,17 @@ describe('renderAlert attributes', () => {
   });
 
   it.each<[AlertEvent, Record<string, string>]>([
-    // `stage`: every incident alert's escalation stage (docs/acknowledge.md), 1 until it escalates.
-    ['api.auth_failed', { action: 'trigger', stage: '1' }],
-    ['api.auth_restored', { action: 'resolve', stage: '1' }],
-    ['api.unreachable', { action: 'trigger', stage: '1' }],
-    ['api.recovered', { action: 'resolve', stage: '1' }],
-    ['filter.status_unreadable', { action: 'trigger', stage: '1' }],
-    ['filter.status_readable', { action: 'resolve', stage: '1' }],
+    // `stage`: every incident alert's escalation stage (docs/acknowledge.md), 1 until it escalates; `incident`:
+    // the id of its `sqs` document (a record without one: its own event and time).
+    ['api.auth_failed', { action: 'trigger', stage: '1', incident: `api.auth_failed/${AT}` }],
+    ['api.auth_restored', { action: 'resolve', stage: '1', incident: `api.auth_restored/${AT}` }],
+    ['api.unreachable', { action: 'trigger', stage: '1', incident: `api.unreachable/${AT}` }],
+    ['api.recovered', { action: 'resolve', stage: '1', incident: `api.recovered/${AT}` }],
+    [
+      'filter.status_unreadable',
+      { action: 'trigger', stage: '1', incident: `filter.status_unreadable/${AT}` },
+    ],
+    ['filter.status_readable', { action: 'resolve', stage: '1', incident: `filter.status_readable/${AT}` }],
     ['monitor.test', {}],
   ])('gives %s its event and the action on its incident, nothing else', (event, more) => {
     // Act
@@ -513,6 +517,7 @@ describe('renderAlert with an expected status', () => {
         severity: 'high',
         action: 'trigger',
         stage: '1',
+        incident: 'filter.status_changed/2026-11-22T10:04:12.345Z',
       },
     },
     {
@@ -527,6 +532,8 @@ describe('renderAlert with an expected status', () => {
         severity: 'resolved',
         action: 'resolve',
         stage: '1',
+        // The change back names the change away it ends by when the status left (its previousSince).
+        incident: 'filter.status_changed/2026-11-21T08:00:00.000Z',
       },
     },
     {
@@ -542,7 +549,14 @@ describe('renderAlert with an expected status', () => {
       },
       subject: '[shieldwatch] REMINDER: filter status still mitigating, expected active',
       sms: 'shieldwatch: REMINDER filter status still "mitigating" (expected "active"), for 2h 30m, seen 2026-11-22 12:34 UTC',
-      attributes: { event: 'filter.status_reminder', to: 'mitigating', severity: 'high', stage: '1' },
+      attributes: {
+        event: 'filter.status_reminder',
+        to: 'mitigating',
+        severity: 'high',
+        stage: '1',
+        // The change it reminds of: the status's first sighting.
+        incident: 'filter.status_changed/2026-11-22T10:04:12.345Z',
+      },
     },
   ])('$name', ({ alert, subject, sms, attributes }) => {
     // Act

@@ -44,7 +44,7 @@ export const HEALTH_FAMILY: AlertFamily<HealthAlertRecord | AlertRecordOf<Health
   chatTail: NOTHING.lines,
   // Its incident's id (as the `sqs` document's `incident`), and a rule that reads nothing its rule, for
   // subscription filter policies and chat threads, as a rule's incident's alerts (CONTRACT §12-14).
-  attributes: (alert) => stringAttributes(alert, ['rule', 'incident']),
+  attributes: (alert) => stringAttributes(alert, ['rule']),
   // As a rule's incident: a reminder neither triggers nor resolves, an escalation triggers (CONTRACT §13-14).
   action: (alert) => {
     switch (alert.event) {

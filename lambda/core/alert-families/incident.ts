@@ -44,7 +44,7 @@ export const INCIDENT_FAMILY: AlertFamily<IncidentAlertRecord> = {
   chatLines: incidentChatLines,
   chatTail: NOTHING.lines,
   // Its rule and id, for subscription filter policies (CONTRACT §13).
-  attributes: (alert) => stringAttributes(alert, ['rule', 'incident']),
+  attributes: (alert) => stringAttributes(alert, ['rule']),
   // Opened, updated and escalated trigger, resolved resolves, a reminder neither (CONTRACT §13); acknowledged:
   // PagerDuty acknowledges the page of the same dedup_key (CONTRACT §14).
   action: (alert) => {
