@@ -329,6 +329,12 @@ export interface HeldChange {
   /** True when the incident was open, and published, before the silence: its resolve is sent all the same. */
   readonly opened?: boolean;
   /**
+   * The incident's escalation stage as its latest alert held back says (an escalation inside the silence
+   * raises it): the announcement at the silence's end carries it, for subscriptions by stage
+   * (docs/acknowledge.md). Absent: 1.
+   */
+  readonly stage?: number;
+  /**
    * The alert that closed it inside the silence (suppressed too), kept until that alert has left the outbox so
    * that a cycle handling it again decides the same.
    */
@@ -352,9 +358,11 @@ export function toHeldChanges(stored: unknown): HeldChanges {
     const v = value as Record<string, unknown>;
     if (typeof v['silence'] !== 'string' || typeof v['event'] !== 'string' || typeof v['at'] !== 'string')
       continue;
+    const { stage, ...rest } = v;
     out[key] = {
-      ...(v as unknown as HeldChange),
+      ...(rest as unknown as HeldChange),
       since: typeof v['since'] === 'string' ? v['since'] : v['at'],
+      ...(typeof stage === 'number' && Number.isSafeInteger(stage) && stage >= 1 ? { stage } : {}),
     };
   }
   return out;

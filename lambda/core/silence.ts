@@ -6,6 +6,7 @@
  */
 
 import { type AlertFamily, eventFamily } from './alert-families/index.ts';
+import { sinceOf } from './alert-since.ts';
 import {
   type HeldChange,
   type HeldChanges,
@@ -50,9 +51,11 @@ export {
 } from './silence-window.ts';
 
 /**
- * Alerts of an incident across networks (the `groupBy` setting at `rule`) that tell more of an incident already
- * opened: held back with it when its opening was held back, but never remembered on their own. Remembered
- * alone, an update of an incident whose opening was published would make its resolve look unopened.
+ * Alerts of an incident (a rule's across networks, a blind spot's) that tell more of one already opened: held
+ * back with it when its opening was held back (an escalation raising the stage its announcement carries). An
+ * update is never remembered on its own: remembered alone, an update of an incident whose opening was
+ * published would make its resolve look unopened. An escalation of such an incident is remembered as opened
+ * (its resolve is sent), so the silence's end announces the stage it reached.
  */
 const GROUPED_FOLLOW_UPS: ReadonlySet<string> = new Set(['incident.updated', 'incident.escalated']);
 
@@ -135,14 +138,36 @@ export function afterAlert(
     };
   }
   if (silence === undefined) return { held: open === undefined ? next : without(next, key) };
-  // An incident's update or escalation held back: what holds is still the opening (held back, or published).
-  if (GROUPED_FOLLOW_UPS.has(alert.event)) return { suppressedBy: silence.id, held: next };
+  // An incident's update or escalation held back: what holds is still the opening (held back, or published);
+  // a held opening learns the stage an escalation reached, for its announcement.
+  if (GROUPED_FOLLOW_UPS.has(alert.event)) {
+    const stage = laterStage(open, alert);
+    if (stage === undefined) return { suppressedBy: silence.id, held: next };
+    if (open !== undefined) return { suppressedBy: silence.id, held: { ...next, [key]: { ...open, stage } } };
+    // The escalation of an incident whose opening was published: remembered as opened (its resolve is sent all
+    // the same), so that the silence's end announces it still holds at this stage, to whoever that stage reaches.
+    const escalated: HeldChange = {
+      silence: silence.id,
+      // Its own event (a blind spot's is matched as the blind spot by its id: `silenceMatches`).
+      event: alert.event,
+      at: alert.at,
+      since: sinceOf(alert) ?? alert.at,
+      ...pick(alert, ['incident', 'rule', 'network']),
+      stage,
+      opened: true,
+    };
+    return { suppressedBy: silence.id, held: withinBudget(next, key, escalated) };
+  }
   if (open !== undefined) {
     const to = alert.to === undefined ? {} : { to: alert.to };
     const severity = alert.severity === undefined ? {} : { severity: alert.severity };
+    const stage = laterStage(open, alert);
     return {
       suppressedBy: silence.id,
-      held: { ...next, [key]: { ...open, since: alert.at, ...to, ...severity } },
+      held: {
+        ...next,
+        [key]: { ...open, since: alert.at, ...to, ...severity, ...(stage === undefined ? {} : { stage }) },
+      },
     };
   }
   const continues =
@@ -150,18 +175,31 @@ export function afterAlert(
     alert.expected !== undefined &&
     alert.from !== undefined &&
     alert.from !== alert.expected;
+  const stage = laterStage(undefined, alert);
   const change: HeldChange = {
     silence: silence.id,
     event: alert.event,
     at: alert.at,
     since: alert.at,
     ...pick(alert, ['incident', 'from', 'to', 'expected', 'severity', 'rule', 'network']),
+    ...(stage === undefined ? {} : { stage }),
     ...(continues ? { opened: true } : {}),
   };
-  const grown = { ...next, [key]: change };
-  if (Buffer.byteLength(JSON.stringify(grown)) > HELD_BUDGET_BYTES)
-    return { suppressedBy: silence.id, held: next };
-  return { suppressedBy: silence.id, held: grown };
+  return { suppressedBy: silence.id, held: withinBudget(next, key, change) };
+}
+
+/** `held` with `change` under `key`, unless that grows it past {@link HELD_BUDGET_BYTES}: then `held` as it is. */
+function withinBudget(held: HeldChanges, key: string, change: HeldChange): HeldChanges {
+  const grown = { ...held, [key]: change };
+  return Buffer.byteLength(JSON.stringify(grown)) > HELD_BUDGET_BYTES ? held : grown;
+}
+
+/** The alert's stage when it is a whole number above the held change's (absent: 1); undefined otherwise. */
+function laterStage(open: HeldChange | undefined, alert: AlertRecord): number | undefined {
+  const stage = alert.stage;
+  if (typeof stage !== 'number' || !Number.isSafeInteger(stage) || stage <= (open?.stage ?? 1))
+    return undefined;
+  return stage;
 }
 
 function pick<K extends keyof AlertRecord>(
@@ -219,6 +257,7 @@ export function dueAnnouncements(
       ...(change.severity === undefined ? {} : { severity: change.severity }),
       ...(change.rule === undefined ? {} : { rule: change.rule }),
       ...(change.network === undefined ? {} : { network: change.network }),
+      ...(change.stage === undefined ? {} : { stage: change.stage }),
     });
   }
   return { alerts, held: left };

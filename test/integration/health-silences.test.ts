@@ -386,6 +386,35 @@ describe('blind-spot incidents towards channels and silences (dynalite, loopback
     ]);
   });
 
+  it('opened before a network.* silence, escalated inside it, still open at its end: announced once at the stage reached, then its resolve', async () => {
+    // Prepare: the incident opens (published) before the silence.
+    const m = monitor({ SHIELDWATCH_ESCALATE_AFTER: '8m' });
+    await minutes(m, 1);
+    replies['a1'] = gone;
+    await minutes(m, 2);
+    const s = await silence('1h', 'network.*');
+
+    // Act: it escalates inside the silence; the silence ends while a1 still fails; then a1 answers.
+    await minutes(m, 10);
+    await silences.end(s.id, now);
+    await minutes(m, 2);
+    replies['a1'] = normal;
+    await minutes(m, 1);
+
+    // Assess: the escalation was suppressed; the announcement tells the second stage of it, once.
+    const suppressed = (await m.store.queryEvents({})).filter((e) => e.suppressedBy === s.id);
+    expect(suppressed.map((e) => e.event)).toEqual(['incident.escalated']);
+    expect(names()).toEqual([
+      'network.unreachable@trigger',
+      'silence.still_holding@trigger',
+      'network.recovered@resolve',
+    ]);
+    const announced = sns.published.find((p) => p.attributes['event'] === 'silence.still_holding')!;
+    const opening = sns.published.find((p) => p.attributes['event'] === 'network.unreachable')!;
+    expect(announced.attributes['stage']).toBe('2');
+    expect(announced.attributes['incident']).toBe(opening.attributes['incident']);
+  });
+
   it('opened before a network.* silence, joined inside it: the join is held back, and the resolve inside it is sent', async () => {
     // Prepare: a1's incident opens (published) before the silence.
     const m = monitor();

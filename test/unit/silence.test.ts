@@ -20,6 +20,7 @@ import {
   silenceFor,
   silenceId,
   silenceStatus,
+  toHeldChanges,
   toSilence,
 } from '../../lambda/core/silence.ts';
 import type { AlertEvent, AlertRecord } from '../../lambda/core/types.ts';
@@ -468,6 +469,8 @@ describe('afterAlert: a rule incident across networks (SHIELDWATCH_GROUP_BY=rule
     rule: 'flood',
     incident: INCIDENT,
     severity: event === 'incident.resolved' ? 'resolved' : 'high',
+    // An escalation reaches stage 2 (docs/acknowledge.md); the other alerts are at the stage before it.
+    ...(event === 'incident.escalated' ? { stage: 2 } : {}),
   });
   /** Replays [event, silenced] and gives each verdict's suppressedBy and the incidents still held. */
   function replay(steps: ReadonlyArray<readonly [AlertEvent, boolean]>, start: HeldChanges = {}) {
@@ -503,16 +506,74 @@ describe('afterAlert: a rule incident across networks (SHIELDWATCH_GROUP_BY=rule
     expect(
       replay([
         ['incident.updated', true],
-        ['incident.escalated', true],
         ['incident.reminder', true],
         ['incident.resolved', true],
       ]),
     ).toEqual([
       [s.id, []],
       [s.id, []],
-      [s.id, []],
       [undefined, []],
     ]);
+  });
+
+  it('an escalation held back of a published incident is remembered as opened: announced later, its resolve sent', () => {
+    expect(
+      replay([
+        ['incident.updated', true],
+        ['incident.escalated', true],
+        ['incident.reminder', true],
+        ['incident.resolved', true],
+      ]),
+    ).toEqual([
+      [s.id, []],
+      [s.id, [`${INCIDENT} incident.escalated`]],
+      [s.id, [`${INCIDENT} incident.escalated`]],
+      [undefined, []],
+    ]);
+  });
+
+  it('the announcement of an escalation held back carries its stage, for the subscriptions of that stage', () => {
+    const { held } = afterAlert({}, grouped(3, 'incident.escalated'), false, s);
+    expect(held[INCIDENT]).toMatchObject({ stage: 2, opened: true, event: 'incident.escalated' });
+    const [alert] = dueAnnouncements(held, [s], T0 + 61 * MIN).alerts;
+    const rendered = renderAlert({ ...alert!, seq: 4 }, { networks: [], monitorName: 'shieldwatch' });
+    expect(rendered.subject).toBe('[shieldwatch] still rule flood triggered after silence s-aaaaaaaa');
+    expect(rendered.attributes).toMatchObject({ stage: '2', incident: INCIDENT, action: 'trigger' });
+    // An opening held back, then its escalation: the announcement is the opening's, at the stage reached.
+    const opened = afterAlert({}, grouped(1, 'incident.opened'), false, s).held;
+    const both = afterAlert(opened, grouped(2, 'incident.escalated'), false, s).held;
+    expect(both[INCIDENT]).toMatchObject({ event: 'incident.opened', stage: 2 });
+    expect(both[INCIDENT]?.opened).toBeUndefined();
+    const [announced] = dueAnnouncements(both, [s], T0 + 61 * MIN).alerts;
+    expect(renderAlert({ ...announced!, seq: 3 }, { networks: [] }).attributes['stage']).toBe('2');
+    // Kept through the store: a stage that is not a whole number of at least 1 is dropped.
+    expect(toHeldChanges(JSON.parse(JSON.stringify(both)))[INCIDENT]?.stage).toBe(2);
+    expect(toHeldChanges({ k: { ...both[INCIDENT], stage: 'x' } })['k']?.stage).toBeUndefined();
+    expect(toHeldChanges({ k: { ...both[INCIDENT], stage: 0 } })['k']?.stage).toBeUndefined();
+  });
+
+  it("a blind spot's escalation held back is announced as the blind spot", () => {
+    const id = `network.unreachable/0/${iso(T0)}`;
+    const escalated: AlertRecord = {
+      seq: 5,
+      event: 'incident.escalated',
+      at: iso(T0 + 10 * MIN),
+      incident: id,
+      stage: 2,
+      members: [{ network: 'edge-1', since: iso(T0), errorKind: 'client', httpStatus: 404 }],
+    };
+    const { held, suppressedBy } = afterAlert(
+      {},
+      escalated,
+      false,
+      silence({ pattern: 'network.unreachable' }),
+    );
+    expect(suppressedBy).toBe('s-aaaaaaaa');
+    expect(held[id]).toMatchObject({ event: 'incident.escalated', stage: 2, opened: true });
+    const [alert] = dueAnnouncements(held, [s], T0 + 61 * MIN).alerts;
+    const rendered = renderAlert({ ...alert!, seq: 6 }, { networks: [], monitorName: 'shieldwatch' });
+    expect(rendered.subject).toBe('[shieldwatch] still network unreachable after silence s-aaaaaaaa');
+    expect(rendered.attributes).toMatchObject({ stage: '2', incident: id });
   });
 
   it('an update published after the silence tells its own story: the opening is forgotten', () => {
