@@ -38,8 +38,9 @@ async function readAll(stdin: NodeJS.ReadableStream): Promise<string> {
 
 /** Reads one line from a terminal in raw mode, so that nothing typed is shown; Ctrl-C cancels. */
 function readHidden(stdin: KeyInput, stderr: NodeJS.WritableStream): Promise<string> {
-  stderr.write('API key (not shown, Enter to finish): ');
+  // Echo off before the prompt shows: a key typed (or pasted) the moment the prompt appears is never echoed.
   stdin.setRawMode!(true);
+  stderr.write('API key (not shown, Enter to finish): ');
   stdin.setEncoding('utf8');
   stdin.resume();
   return new Promise((resolve, reject) => {
