@@ -1,37 +1,61 @@
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
 import { formatDuration } from '../../lambda/core/alert-time.ts';
-import { type IncidentView, listIncidents } from '../../lambda/core/incident-list.ts';
+import {
+  type IncidentSources,
+  type IncidentView,
+  listIncidents,
+  ruleTriggersBefore,
+} from '../../lambda/core/incident-list.ts';
 import { worse } from '../../lambda/core/incidents.ts';
+import type { StoredEvent } from '../../lambda/ports.ts';
 import { siNumber } from '../../lambda/report/units.ts';
 import { defineCommand, formatOption } from '../args.ts';
 import { clip, parseTimeArg, printable, printableJson, renderTable } from '../format.ts';
 import { type CliIo, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
 
+/** How many stored events are read at once for the triggers before `--since`. */
+const TRIGGER_READS = 25;
+
 /**
  * Every incident in the store (docs/alerts.md, Incidents; CONTRACT §13): the incident items, the monitor state
- * item (a status away, the API), every shard's health item (the blind spots), and the events since `since`.
+ * item (a status away, the API), every shard's health item (the blind spots), every rule item (a rule's incidents
+ * of one network), and the events since `since`; with `since`, the triggers of rule incidents of one network
+ * that triggered before it (their peaks), read at their times.
  */
 async function readIncidents(io: CliIo, since?: string): Promise<IncidentView[]> {
   const config = loadStoreConfig(io.env);
   const store = await openStore(io.env, config.table, { readOnly: true });
   try {
     const dynamo = new DynamoStore(store.client, config.table);
-    const [scopes, monitor, health, events] = await storeCall(store, () =>
+    const [scopes, monitor, health, ruleItems, events] = await storeCall(store, () =>
       Promise.all([
         dynamo.findIncidentScopes(),
         dynamo.load(),
         dynamo.allHealthItems(),
+        dynamo.allRuleItems(),
         dynamo.queryEvents(since === undefined ? {} : { since }),
       ]),
     );
-    return listIncidents({
+    const sources: IncidentSources = {
       scopes: scopes.map((s) => s.loaded.state),
       monitor: monitor.state,
       health: health.map((h) => ({ shard: h.shard, state: h.loaded.state })),
+      ruleItems: ruleItems.map((r) => r.loaded.state.rules),
       events,
-    });
+    };
+    const times = since === undefined ? [] : ruleTriggersBefore(sources, since);
+    if (times.length === 0) return listIncidents(sources);
+    const older: StoredEvent[] = [];
+    for (let i = 0; i < times.length; i += TRIGGER_READS) {
+      const batch = times.slice(i, i + TRIGGER_READS);
+      const read = await storeCall(store, () =>
+        Promise.all(batch.map((at) => dynamo.queryEvents({ since: at, until: at }))),
+      );
+      older.push(...read.flat());
+    }
+    return listIncidents({ ...sources, ruleEvents: [...older, ...events] });
   } finally {
     store.client.destroy();
   }
@@ -128,6 +152,7 @@ const showCommand = defineCommand({
   arguments: ['id'],
   examples: [
     'incidents show flood@2026-03-01T10:00:00.000Z',
+    'incidents show flood/edge-1/2026-03-01T10:00:00.000Z',
     'incidents show network.unreachable/0/2026-03-01T10:02:00.000Z',
     'incidents show api.unreachable/2026-03-01T10:00:00.000Z --format json',
   ],
@@ -200,7 +225,8 @@ export const incidentsCommand = defineCommand({
   description: [
     'Lists the incidents of every kind, oldest first, with when each opened and resolved:',
     '  - rule: with SHIELDWATCH_GROUP_BY=rule (the default) one per rule and attack across every network it',
-    '    hit, with how many networks and the worst peak;',
+    '    hit, with how many networks and the worst peak; with SHIELDWATCH_GROUP_BY=none one per rule and',
+    '    network, from its trigger to its resolve, with its peak;',
     '  - status: the filter status away from SHIELDWATCH_EXPECTED_STATUS;',
     '  - api: the API unreachable, the key rejected, the filter status unreadable;',
     '  - network, rule_unreadable: the blind spots (networks whose requests keep failing, a rule that reads',
@@ -226,6 +252,7 @@ export const incidentsCommand = defineCommand({
     'incidents --open',
     'incidents --since 7d --format json',
     'incidents show flood@2026-03-01T10:00:00.000Z',
+    'incidents show flood/edge-1/2026-03-01T10:00:00.000Z',
     'incidents show network.unreachable/0/2026-03-01T10:02:00.000Z',
   ],
   notes: 'Exit codes: 0 listed (also none), 1 the store failed, 2 bad usage.',

@@ -4,6 +4,7 @@
  * Pure: types and helpers over what the store returned.
  */
 import type { IncidentKind, IncidentRow, StoryMember, TimelineEntry } from './incidents.ts';
+import type { RuleOp } from './rule-types.ts';
 
 /**
  * An alert event as the store keeps it (a subset of `StoredEvent`, read defensively: a field the store does not
@@ -16,6 +17,13 @@ export interface IncidentEventRecord {
   readonly incident?: string;
   readonly rule?: string;
   readonly ruleText?: string;
+  /** A rule alert (`network.rule_*`): its network, the value it read, the threshold, when its incident triggered. */
+  readonly network?: string;
+  readonly value?: number | boolean;
+  readonly threshold?: number | boolean;
+  readonly triggeredAt?: string;
+  /** A rule alert: its rule's operator (absent on a record stored before it was carried). */
+  readonly condition?: { readonly op: RuleOp };
   /** Status changes: the status it went to (and came from). */
   readonly to?: string;
   readonly from?: string;
@@ -38,6 +46,8 @@ export interface IncidentEventRecord {
     readonly openedAt: string;
     readonly resolvedAt?: string;
     readonly members: readonly StoryMember[];
+    /** How many members the alert is about (more than `members` lists when past the cap). */
+    readonly count?: number;
   };
 }
 

@@ -1,15 +1,18 @@
 /**
- * The incidents as `shieldwatch incidents` shows them (CONTRACT §13), of every kind. A rule's: the open ones and
- * the latest resolved one of each rule from the incident items, older ones from their `incident.*` events (an
- * `incident.resolved` event holds every member's peak). The others (a status away, the API, the blind spots):
+ * The incidents as `shieldwatch incidents` shows them (CONTRACT §13), of every kind. A rule's across networks
+ * (`groupBy=rule`): the open ones and the latest resolved one of each rule from the incident items, older ones
+ * from their `incident.*` events (an `incident.resolved` event holds every member's peak). A rule's on one
+ * network (`groupBy=none`): `incident-list-rules.ts`. The others (a status away, the API, the blind spots):
  * `incident-list-kinds.ts`. Pure: built from what the store returned.
  */
 import type { MonitorState } from './decide.ts';
 import { type HealthShard, incidentKindOf, otherIncidents } from './incident-list-kinds.ts';
+import { perNetworkRuleIncidents, type RuleItemCells } from './incident-list-rules.ts';
 import { alertsOf, type IncidentEventRecord, type IncidentView } from './incident-list-view.ts';
 import { type Incident, incidentRow, type StoryMember } from './incidents.ts';
 
 export type { HealthShard } from './incident-list-kinds.ts';
+export type { RuleItemCells } from './incident-list-rules.ts';
 export type { IncidentEventRecord, IncidentView } from './incident-list-view.ts';
 
 /** An `incident.*` event of a rule's incident (a blind spot's reminders and escalations are `incident.*` too). */
@@ -74,6 +77,20 @@ function dedupe(members: readonly StoryMember[]): StoryMember[] {
   return [...seen.values()];
 }
 
+/** The rule incidents of one network (`groupBy=none`) of `sources`. */
+function perNetworkOf(
+  sources: IncidentSources,
+  incidentEvents: readonly IncidentEventRecord[],
+): IncidentView[] {
+  return perNetworkRuleIncidents({
+    ruleItems: sources.ruleItems ?? [],
+    scopes: sources.scopes,
+    incidentEvents,
+    events: sources.events,
+    ...(sources.ruleEvents === undefined ? {} : { ruleEvents: sources.ruleEvents }),
+  });
+}
+
 /** What the store holds about incidents, as read. */
 export interface IncidentSources {
   /** Every incident item's open and latest resolved incident. */
@@ -84,12 +101,20 @@ export interface IncidentSources {
   readonly health?: readonly HealthShard[];
   /** The stored events (of `--since` on), oldest first. */
   readonly events: readonly IncidentEventRecord[];
+  /** Every rule item's state: the rule incidents of one network it holds open (`groupBy=none`). @default [] */
+  readonly ruleItems?: readonly RuleItemCells[];
+  /**
+   * The stored events a rule incident of one network is told from: `events`, or from further back when one
+   * listed triggered before them (its trigger holds its peak). @default events
+   */
+  readonly ruleEvents?: readonly IncidentEventRecord[];
 }
 
 /**
- * Every incident known to the store, oldest first (the same start: by id). Rules: each incident item's open and
- * latest resolved incident, and every other incident named by an `incident.*` event (an incident item's copy
- * wins over the events'). The other kinds: {@link otherIncidents}.
+ * Every incident known to the store, oldest first (the same start: by id). Rules across networks: each incident
+ * item's open and latest resolved incident, and every other incident named by an `incident.*` event (an incident
+ * item's copy wins over the events'). Rules on one network: {@link perNetworkRuleIncidents}. The other kinds:
+ * {@link otherIncidents}.
  */
 export function listIncidents(sources: IncidentSources): IncidentView[] {
   const { scopes, events } = sources;
@@ -105,8 +130,20 @@ export function listIncidents(sources: IncidentSources): IncidentView[] {
     const view = fromEvents(id, incidentEvents);
     if (view !== undefined) views.set(id, view);
   }
+  for (const view of perNetworkOf(sources, incidentEvents)) views.set(view.id, view);
   for (const view of otherIncidents(sources.monitor, sources.health ?? [], events)) views.set(view.id, view);
   return [...views.values()].sort(
     (a, b) => Date.parse(a.openedAt) - Date.parse(b.openedAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   );
+}
+
+/**
+ * When the rule incidents of one network that `sources` lists triggered, for those that triggered before
+ * `since`, oldest first: their triggers (which hold their peaks) are not among the events of `since` on, and are
+ * read at those times ({@link IncidentSources.ruleEvents}).
+ */
+export function ruleTriggersBefore(sources: IncidentSources, since: string): string[] {
+  const views = perNetworkOf(sources, sources.events.filter(isRuleIncidentEvent));
+  const times = new Set(views.map((v) => v.openedAt).filter((at) => Date.parse(at) < Date.parse(since)));
+  return [...times].sort();
 }

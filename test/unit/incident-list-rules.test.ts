@@ -1,0 +1,404 @@
+/**
+ * `listIncidents` over a rule's incidents of one network (CONTRACT §13, `groupBy=none`): open ones from the rule
+ * items' cells, the others from their `network.rule_*` events paired by incident id, each with its peak; and
+ * those the `groupBy=rule` incidents across networks own (their items, their `incident.*` events) left out.
+ */
+import { describe, expect, it } from 'vitest';
+import { INITIAL_STATE } from '../../lambda/core/decide.ts';
+import {
+  type IncidentEventRecord,
+  type IncidentSources,
+  listIncidents,
+  type RuleItemCells,
+  ruleTriggersBefore,
+} from '../../lambda/core/incident-list.ts';
+import type { Incident, IncidentMember, StoryMember } from '../../lambda/core/incidents.ts';
+import type { RuleCell } from '../../lambda/core/rule-types.ts';
+
+const T = (minute: number) => new Date(Date.UTC(2026, 4, 1, 10, minute)).toISOString();
+const id = (network: string, minute: number) => `flood/${network}/${T(minute)}`;
+
+let seq = 0;
+function ruleEvent(
+  minute: number,
+  event: 'network.rule_triggered' | 'network.rule_resolved',
+  network: string,
+  triggered: number,
+  value: number,
+  fields: Partial<IncidentEventRecord> = {},
+): IncidentEventRecord {
+  seq += 1;
+  return {
+    at: T(minute),
+    event,
+    seq,
+    rule: 'flood',
+    ruleText: 'flood: traffic.in.pps > 500k',
+    network,
+    value,
+    threshold: 500_000,
+    condition: { op: '>' },
+    incident: id(network, triggered),
+    triggeredAt: T(triggered),
+    ...fields,
+  };
+}
+const trigger = (network: string, minute: number, value: number, fields?: Partial<IncidentEventRecord>) =>
+  ruleEvent(minute, 'network.rule_triggered', network, minute, value, fields);
+const resolve = (
+  network: string,
+  minute: number,
+  triggered: number,
+  value: number,
+  fields?: Partial<IncidentEventRecord>,
+) => ruleEvent(minute, 'network.rule_resolved', network, triggered, value, fields);
+
+function item(lastAt: number, cells: Record<string, RuleCell>): RuleItemCells {
+  return { lastAt: T(lastAt), cells: { flood: cells } };
+}
+const openCell = (network: string, minute: number, fields: Partial<RuleCell> = {}): RuleCell => ({
+  open: true,
+  run: 0,
+  values: [],
+  triggeredAt: T(minute),
+  incident: id(network, minute),
+  ...fields,
+});
+
+function sources(fields: Partial<IncidentSources>): IncidentSources {
+  return { scopes: [], monitor: INITIAL_STATE, events: [], ...fields };
+}
+
+function grouped(openedAt: number, members: IncidentMember[], resolvedAt?: number): Incident {
+  return {
+    id: `flood@${T(openedAt)}`,
+    kind: 'rule',
+    rule: 'flood',
+    state: resolvedAt === undefined ? 'open' : 'resolved',
+    openedAt: T(openedAt),
+    ...(resolvedAt === undefined ? {} : { resolvedAt: T(resolvedAt) }),
+    members,
+    timeline: [],
+    lastNoticeAt: T(openedAt),
+    alerts: { sent: 1, suppressed: 0 },
+    stage: 1,
+  };
+}
+const member = (network: string, joined: number, left?: number): IncidentMember => ({
+  network,
+  joinedAt: T(joined),
+  ...(left === undefined ? {} : { leftAt: T(left) }),
+  announced: true,
+});
+
+function incidentEvent(
+  minute: number,
+  event: string,
+  openedAt: number,
+  members: StoryMember[],
+  fields: { resolvedAt?: number; count?: number } = {},
+): IncidentEventRecord {
+  seq += 1;
+  return {
+    at: T(minute),
+    event,
+    seq,
+    rule: 'flood',
+    incident: `flood@${T(openedAt)}`,
+    openedAt: T(openedAt),
+    story: {
+      kind: 'rule',
+      openedAt: T(openedAt),
+      ...(fields.resolvedAt === undefined ? {} : { resolvedAt: T(fields.resolvedAt) }),
+      members,
+      count: fields.count ?? members.length,
+    },
+  };
+}
+
+describe('listIncidents: a rule incident of one network', () => {
+  it.each([
+    {
+      name: 'open in its cell, its trigger stored: open since it triggered, the trigger its peak',
+      input: sources({
+        ruleItems: [item(3, { 'edge-1': openCell('edge-1', 2) })],
+        events: [trigger('edge-1', 2, 9e5)],
+      }),
+      expected: {
+        id: id('edge-1', 2),
+        kind: 'rule',
+        rule: 'flood',
+        about: 'flood on edge-1',
+        ruleText: 'flood: traffic.in.pps > 500k',
+        state: 'open',
+        openedAt: T(2),
+        networks: [{ network: 'edge-1', peak: 9e5, peakAt: T(2) }],
+        timeline: [{ at: T(2), what: 'opened', count: 1, detail: 'value 900000, threshold 500000' }],
+        alerts: [{ at: T(2), event: 'network.rule_triggered' }],
+      },
+    },
+    {
+      name: 'open in its cell, its trigger held back by the alert cap: open, the held value its peak',
+      input: sources({
+        ruleItems: [
+          item(3, {
+            'edge-1': openCell('edge-1', 2, {
+              held: { event: 'network.rule_triggered', at: T(2), values: [7e5] },
+            }),
+          }),
+        ],
+      }),
+      expected: {
+        state: 'open',
+        openedAt: T(2),
+        networks: [{ network: 'edge-1', peak: 7e5, peakAt: T(2) }],
+        timeline: [{ at: T(2), what: 'opened', count: 1, detail: 'its alert waits behind the alert cap' }],
+        alerts: [],
+      },
+    },
+    {
+      name: 'triggered and resolved, no cell: resolved at its resolve, the worst reading its peak',
+      input: sources({ events: [trigger('edge-1', 2, 9e5), resolve('edge-1', 8, 2, 1e3)] }),
+      expected: {
+        state: 'resolved',
+        openedAt: T(2),
+        resolvedAt: T(8),
+        networks: [{ network: 'edge-1', peak: 9e5, peakAt: T(2) }],
+        members: [{ network: 'edge-1', joinedAt: T(2), leftAt: T(8), value: 1e3, peak: 9e5, peakAt: T(2) }],
+        timeline: [
+          { at: T(2), what: 'opened', count: 1, detail: 'value 900000, threshold 500000' },
+          { at: T(8), what: 'resolved', count: 1, detail: 'value 1000, threshold 500000' },
+        ],
+      },
+    },
+    {
+      name: 'a rule for "<": the lowest reading is the peak',
+      input: sources({
+        events: [
+          trigger('edge-1', 2, 10, { condition: { op: '<' }, threshold: 50 }),
+          resolve('edge-1', 8, 2, 90, { condition: { op: '<' }, threshold: 50 }),
+        ],
+      }),
+      expected: { state: 'resolved', networks: [{ network: 'edge-1', peak: 10, peakAt: T(2) }] },
+    },
+    {
+      name: 'a record without its operator: read from the trigger against its threshold',
+      input: sources({
+        events: [
+          trigger('edge-1', 2, 10, { condition: undefined, threshold: 50 }),
+          resolve('edge-1', 8, 2, 90, { condition: undefined, threshold: 50 }),
+        ],
+      }),
+      expected: { networks: [{ network: 'edge-1', peak: 10, peakAt: T(2) }] },
+    },
+    {
+      name: 'triggered, no cell, no resolve recorded (its rule or network left): resolved without an end',
+      input: sources({ events: [trigger('edge-1', 2, 9e5)] }),
+      expected: { state: 'resolved', openedAt: T(2) },
+      noEnd: true,
+    },
+    {
+      name: 'its resolve held back by the alert cap: resolved when its cell closed',
+      input: sources({
+        ruleItems: [
+          item(9, {
+            'edge-1': {
+              open: false,
+              run: 0,
+              values: [],
+              triggeredAt: T(2),
+              incident: id('edge-1', 2),
+              held: { event: 'network.rule_resolved', at: T(8), values: [1e3] },
+            },
+          }),
+        ],
+        events: [trigger('edge-1', 2, 9e5)],
+      }),
+      expected: {
+        state: 'resolved',
+        resolvedAt: T(8),
+        networks: [{ network: 'edge-1', peak: 9e5, peakAt: T(2) }],
+        timeline: [
+          { what: 'opened' },
+          { at: T(8), what: 'resolved', count: 1, detail: 'its alert waits behind the alert cap' },
+        ],
+      },
+    },
+    {
+      name: 'only its resolve in range: resolved, opened when it triggered, no peak (a resolve reads none)',
+      input: sources({ events: [resolve('edge-1', 8, 2, 1e3)] }),
+      expected: { state: 'resolved', openedAt: T(2), resolvedAt: T(8), networks: [{ network: 'edge-1' }] },
+    },
+    {
+      name: 'only its resolve in range, its trigger read from further back: the trigger is its peak',
+      input: sources({
+        events: [resolve('edge-1', 8, 2, 1e3)],
+        ruleEvents: [trigger('edge-1', 2, 9e5), resolve('edge-1', 8, 2, 1e3)],
+      }),
+      expected: { networks: [{ network: 'edge-1', peak: 9e5, peakAt: T(2) }] },
+    },
+  ])('$name', ({ input, expected, noEnd }) => {
+    // Act
+    const views = listIncidents(input);
+
+    // Assess
+    expect(views).toHaveLength(1);
+    expect(views[0]).toMatchObject(expected);
+    if (noEnd === true) expect(views[0]).not.toHaveProperty('resolvedAt');
+  });
+
+  it('two copies of a cell (an edit moved it): the copy of the newest item stands', () => {
+    // Prepare: the older item still holds the cell open; the newer one closed it (resolved at 8).
+    const input = sources({
+      ruleItems: [
+        item(9, { 'edge-1': { open: false, run: 0, values: [] } }),
+        item(5, { 'edge-1': openCell('edge-1', 2) }),
+      ],
+      events: [trigger('edge-1', 2, 9e5), resolve('edge-1', 8, 2, 1e3)],
+    });
+
+    // Act
+    const views = listIncidents(input);
+
+    // Assess
+    expect(views.map((v) => [v.id, v.state])).toEqual([[id('edge-1', 2), 'resolved']]);
+  });
+
+  it('lists every network on its own, oldest first, beside the other kinds', () => {
+    // Prepare
+    const input = sources({
+      ruleItems: [item(6, { 'edge-2': openCell('edge-2', 5) })],
+      events: [trigger('edge-1', 2, 9e5), resolve('edge-1', 4, 2, 1e3), trigger('edge-2', 5, 6e5)],
+    });
+
+    // Act
+    const views = listIncidents(input);
+
+    // Assess
+    expect(views.map((v) => [v.id, v.state])).toEqual([
+      [id('edge-1', 2), 'resolved'],
+      [id('edge-2', 5), 'open'],
+    ]);
+  });
+});
+
+describe('listIncidents: the per-network transitions of an incident across networks (groupBy=rule)', () => {
+  it.each([
+    {
+      name: 'open in the incident item, its network a member: only the incident across networks',
+      input: sources({
+        scopes: [{ open: grouped(2, [member('edge-1', 2), member('edge-2', 3)]) }],
+        ruleItems: [item(4, { 'edge-1': openCell('edge-1', 2), 'edge-2': openCell('edge-2', 3) })],
+        events: [trigger('edge-1', 2, 9e5), trigger('edge-2', 3, 6e5)],
+      }),
+      expected: [`flood@${T(2)}`],
+    },
+    {
+      name: "the item's last incident: its members' transitions while they were members are its own",
+      input: sources({
+        scopes: [{ last: grouped(2, [member('edge-1', 2, 6)], 6) }],
+        events: [trigger('edge-1', 2, 9e5), resolve('edge-1', 6, 2, 1e3)],
+      }),
+      expected: [`flood@${T(2)}`],
+    },
+    {
+      name: 'a member that left and came back: its second trigger is the same incident across networks',
+      input: sources({
+        scopes: [{ last: grouped(2, [member('edge-1', 2, 9), member('edge-2', 3, 7)], 9) }],
+        events: [
+          trigger('edge-1', 2, 9e5),
+          resolve('edge-1', 4, 2, 1e3),
+          trigger('edge-1', 5, 8e5),
+          trigger('edge-2', 3, 6e5),
+          resolve('edge-2', 7, 3, 1e3),
+          resolve('edge-1', 9, 5, 1e3),
+        ],
+      }),
+      expected: [`flood@${T(2)}`],
+    },
+    {
+      name: 'an older incident known from its events: its resolve names every member',
+      input: sources({
+        events: [
+          incidentEvent(2, 'incident.opened', 2, [{ network: 'edge-1', joinedAt: T(2) }]),
+          trigger('edge-1', 2, 9e5),
+          resolve('edge-1', 6, 2, 1e3),
+          incidentEvent(6, 'incident.resolved', 2, [{ network: 'edge-1', joinedAt: T(2), leftAt: T(6) }], {
+            resolvedAt: 6,
+          }),
+        ],
+      }),
+      expected: [`flood@${T(2)}`],
+    },
+    {
+      name: 'its resolve past the cap (not every member named): a transition within its time is its own',
+      input: sources({
+        events: [
+          trigger('edge-9', 3, 6e5),
+          resolve('edge-9', 5, 3, 1e3),
+          incidentEvent(6, 'incident.resolved', 2, [{ network: 'edge-1', joinedAt: T(2), leftAt: T(6) }], {
+            resolvedAt: 6,
+            count: 1001,
+          }),
+        ],
+      }),
+      expected: [`flood@${T(2)}`],
+    },
+    {
+      name: 'a network that was no member: its own incident',
+      input: sources({
+        scopes: [{ last: grouped(2, [member('edge-1', 2, 6)], 6) }],
+        events: [trigger('edge-2', 3, 6e5), resolve('edge-2', 5, 3, 1e3)],
+      }),
+      expected: [`flood@${T(2)}`, id('edge-2', 3)],
+    },
+    {
+      name: 'switched to none after the incident resolved: later transitions are incidents of their own',
+      input: sources({
+        scopes: [{ last: grouped(2, [member('edge-1', 2, 6)], 6) }],
+        ruleItems: [item(12, { 'edge-1': openCell('edge-1', 10) })],
+        events: [trigger('edge-1', 2, 9e5), resolve('edge-1', 6, 2, 1e3), trigger('edge-1', 10, 7e5)],
+      }),
+      expected: [`flood@${T(2)}`, id('edge-1', 10)],
+    },
+    {
+      name: "another rule's incident across networks covers nothing of this rule",
+      input: sources({
+        scopes: [{ open: { ...grouped(2, [member('edge-1', 2)]), id: `other@${T(2)}`, rule: 'other' } }],
+        ruleItems: [item(4, { 'edge-1': openCell('edge-1', 2) })],
+        events: [trigger('edge-1', 2, 9e5)],
+      }),
+      expected: [id('edge-1', 2), `other@${T(2)}`],
+    },
+  ])('$name', ({ input, expected }) => {
+    // Act
+    const views = listIncidents(input);
+
+    // Assess
+    expect(views.map((v) => v.id)).toEqual(expected);
+  });
+});
+
+describe('ruleTriggersBefore', () => {
+  it('names the trigger times before --since of the incidents of one network listed, once each, oldest first', () => {
+    // Prepare: edge-1 and edge-2 triggered at 2, edge-3 at 1 (resolved at 8), edge-4 at 6; a grouped one at 0.
+    const input = sources({
+      scopes: [{ open: grouped(0, [member('edge-9', 0)]) }],
+      ruleItems: [
+        item(9, {
+          'edge-1': openCell('edge-1', 2),
+          'edge-2': openCell('edge-2', 2),
+          'edge-4': openCell('edge-4', 6),
+          'edge-9': openCell('edge-9', 0),
+        }),
+      ],
+      events: [resolve('edge-3', 8, 1, 1e3), trigger('edge-4', 6, 6e5)],
+    });
+
+    // Act
+    const times = ruleTriggersBefore(input, T(5));
+
+    // Assess
+    expect(times).toEqual([T(1), T(2)]);
+  });
+});
