@@ -6,22 +6,28 @@
  * once, and a cycle never loses one. The alert is left unclaimed in the item's outbox, so the next poll cycle
  * records and publishes it through the outbox like every other alert (claim, record, publish, remove).
  * Shared by `shieldwatch ack`/`unack` and the acknowledge function. A blind-spot incident's id names its shard
- * (`network.unreachable/<shard>/...`): it is acknowledged alike in that shard's health item (`health#<shard>`).
+ * (`network.unreachable/<shard>/...`): it is acknowledged alike in that shard's health item (`health#<shard>`);
+ * one of the monitor's own (`filter.status_changed/...`, `api.unreachable/...`) in the monitor state item.
  */
 import { COMMIT_ATTEMPTS } from './commit.ts';
 import type { AckIncidentView } from './core/ack-page.ts';
+import type { MonitorState } from './core/decide.ts';
 import {
   type AckDecision,
   acknowledgeHealthIncident,
   acknowledgeIncident,
-  type HealthAckDecision,
+  acknowledgeMonitorIncident,
   incidentRuleOf,
   openHealthIncidentView,
+  openMonitorIncidentView,
+  type TimersAckDecision,
   type UnackDecision,
   unacknowledgeHealthIncident,
   unacknowledgeIncident,
+  unacknowledgeMonitorIncident,
 } from './core/incident-ack.ts';
 import type { Incident, IncidentScopeState } from './core/incidents.ts';
+import { monitorIncidentOpenerOf } from './core/monitor-incidents.ts';
 import { type HealthState, healthShardOf } from './core/network-health.ts';
 import { describeError, StoreError } from './errors.ts';
 import type { StateStore, VersionedState } from './ports.ts';
@@ -31,6 +37,8 @@ export interface IncidentScopes {
   incidentScope(rule: string): StateStore<IncidentScopeState>;
   /** A shard's health item, which holds its blind-spot incidents (docs/alerts.md, Blind spots). */
   healthScope(shard: number): StateStore<HealthState>;
+  /** The monitor state item (`state/monitor`), which holds the status's and the API's incidents. */
+  readonly monitorState: StateStore<MonitorState>;
 }
 
 /** What {@link acknowledge} did; `view` is the incident as the pages show it. */
@@ -43,9 +51,13 @@ export type UnackResult =
   | { readonly outcome: 'unacknowledged' | 'not-acknowledged'; readonly view: AckIncidentView }
   | { readonly outcome: 'not-open'; readonly resolvedAt?: string };
 
-/** Whether `id` is an incident id `ack` can look for: a rule's (`<rule>@<at>`) or a blind spot's. */
+/** Whether `id` is an incident id `ack` can look for: a rule's (`<rule>@<at>`), a blind spot's, or the monitor's. */
 export function isAckableId(id: string): boolean {
-  return incidentRuleOf(id) !== undefined || healthShardOf(id) !== undefined;
+  return (
+    incidentRuleOf(id) !== undefined ||
+    healthShardOf(id) !== undefined ||
+    monitorIncidentOpenerOf(id) !== undefined
+  );
 }
 
 async function load<S>(store: StateStore<S>, id: string): Promise<VersionedState<S>> {
@@ -84,14 +96,21 @@ async function settle<S, R>(
 
 type AckAlerts = Parameters<StateStore<IncidentScopeState>['commit']>[2];
 
-/** A blind-spot incident's decision as the result of {@link acknowledge} or {@link unacknowledge}. */
-function healthSettled<R>(
-  decision: HealthAckDecision,
-): { readonly write: HealthState; readonly alerts: AckAlerts; readonly result: R } | { readonly result: R } {
+/**
+ * A blind-spot or monitor incident's decision (both kept as timers beside what opened them) as the result of
+ * {@link acknowledge} or {@link unacknowledge}.
+ */
+function timersSettled<R, S>(
+  decision: TimersAckDecision<S>,
+): { readonly write: S; readonly alerts: AckAlerts; readonly result: R } | { readonly result: R } {
   if (decision.outcome === 'not-open') return { result: { outcome: 'not-open' } as R };
   const result = { outcome: decision.outcome, view: decision.view } as R;
   if ('state' in decision) {
-    return { write: decision.state, alerts: decision.alert === undefined ? [] : [decision.alert], result };
+    return {
+      write: decision.state,
+      alerts: decision.alert === undefined ? [] : [decision.alert],
+      result,
+    };
   }
   return { result };
 }
@@ -112,10 +131,15 @@ export async function acknowledge(
   id: string,
   ack: { readonly by: string; readonly at: string; readonly note?: string },
 ): Promise<AckResult> {
+  if (monitorIncidentOpenerOf(id) !== undefined) {
+    return settle(scopes.monitorState, id, (state) =>
+      timersSettled<AckResult, MonitorState>(acknowledgeMonitorIncident(state, id, ack)),
+    );
+  }
   const shard = healthShardOf(id);
   if (shard !== undefined) {
     return settle(scopes.healthScope(shard), id, (state) =>
-      healthSettled<AckResult>(acknowledgeHealthIncident(state, id, ack)),
+      timersSettled<AckResult, HealthState>(acknowledgeHealthIncident(state, id, ack)),
     );
   }
   const rule = incidentRuleOf(id);
@@ -142,10 +166,15 @@ export async function unacknowledge(
   by: string,
   at: string,
 ): Promise<UnackResult> {
+  if (monitorIncidentOpenerOf(id) !== undefined) {
+    return settle(scopes.monitorState, id, (state) =>
+      timersSettled<UnackResult, MonitorState>(unacknowledgeMonitorIncident(state, id)),
+    );
+  }
   const shard = healthShardOf(id);
   if (shard !== undefined) {
     return settle(scopes.healthScope(shard), id, (state) =>
-      healthSettled<UnackResult>(unacknowledgeHealthIncident(state, id)),
+      timersSettled<UnackResult, HealthState>(unacknowledgeHealthIncident(state, id)),
     );
   }
   const rule = incidentRuleOf(id);
@@ -171,6 +200,9 @@ export async function findOpenIncident(
   scopes: IncidentScopes,
   id: string,
 ): Promise<AckIncidentView | undefined> {
+  if (monitorIncidentOpenerOf(id) !== undefined) {
+    return openMonitorIncidentView((await load(scopes.monitorState, id)).state, id);
+  }
   const shard = healthShardOf(id);
   if (shard !== undefined) {
     return openHealthIncidentView((await load(scopes.healthScope(shard), id)).state, id);

@@ -6,7 +6,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { SINCE_ATTRIBUTE, sinceField } from '../core/alert-since.ts';
-import { INITIAL_STATE, type MonitorState } from '../core/decide.ts';
+import { INITIAL_STATE, type MonitorState, monitorStateOf } from '../core/decide.ts';
 import type { IncidentScopeState } from '../core/incidents.ts';
 import type { HealthState } from '../core/network-health.ts';
 import type { Rule } from '../core/rule-types.ts';
@@ -81,7 +81,8 @@ const MONITOR_LAYOUT: ScopeLayout<MonitorState> = {
   spillRange: { condition: 'sk < :above', values: { ':above': ':' } },
   initial: INITIAL_STATE,
   encode: (state) => state,
-  decode: (stored) => stored as MonitorState,
+  // Its incidents' timers (docs/acknowledge.md) checked; an item without them reads as before.
+  decode: monitorStateOf,
 };
 
 /**

@@ -9,6 +9,8 @@
 export interface AckIncidentView {
   readonly id: string;
   readonly rule?: string;
+  /** What an incident without networks is (the monitor's own: the status away, the API unreachable). */
+  readonly about?: string;
   readonly openedAt: string;
   /** Its networks: the active ones first, each with its peak when it has one. */
   readonly networks: ReadonlyArray<{
@@ -93,12 +95,16 @@ function incidentFacts(incident: AckIncidentView): string {
     (incident.rule === undefined
       ? ''
       : `<tr><th>Rule</th><td><code>${escapeHtml(incident.rule)}</code></td></tr>`) +
+    (incident.about === undefined ? '' : `<tr><th>What</th><td>${escapeHtml(incident.about)}</td></tr>`) +
     `<tr><th>Since</th><td>${escapeHtml(incident.openedAt)}</td></tr>` +
     `<tr><th>Stage</th><td>${incident.stage}</td></tr>` +
     '</table>' +
-    `<h2>Networks (${incident.networks.length})</h2>` +
-    `<table><tr><th>Network</th><th>Peak</th><th></th></tr>${rows}</table>` +
-    (more > 0 ? `<p>and ${more} more</p>` : '')
+    // The monitor's own incidents concern no network: no list to show.
+    (incident.about !== undefined && incident.networks.length === 0
+      ? ''
+      : `<h2>Networks (${incident.networks.length})</h2>` +
+        `<table><tr><th>Network</th><th>Peak</th><th></th></tr>${rows}</table>` +
+        (more > 0 ? `<p>and ${more} more</p>` : ''))
   );
 }
 

@@ -1,5 +1,14 @@
 import { RECOVERY_EVENTS } from './alert-events.ts';
 import { cycleOrder } from './clock.ts';
+import { type EscalationSchedule, FIRST_STAGE } from './escalation.ts';
+import {
+  followMonitorIncidents,
+  type MonitorIncidentTimersById,
+  monitorIncidentTime,
+  type OpenMonitorIncident,
+  ownTimers,
+  toMonitorIncidentTimers,
+} from './monitor-incidents.ts';
 import type { AlertEvent, AlertRecord, FailureKind, NewAlertRecord } from './types.ts';
 
 /** The problems with the monitor's own view of the API that raise an incident alert. */
@@ -43,6 +52,12 @@ export interface MonitorState {
    * away, its reminders, further changes while still away, and the change back (docs/channels.md).
    */
   readonly awayIncident?: string;
+  /**
+   * The timers of each open incident above (the status away, the API's), by incident id: when it opened, its
+   * escalation stage, an API incident's last reminder, its acknowledgement (docs/acknowledge.md). Dropped when
+   * the incident ends; absent in items written before acknowledgement reached these incidents.
+   */
+  readonly incidentTimers?: MonitorIncidentTimersById;
   /**
    * What the last applied cycle polled and judged by, for `shieldwatch status` (README.md, Commands: status): set by
    * the cycle on the state it writes anyway (no write of its own), not by {@link decide}.
@@ -96,8 +111,13 @@ export interface DecideSettings {
   readonly confirmations: number;
   /** The status things should be in; a change away from it is `high`, back to it `resolved`. */
   readonly expectedStatus?: string;
-  /** While the status stays away from `expectedStatus`, a reminder goes out this often (ms). */
+  /**
+   * A reminder of every open, unacknowledged incident this often (ms): `filter.status_reminder` while the status
+   * stays away from `expectedStatus`, `incident.reminder` of an API incident.
+   */
   readonly remindEveryMs?: number;
+  /** The `escalateAfter` setting: `incident.escalated` once per stage of an open, unacknowledged incident. */
+  readonly escalateAfterMs?: EscalationSchedule;
 }
 
 /** The result of applying one cycle to the state. */
@@ -121,6 +141,18 @@ export const INITIAL_STATE: MonitorState = {
   incidents: { auth: CLOSED, unreachable: CLOSED, unreadable: CLOSED },
   nextSeq: 1,
 };
+
+/**
+ * A stored monitor state read back: as stored, its incidents' timers checked entry by entry (a damaged one is left
+ * out); an item written before they existed reads as it always did.
+ */
+export function monitorStateOf(stored: unknown): MonitorState {
+  const state = stored as MonitorState;
+  if (typeof state !== 'object' || state === null || state.incidentTimers === undefined) return state;
+  const { incidentTimers, ...rest } = state;
+  const timers = toMonitorIncidentTimers(incidentTimers);
+  return timers === undefined ? rest : { ...rest, incidentTimers: timers };
+}
 
 type NewAlert = NewAlertRecord;
 
@@ -276,6 +308,7 @@ function stepReminder(
   filter: FilterObservation | undefined,
   at: string,
   settings: DecideSettings,
+  acknowledged: boolean,
 ): { lastReminderAt?: string; alert?: NewAlert } {
   const { expectedStatus, remindEveryMs } = settings;
   // A reminder time ahead of this cycle (a clock ahead wrote it, docs/design/cycle.md, Clocks) counts as now, so that the
@@ -283,6 +316,8 @@ function stepReminder(
   const ahead = state.lastReminderAt !== undefined && Date.parse(state.lastReminderAt) > Date.parse(at);
   const lastReminderAt = ahead ? at : state.lastReminderAt;
   const kept = lastReminderAt === undefined ? {} : { lastReminderAt };
+  // An acknowledged incident gets no reminders (CONTRACT §14); withdrawn, the next one is due by the same clock.
+  if (acknowledged) return kept;
   if (expectedStatus === undefined || remindEveryMs === undefined || filter?.ok !== true) return kept;
   if (state.status === undefined || state.status === expectedStatus || state.statusSince === undefined)
     return kept;
@@ -302,6 +337,51 @@ function stepReminder(
   };
 }
 
+/** The event that opens each API incident of {@link MonitorState.incidents}. */
+const API_OPENERS = {
+  auth: 'api.auth_failed',
+  reach: 'api.unreachable',
+  readable: 'filter.status_unreadable',
+} as const;
+
+/**
+ * The incidents open after a cycle: the status away from the expected one, and each API incident whose alert
+ * went out. One opened by this cycle opens now; one without timers in an older item, when its id says.
+ */
+function openIncidentsAfter(
+  status: StatusFields,
+  api: Readonly<Record<keyof typeof API_OPENERS, IncidentStep>>,
+  at: string,
+  settings: DecideSettings,
+): OpenMonitorIncident[] {
+  const open: OpenMonitorIncident[] = [];
+  for (const [name, opener] of Object.entries(API_OPENERS) as Array<[keyof typeof API_OPENERS, AlertEvent]>) {
+    const { state, alert } = api[name];
+    if (!state.open || state.since === undefined) continue;
+    const id = incidentId(opener, state.since);
+    open.push({
+      id,
+      opener: API_OPENERS[name],
+      openedAt: alert === undefined ? monitorIncidentTime(id) : at,
+      fields: state.lastError === undefined ? {} : { detail: state.lastError },
+    });
+  }
+  const away = status.awayIncident;
+  if (away !== undefined && status.status !== undefined) {
+    open.push({
+      id: away,
+      opener: 'filter.status_changed',
+      openedAt: monitorIncidentTime(away),
+      fields: {
+        to: status.status,
+        ...(settings.expectedStatus === undefined ? {} : { expected: settings.expectedStatus }),
+        severity: 'high',
+      },
+    });
+  }
+  return open;
+}
+
 /**
  * Applies one cycle's observation to the monitor state: status baseline and changes (with confirmations),
  * and the incidents about the monitor's own view of the API. Pure: same input, same output.
@@ -317,6 +397,10 @@ function stepReminder(
  * - Each incident has an id shared by every alert about it (docs/channels.md): an API incident's raise
  *   and recovery `EVENT/FIRST-FAILING-CYCLE`; with an expected status, the change away, its reminders, further
  *   changes while away and the change back `filter.status_changed/WHEN-IT-WENT-AWAY`.
+ * - Each open incident has timers (`incidentTimers`, docs/acknowledge.md): while unacknowledged, an API
+ *   incident's `incident.reminder` every `remindEveryMs` (the status's is `filter.status_reminder`) and
+ *   `incident.escalated` once per stage of `escalateAfterMs`; acknowledged (`core/incident-ack.ts`), neither.
+ *   Every alert of an escalated incident carries its `stage`.
  */
 export function decide(
   previous: MonitorState | undefined,
@@ -369,11 +453,36 @@ export function decide(
     ['filter.status_unreadable', 'filter.status_readable'],
   );
   const status = stepStatus(prev, filter, at, settings);
+  const prevTimers = prev.incidentTimers ?? {};
+  const awayId = status.fields.awayIncident;
+  const awayAcknowledged = awayId !== undefined && ownTimers(prevTimers, awayId)?.acknowledged !== undefined;
   // A change starts the reminder clock afresh; otherwise it runs from the last reminder.
   const reminder =
     status.alert === undefined
-      ? stepReminder({ ...status.fields, lastReminderAt: prev.lastReminderAt }, filter, at, settings)
+      ? stepReminder(
+          { ...status.fields, lastReminderAt: prev.lastReminderAt },
+          filter,
+          at,
+          settings,
+          awayAcknowledged,
+        )
       : {};
+  const followed = followMonitorIncidents(
+    prevTimers,
+    openIncidentsAfter(status.fields, { auth, reach, readable }, at, settings),
+    at,
+    settings,
+  );
+  // Every alert of an incident carries the stage it reached (its end too: whoever got the escalation gets it);
+  // the status's reminder the stage before this cycle's escalation, as an API incident's. Stage 1 is left
+  // implicit (the attribute `stage` says 1 without it), as before these incidents escalated.
+  const staged = (alert: NewAlert, timers: MonitorIncidentTimersById): NewAlert => {
+    const stage =
+      alert.incident === undefined
+        ? undefined
+        : (ownTimers(timers, alert.incident) ?? ownTimers(prevTimers, alert.incident))?.stage;
+    return stage === undefined || stage <= FIRST_STAGE ? alert : { ...alert, stage };
+  };
 
   const fresh: NewAlert[] = [];
   // Recoveries first, so a reader sees "reachable again" before what the recovered API then says.
@@ -384,10 +493,16 @@ export function decide(
     if (step.alert !== undefined && !RECOVERY_EVENTS.has(step.alert.event)) fresh.push(step.alert);
   }
   if (status.alert !== undefined) fresh.push(status.alert);
-  if (reminder.alert !== undefined) fresh.push(reminder.alert);
+  const changes = fresh.map((alert) => staged(alert, followed.timers));
+  const reminders = [
+    ...(reminder.alert === undefined ? [] : [staged(reminder.alert, prevTimers)]),
+    ...followed.reminders,
+  ];
 
   let nextSeq = prev.nextSeq;
-  const alerts = fresh.map((alert): AlertRecord => ({ ...alert, seq: nextSeq++ }));
+  const alerts = [...changes, ...reminders, ...followed.escalations].map(
+    (alert): AlertRecord => ({ ...alert, seq: nextSeq++ }),
+  );
   const state: MonitorState = {
     ...(status.fields.status === undefined ? {} : { status: status.fields.status }),
     ...(status.fields.statusSince === undefined ? {} : { statusSince: status.fields.statusSince }),
@@ -397,6 +512,7 @@ export function decide(
     nextSeq,
     ...(reminder.lastReminderAt === undefined ? {} : { lastReminderAt: reminder.lastReminderAt }),
     ...(status.fields.awayIncident === undefined ? {} : { awayIncident: status.fields.awayIncident }),
+    ...(Object.keys(followed.timers).length === 0 ? {} : { incidentTimers: followed.timers }),
   };
   return {
     state,

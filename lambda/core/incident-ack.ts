@@ -5,10 +5,23 @@
  * `acknowledge`) in the same write; acknowledging an incident already acknowledged changes nothing (so a second
  * click, or two at once, publishes once); an incident that is not open (resolved, or never was) is refused.
  * Pure: the scope, the time and who are parameters. A blind-spot incident (`network.unreachable/...`,
- * `network.rule_unreadable/...`) is acknowledged alike in its shard's health item ({@link acknowledgeHealthIncident}).
+ * `network.rule_unreadable/...`) is acknowledged alike in its shard's health item ({@link acknowledgeHealthIncident}),
+ * and one of the monitor's own (`filter.status_changed/...`, `api.unreachable/...`) in the monitor state item
+ * ({@link acknowledgeMonitorIncident}).
  */
 import type { AckIncidentView } from './ack-page.ts';
+import type { MonitorState } from './decide.ts';
+import { FIRST_STAGE } from './escalation.ts';
 import { type Acknowledgement, type Incident, type IncidentScopeState, incidentAlert } from './incidents.ts';
+import {
+  type MonitorIncidentOpener,
+  type MonitorIncidentTimers,
+  monitorIncidentAlert,
+  monitorIncidentOpenerOf,
+  monitorIncidentTime,
+  type OpenMonitorIncident,
+  ownTimers,
+} from './monitor-incidents.ts';
 import {
   type HealthIncidentState,
   type HealthState,
@@ -129,17 +142,23 @@ export function unacknowledgeIncident(
   return { outcome: 'unacknowledged', state: { ...scope, open: incident }, incident };
 }
 
-/** What acknowledging (or withdrawing) a blind-spot incident decided. */
-export type HealthAckDecision =
+/**
+ * What acknowledging (or withdrawing) an incident whose timers live beside what opened it decided, in the state
+ * `S` that holds them: a blind spot's health item, the monitor state item.
+ */
+export type TimersAckDecision<S> =
   | {
       readonly outcome: 'acknowledged' | 'unacknowledged';
-      readonly state: HealthState;
+      readonly state: S;
       readonly view: AckIncidentView;
       /** `incident.acknowledged`, for an acknowledgement. */
       readonly alert?: AlertRecord;
     }
   | { readonly outcome: 'already' | 'not-acknowledged'; readonly view: AckIncidentView }
   | { readonly outcome: 'not-open' };
+
+/** What acknowledging (or withdrawing) a blind-spot incident decided. */
+export type HealthAckDecision = TimersAckDecision<HealthState>;
 
 /** Incident `id` as its shard's health item holds it while open: its networks still failing, its timers. */
 function openHealthIncident(
@@ -236,4 +255,126 @@ export function unacknowledgeHealthIncident(state: HealthState, id: string): Hea
 export function openHealthIncidentView(state: HealthState, id: string): AckIncidentView | undefined {
   const found = openHealthIncident(state, id);
   return found === undefined ? undefined : healthView(found.open, found.timers);
+}
+
+/** What acknowledging (or withdrawing) one of the monitor's own incidents decided. */
+export type MonitorAckDecision = TimersAckDecision<MonitorState>;
+
+/** The API incidents of the monitor state by the event that opens them. */
+const API_INCIDENT_OF: Readonly<
+  Record<Exclude<MonitorIncidentOpener, 'filter.status_changed'>, keyof MonitorState['incidents']>
+> = {
+  'api.auth_failed': 'auth',
+  'api.unreachable': 'unreachable',
+  'filter.status_unreadable': 'unreadable',
+};
+
+/** What the pages and the acknowledgement say an incident of the monitor is. */
+const ABOUT: Readonly<Record<MonitorIncidentOpener, string>> = {
+  'filter.status_changed': 'the filter status is away from the expected one',
+  'api.auth_failed': 'the API key is rejected',
+  'api.unreachable': 'the API is unreachable',
+  'filter.status_unreadable': 'the filter status cannot be read',
+};
+
+/** Incident `id` as the monitor state holds it while open, with its timers (an older item's: from its id). */
+function openMonitorIncident(
+  state: MonitorState,
+  id: string,
+): { open: OpenMonitorIncident; timers: MonitorIncidentTimers } | undefined {
+  const opener = monitorIncidentOpenerOf(id);
+  if (opener === undefined) return undefined;
+  let fields: OpenMonitorIncident['fields'];
+  if (opener === 'filter.status_changed') {
+    if (state.awayIncident !== id || state.status === undefined) return undefined;
+    fields = { to: state.status };
+  } else {
+    const incident = state.incidents[API_INCIDENT_OF[opener]];
+    if (incident?.open !== true || `${opener}/${incident.since}` !== id) return undefined;
+    fields = {};
+  }
+  const openedAt = monitorIncidentTime(id);
+  const timers = ownTimers(state.incidentTimers ?? {}, id) ?? { openedAt, stage: FIRST_STAGE };
+  return { open: { id, opener, openedAt, fields }, timers };
+}
+
+function monitorView(
+  state: MonitorState,
+  open: OpenMonitorIncident,
+  timers: MonitorIncidentTimers,
+): AckIncidentView {
+  const status =
+    open.opener === 'filter.status_changed' && state.status !== undefined
+      ? `: ${JSON.stringify(state.status)}`
+      : '';
+  return {
+    id: open.id,
+    about: `${ABOUT[open.opener]}${status}`,
+    openedAt: timers.openedAt,
+    networks: [],
+    stage: timers.stage,
+    ...(timers.acknowledged === undefined ? {} : { acknowledged: timers.acknowledged }),
+  };
+}
+
+/**
+ * Acknowledges the monitor's incident `id` (the status away, an API incident) in the monitor state (as read):
+ * `acknowledged` and `ackRev` on its timers, `incident.acknowledged` with the item's next sequence number, in
+ * one write.
+ */
+export function acknowledgeMonitorIncident(
+  state: MonitorState,
+  id: string,
+  ack: { readonly by: string; readonly at: string; readonly note?: string },
+): MonitorAckDecision {
+  const found = openMonitorIncident(state, id);
+  if (found === undefined) return { outcome: 'not-open' };
+  const { open, timers } = found;
+  if (timers.acknowledged !== undefined)
+    return { outcome: 'already', view: monitorView(state, open, timers) };
+  const note = ack.note === undefined ? '' : cleanAckText(ack.note, ACK_NOTE_MAX_CHARS);
+  const acknowledged: Acknowledgement = {
+    by: cleanAckText(ack.by, ACK_BY_MAX_CHARS) || 'unknown',
+    at: ack.at,
+    ...(note === '' ? {} : { note }),
+  };
+  const next: MonitorIncidentTimers = { ...timers, acknowledged, ackRev: (timers.ackRev ?? 0) + 1 };
+  const alert = {
+    ...monitorIncidentAlert('incident.acknowledged', open, next, ack.at),
+    seq: state.nextSeq,
+    acknowledgedBy: acknowledged.by,
+    ...(note === '' ? {} : { detail: note }),
+  } as AlertRecord;
+  return {
+    outcome: 'acknowledged',
+    state: {
+      ...state,
+      nextSeq: state.nextSeq + 1,
+      incidentTimers: { ...state.incidentTimers, [id]: next },
+    },
+    view: monitorView(state, open, next),
+    alert,
+  };
+}
+
+/** Withdraws the acknowledgement of the monitor's incident `id`; nothing is published. */
+export function unacknowledgeMonitorIncident(state: MonitorState, id: string): MonitorAckDecision {
+  const found = openMonitorIncident(state, id);
+  if (found === undefined) return { outcome: 'not-open' };
+  const { open, timers } = found;
+  if (timers.acknowledged === undefined)
+    return { outcome: 'not-acknowledged', view: monitorView(state, open, timers) };
+  const { acknowledged: _withdrawn, ...rest } = timers;
+  const next: MonitorIncidentTimers = { ...rest, ackRev: (timers.ackRev ?? 0) + 1 };
+  return {
+    outcome: 'unacknowledged',
+    state: { ...state, incidentTimers: { ...state.incidentTimers, [id]: next } },
+    view: monitorView(state, open, next),
+  };
+}
+
+/** One of the monitor's incidents as the acknowledge pages show it, when open; undefined otherwise. */
+export function openMonitorIncidentView(state: MonitorState, id: string): AckIncidentView | undefined {
+  const found = openMonitorIncident(state, id);
+  return found === undefined ? undefined : monitorView(state, found.open, found.timers);
 }

@@ -7,6 +7,8 @@
 import { ALERT_EVENT_TEXTS } from './alert-events.ts';
 import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { formatDuration, momentOf } from './alert-time.ts';
+import { incidentTag, isIncidentEvent } from './monitor-incident-text.ts';
+import type { MonitorIncidentAlertRecord } from './monitor-incidents.ts';
 import { displayStatus } from './status.ts';
 import type { AlertRecord, StatusAlertRecord } from './types.ts';
 import { escapeHidden, escapeNonAscii, foldVisible, shorten } from './visible-text.ts';
@@ -23,12 +25,32 @@ const MAX_ESCAPED_IN_EMAIL = 2000;
 /** Characters kept before the first difference when two long statuses are cut around it. */
 const CONTEXT_BEFORE_DIFFERENCE = 8;
 
+/**
+ * A record of the status family: a change, a reminder, or an `incident.*` alert (an escalation, an
+ * acknowledgement) of the incident of the status away from the expected one.
+ */
+export type StatusFamilyRecord = StatusAlertRecord | MonitorIncidentAlertRecord;
+
+/** The words before the status of an escalation or acknowledgement: `ESCALATED stage 2: filter status still`. */
+function incidentLead(alert: AlertRecord): string {
+  return `${incidentTag(alert)}filter status still`;
+}
+
 /** The subject of a status change or reminder, before the final ASCII guard. */
 export function statusSubject(alert: AlertRecord, prefix: string): string {
-  if (alert.event === 'filter.status_reminder') {
+  if (isIncidentEvent(alert) && typeof alert.expected !== 'string') {
+    // An acknowledgement made where the expected status is not known (the link, the CLI): the status alone.
+    const head = `${prefix}${incidentLead(alert)} `;
+    const tail = ' (away)';
+    return `${head}${shorten(subjectStatus(alert.to), SUBJECT_MAX_CHARS - head.length - tail.length)}${tail}`;
+  }
+  if (alert.event === 'filter.status_reminder' || isIncidentEvent(alert)) {
     const pair = shownPair(alert.to, alert.expected);
     const tag = pair.lookAlike ? ` ${LOOK_ALIKE_TAG}` : '';
-    const head = `${prefix}${ALERT_EVENT_TEXTS['filter.status_reminder'].subject} `;
+    const lead = isIncidentEvent(alert)
+      ? incidentLead(alert)
+      : ALERT_EVENT_TEXTS['filter.status_reminder'].subject;
+    const head = `${prefix}${lead} `;
     const middle = ', expected ';
     const [to, expected] = fitDistinctPair(
       pair.first,
@@ -46,11 +68,17 @@ export function statusSubject(alert: AlertRecord, prefix: string): string {
 }
 
 /** The SMS of a status change or reminder, before the final ASCII guard; `when` is `seen ...`. */
-export function statusSms(alert: StatusAlertRecord, name: string, when: string): string {
-  if (alert.event === 'filter.status_reminder') {
+export function statusSms(alert: StatusFamilyRecord, name: string, when: string): string {
+  if (isIncidentEvent(alert) && typeof alert.expected !== 'string') {
+    const lead = `${name}: ${incidentLead(alert)}`;
+    const tail = `, away for ${stillFor(alert)}, ${when}`;
+    const fixed = `${lead} ""${tail}`;
+    return `${lead} "${shorten(subjectStatus(alert.to), SMS_MAX_CHARS - fixed.length)}"${tail}`;
+  }
+  if (alert.event === 'filter.status_reminder' || isIncidentEvent(alert)) {
     const pair = shownPair(alert.to, alert.expected);
     const note = pair.lookAlike ? `; ${LOOK_ALIKE_NOTE}` : '';
-    const lead = `${name}: ${ALERT_EVENT_TEXTS['filter.status_reminder'].sms}`;
+    const lead = `${name}: ${isIncidentEvent(alert) ? incidentLead(alert) : ALERT_EVENT_TEXTS['filter.status_reminder'].sms}`;
     // With the note, the time away is left to the email: the SMS has no room for both.
     const tail = pair.lookAlike ? `, ${when}` : `, for ${stillFor(alert)}, ${when}`;
     const fixed = `${lead} "" (expected ""${note})${tail}`;
@@ -75,16 +103,20 @@ export function statusSms(alert: StatusAlertRecord, name: string, when: string):
  * and SMS could not tell them apart.
  */
 export function statusEmailLines(
-  alert: StatusAlertRecord,
+  alert: StatusFamilyRecord,
   field: (label: string, value: string) => string,
 ): string[] {
-  const reminder = alert.event === 'filter.status_reminder';
+  // An escalation or acknowledgement of the status away reads as its reminder does.
+  const reminder = alert.event !== 'filter.status_changed';
   const [first, second] = reminder ? [alert.to, alert.expected] : [alert.to, alert.from];
   const [firstLabel, secondLabel] = reminder
     ? ['Current status', 'Expected status']
     : ['New status', 'Previous status'];
   const [firstShort, secondShort] = reminder ? ['Current', 'Expected'] : ['New', 'Previous'];
-  const lines = [field(firstLabel, quoteStatus(first)), field(secondLabel, quoteStatus(second))];
+  const lines = [field(firstLabel, quoteStatus(first))];
+  // An acknowledgement made where the expected status is not known leaves it out.
+  if (!isIncidentEvent(alert) || typeof second === 'string')
+    lines.push(field(secondLabel, quoteStatus(second)));
   if (reminder) {
     lines.push(field('Away for', stillFor(alert)));
   }
@@ -130,9 +162,12 @@ function severityTag(alert: AlertRecord): string {
   return alert.severity === 'high' ? 'HIGH: ' : alert.severity === 'resolved' ? 'RESOLVED: ' : '';
 }
 
-/** How long a reminder's status has lasted, e.g. `2h 5m`. */
-function stillFor(alert: StatusAlertRecord): string {
-  const since = momentOf(alert.statusSince);
+/**
+ * How long a reminder's status has lasted, e.g. `2h 5m`; an escalation's or acknowledgement's: how long the
+ * status has been away (since its incident opened).
+ */
+function stillFor(alert: StatusFamilyRecord): string {
+  const since = momentOf(isIncidentEvent(alert) ? alert.openedAt : alert.statusSince);
   const seen = momentOf(alert.at);
   return since === undefined || seen === undefined ? 'unknown' : formatDuration(seen.ms - since.ms);
 }

@@ -1,10 +1,17 @@
 /**
  * The `status` family (docs/alerts.md, The texts): a filter status change and the reminder that the status is
- * still away from the expected one. The texts that name two statuses are in `status-alert-text.ts`.
+ * still away from the expected one; and the escalations and acknowledgements of that incident, which keep their
+ * `incident.*` events (CONTRACT §14) and are told by their id (`familyOf`, `monitor-incidents.ts`). The texts
+ * that name two statuses are in `status-alert-text.ts`.
  */
+import {
+  incidentDocumentFields,
+  incidentIntro,
+  incidentLines,
+  isIncidentEvent,
+} from '../monitor-incident-text.ts';
 import { statusHeldText } from '../silence-alert-text.ts';
-import { statusEmailLines, statusSms, statusSubject } from '../status-alert-text.ts';
-import type { StatusAlertRecord } from '../types.ts';
+import { type StatusFamilyRecord, statusEmailLines, statusSms, statusSubject } from '../status-alert-text.ts';
 import {
   type AlertFamily,
   cyclesOf,
@@ -17,12 +24,18 @@ import {
   recordSeverity,
 } from './family.ts';
 
-/** The filter status: a change (an incident when an expected status is set) and its reminder. */
-export const STATUS_FAMILY: AlertFamily<StatusAlertRecord> = {
+/** The filter status: a change (an incident when an expected status is set), its reminder, escalation, acknowledgement. */
+export const STATUS_FAMILY: AlertFamily<StatusFamilyRecord> = {
   subject: statusSubject,
   sms: statusSms,
-  emailLines: (alert, field) => [...statusEmailLines(alert, field), ...expectedSeverityLines(alert, field)],
+  emailLines: (alert, field) => [
+    ...statusEmailLines(alert, field),
+    ...incidentLines(alert, field),
+    ...expectedSeverityLines(alert, field),
+  ],
   emailTail: (alert, field) => {
+    // An acknowledgement's detail is its note, among its own lines.
+    if (isIncidentEvent(alert)) return [];
     const lines: string[] = [];
     if (alert.event === 'filter.status_changed') {
       lines.push(field('Previous status lasted', previousDuration(alert)));
@@ -31,27 +44,37 @@ export const STATUS_FAMILY: AlertFamily<StatusAlertRecord> = {
     }
     return [...lines, ...detailLines(alert, field)];
   },
-  chatLines: statusEmailLines,
+  chatLines: (alert, field) => [...statusEmailLines(alert, field), ...incidentLines(alert, field)],
   chatTail: (document, field) =>
     document.cycles !== undefined && document.cycles > 1
       ? [field('Confirmed by', `${document.cycles} cycles in a row`)]
       : [],
   attributes: NOTHING.fields,
   action: (alert) => {
-    // With an expected status, leaving it opens an incident and coming back closes it; a reminder neither.
+    // With an expected status, leaving it opens an incident and coming back closes it; a reminder neither; an
+    // escalation triggers again (the next line), an acknowledgement acknowledges (CONTRACT §13-14).
+    if (alert.event === 'incident.escalated') return 'trigger';
+    if (alert.event === 'incident.acknowledged') return 'acknowledge';
     if (alert.event !== 'filter.status_changed') return undefined;
     return alert.severity === 'high' ? 'trigger' : alert.severity === 'resolved' ? 'resolve' : undefined;
   },
   level: (alert) => (alert.event === 'filter.status_changed' ? 'warning' : 'info'),
   severity: recordSeverity,
   derivedIncident: (alert, action) => {
+    if (isIncidentEvent(alert)) return undefined;
     // A reminder belongs to the change it reminds of: the change's id is when the status began.
     if (alert.event === 'filter.status_reminder') {
       return typeof alert.statusSince === 'string' ? `filter.status_changed/${alert.statusSince}` : undefined;
     }
     return incidentFromEvent(alert, action, 'filter.status_changed');
   },
-  documentFields: NOTHING.fields,
+  documentFields: incidentDocumentFields,
+  intro: (alert) =>
+    incidentIntro(
+      alert,
+      'The filter status is still away from the expected status',
+      'the change back to the expected status',
+    ),
   // A change, not its reminder; one without an incident (no expected status) is the filter status itself.
   heldKey: (alert) =>
     alert.event === 'filter.status_changed' ? (ownIncident(alert) ?? 'filter.status') : undefined,

@@ -1,0 +1,213 @@
+/**
+ * The monitor's own incidents (CONTRACT §13-14; docs/acknowledge.md): the filter status away from the expected
+ * one (`filter.status_changed/<when it went away>`) and the API's (`api.unreachable/<first failing cycle>`,
+ * `api.auth_failed/...`, `filter.status_unreadable/...`), all held by the monitor state item. Their timers
+ * (when each opened, its escalation stage, its last reminder, its acknowledgement) live there too, by incident
+ * id, as a blind spot's live in its health item; their reminders, escalations and acknowledgements are
+ * `incident.*` alerts with the incident's id, which the status and API families render (`familyOf` tells them
+ * by the id's first segment, {@link monitorIncidentOpenerOf}). The status's reminder stays
+ * `filter.status_reminder` (its own clock, `MonitorState.lastReminderAt`). Pure.
+ */
+import { dueEscalation, type EscalationSchedule, FIRST_STAGE } from './escalation.ts';
+import type { Acknowledgement } from './incidents.ts';
+import type { AlertEvent, AlertRecordOf, NewAlertRecord } from './types.ts';
+
+/** The events that open the monitor's incidents, the first segment of their ids. */
+export const MONITOR_INCIDENT_OPENERS = [
+  'filter.status_changed',
+  'api.unreachable',
+  'api.auth_failed',
+  'filter.status_unreadable',
+] as const satisfies readonly AlertEvent[];
+
+/** One of {@link MONITOR_INCIDENT_OPENERS}. */
+export type MonitorIncidentOpener = (typeof MONITOR_INCIDENT_OPENERS)[number];
+
+/** The `incident.*` events a monitor incident shares with a rule's (CONTRACT §14). */
+export type MonitorIncidentEvent = 'incident.reminder' | 'incident.escalated' | 'incident.acknowledged';
+
+/** An `incident.*` alert about one of the monitor's incidents; `openedAt` is stored as `since` (`alert-since.ts`). */
+export type MonitorIncidentAlertRecord = AlertRecordOf<MonitorIncidentEvent> & {
+  /** When the incident opened, ISO-8601 (the status's: when it went away). */
+  readonly openedAt?: string;
+};
+
+/** What the monitor state keeps of one open incident beside what opened it; dropped when it ends. */
+export interface MonitorIncidentTimers {
+  /** When the incident opened, ISO-8601: escalation ages (and an API incident's reminders) count from it. */
+  readonly openedAt: string;
+  /** Escalation stage: {@link FIRST_STAGE} until the first `incident.escalated`. */
+  readonly stage: number;
+  /** An API incident's last `incident.reminder` (the status's is `MonitorState.lastReminderAt`). */
+  readonly lastRemindAt?: string;
+  /** Set by `shieldwatch ack` or the link: no reminders, no escalations. */
+  readonly acknowledged?: Acknowledgement;
+  /** Bumped by every ack/unack. */
+  readonly ackRev?: number;
+}
+
+/** The timers of every open monitor incident, by id. */
+export type MonitorIncidentTimersById = Readonly<Record<string, MonitorIncidentTimers>>;
+
+/**
+ * The event that opened incident `id` when it is one of the monitor's (`<opener>/<ISO time>`), else undefined
+ * (a rule's `<rule>@<at>`, a blind spot's `network.*`, anything else).
+ */
+export function monitorIncidentOpenerOf(id: unknown): MonitorIncidentOpener | undefined {
+  if (typeof id !== 'string') return undefined;
+  const cut = id.indexOf('/');
+  if (cut <= 0) return undefined;
+  const head = id.slice(0, cut);
+  const time = id.slice(cut + 1);
+  if (!(MONITOR_INCIDENT_OPENERS as readonly string[]).includes(head)) return undefined;
+  return /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(time) && !Number.isNaN(Date.parse(time))
+    ? (head as MonitorIncidentOpener)
+    : undefined;
+}
+
+/** The time incident `id` names (when it went away, its first failing cycle). */
+export function monitorIncidentTime(id: string): string {
+  return id.slice(id.indexOf('/') + 1);
+}
+
+/**
+ * Whether `alert` is an `incident.*` alert about one of the monitor's incidents (a reminder, an escalation, an
+ * acknowledgement): told by its id, and by carrying neither a rule incident's `story` nor a blind spot's
+ * `members`. Its family is its opener's (status or API).
+ */
+export function isMonitorIncidentAlert(alert: {
+  readonly event?: unknown;
+  readonly incident?: unknown;
+  readonly story?: unknown;
+  readonly members?: unknown;
+}): boolean {
+  return (
+    typeof alert.event === 'string' &&
+    alert.event.startsWith('incident.') &&
+    alert.story === undefined &&
+    alert.members === undefined &&
+    monitorIncidentOpenerOf(alert.incident) !== undefined
+  );
+}
+
+/** One incident the monitor state holds open after a cycle, and what its alerts say of it. */
+export interface OpenMonitorIncident {
+  readonly id: string;
+  readonly opener: MonitorIncidentOpener;
+  /** When it opened, for an incident without timers yet: this cycle's time, or (an older item) its id's. */
+  readonly openedAt: string;
+  /** The fields its `incident.*` alerts carry: the status and the expected one, or the last error. */
+  readonly fields: Pick<NewAlertRecord, 'to' | 'expected' | 'severity' | 'detail'>;
+}
+
+/** What {@link followMonitorIncidents} needs of the settings. */
+export interface FollowSettings {
+  /** `incident.reminder` of each open, unacknowledged API incident this often (the status's: its own). */
+  readonly remindEveryMs?: number;
+  readonly escalateAfterMs?: EscalationSchedule;
+}
+
+/**
+ * The timers of the incidents open after a cycle at `at` (docs/acknowledge.md), as a blind spot's are: an API
+ * incident's `incident.reminder` every `remindEveryMs`, every incident's `incident.escalated` once per stage of
+ * `escalateAfterMs`, both only while unacknowledged. Reminders first (at the stage reached), then escalations.
+ * The incidents no longer open are dropped (their end carried their stage).
+ */
+export function followMonitorIncidents(
+  previous: MonitorIncidentTimersById,
+  openNow: readonly OpenMonitorIncident[],
+  at: string,
+  settings: FollowSettings,
+): {
+  timers: Record<string, MonitorIncidentTimers>;
+  reminders: NewAlertRecord[];
+  escalations: NewAlertRecord[];
+} {
+  const nowMs = Date.parse(at);
+  const timers: Record<string, MonitorIncidentTimers> = {};
+  const reminders: NewAlertRecord[] = [];
+  const escalations: NewAlertRecord[] = [];
+  for (const open of openNow) {
+    let state: MonitorIncidentTimers = ownTimers(previous, open.id) ?? {
+      openedAt: open.openedAt,
+      stage: FIRST_STAGE,
+    };
+    if (open.opener !== 'filter.status_changed' && settings.remindEveryMs !== undefined) {
+      // A reminder time ahead of this cycle (a clock ahead wrote it) counts as now.
+      const from = Math.min(Date.parse(state.lastRemindAt ?? state.openedAt), nowMs);
+      if (state.acknowledged === undefined && nowMs - from >= settings.remindEveryMs) {
+        state = { ...state, lastRemindAt: at };
+        reminders.push(monitorIncidentAlert('incident.reminder', open, state, at));
+      }
+    }
+    const stage = dueEscalation(
+      {
+        openedAtMs: Date.parse(state.openedAt),
+        stage: state.stage,
+        acknowledged: state.acknowledged !== undefined,
+        resolved: false,
+      },
+      settings.escalateAfterMs ?? [],
+      nowMs,
+    );
+    if (stage !== undefined) {
+      state = { ...state, stage };
+      escalations.push(monitorIncidentAlert('incident.escalated', open, state, at));
+    }
+    timers[open.id] = state;
+  }
+  return { timers, reminders, escalations };
+}
+
+/** An `incident.*` alert about a monitor incident: its id, when it opened, its stage, what it is about. */
+export function monitorIncidentAlert(
+  event: MonitorIncidentEvent,
+  open: Pick<OpenMonitorIncident, 'id' | 'fields'>,
+  state: Pick<MonitorIncidentTimers, 'openedAt' | 'stage'>,
+  at: string,
+): NewAlertRecord {
+  return { event, at, incident: open.id, openedAt: state.openedAt, stage: state.stage, ...open.fields };
+}
+
+/** The timers of `id`, when `timers` has its own entry for it. */
+export function ownTimers(timers: MonitorIncidentTimersById, id: string): MonitorIncidentTimers | undefined {
+  return Object.hasOwn(timers, id) ? timers[id] : undefined;
+}
+
+/**
+ * Stored timers read back: entries that are not an object with a string `openedAt` and a whole `stage` of at
+ * least 1 are left out (a damaged item must not break a cycle); an item written before they existed has none.
+ */
+export function toMonitorIncidentTimers(stored: unknown): MonitorIncidentTimersById | undefined {
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return undefined;
+  const out: Record<string, MonitorIncidentTimers> = {};
+  for (const [id, value] of Object.entries(stored as Record<string, unknown>)) {
+    if (typeof value !== 'object' || value === null) continue;
+    const v = value as Record<string, unknown>;
+    const stage = v['stage'];
+    if (typeof v['openedAt'] !== 'string' || typeof stage !== 'number' || !Number.isSafeInteger(stage))
+      continue;
+    const ack = v['acknowledged'] as Record<string, unknown> | undefined;
+    const acknowledged =
+      typeof ack === 'object' &&
+      ack !== null &&
+      typeof ack['by'] === 'string' &&
+      typeof ack['at'] === 'string'
+        ? {
+            by: ack['by'],
+            at: ack['at'],
+            ...(typeof ack['note'] === 'string' ? { note: ack['note'] } : {}),
+          }
+        : undefined;
+    out[id] = {
+      openedAt: v['openedAt'],
+      stage: Math.max(FIRST_STAGE, stage),
+      ...(typeof v['lastRemindAt'] === 'string' ? { lastRemindAt: v['lastRemindAt'] } : {}),
+      ...(acknowledged === undefined ? {} : { acknowledged }),
+      ...(typeof v['ackRev'] === 'number' && Number.isSafeInteger(v['ackRev'])
+        ? { ackRev: v['ackRev'] }
+        : {}),
+    };
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
+}
