@@ -2,7 +2,8 @@
  * `shieldwatch ack ID [--note TEXT]` and `shieldwatch unack ID` (docs/acknowledge.md, Acknowledging; CONTRACT
  * §14): acknowledge an open incident, or withdraw the acknowledgement, in the store named (`--stack NAME`, the
  * AWS settings) or the local store of this directory. The write is the one the acknowledge link makes
- * (`lambda/incident-acks.ts`): the incident item and its `incident.acknowledged` alert in one conditional write;
+ * (`lambda/incident-acks.ts`): the item that holds the incident (a rule's incident item, a shard's health item, the
+ * monitor state item) and its `incident.acknowledged` alert in one conditional write;
  * the next poll cycle publishes the alert through the outbox, exactly once.
  */
 import { userInfo } from 'node:os';
@@ -22,8 +23,9 @@ const MAX_ID_CHARS = 255;
 function incidentIdOf(command: string, id: string): string {
   if (id.length > MAX_ID_CHARS || !isAckableId(id)) {
     throw new UsageError(
-      `${JSON.stringify(printable(id.slice(0, 80)))} is no incident id; ids look like flood@2026-05-01T10:04:00.000Z ` +
-        'or network.unreachable/0/2026-05-01T10:04:00.000Z ' +
+      `${JSON.stringify(printable(id.slice(0, 80)))} is no incident id; ids look like flood@2026-05-01T10:04:00.000Z, ` +
+        'network.unreachable/0/2026-05-01T10:04:00.000Z, filter.status_changed/2026-05-01T10:04:00.000Z ' +
+        'or api.unreachable/2026-05-01T10:04:00.000Z ' +
         `(the "incident" of an alert, or shieldwatch status) (${command})`,
     );
   }
@@ -118,10 +120,14 @@ export const ackCommand = defineCommand({
   examples: [
     'ack flood@2026-05-01T10:04:00.000Z',
     "ack flood@2026-05-01T10:04:00.000Z --note 'scrubbing at the upstream' --stack Shieldwatch",
+    "ack api.unreachable/2026-05-01T10:02:00.000Z --note 'provider status page: outage'",
   ],
   notes: [
     'The id is the "incident" of an alert (the PagerDuty dedup_key, the chat thread), as shieldwatch status',
-    'shows it. Written to the store named (--stack NAME, AWS settings) or to the local store of this directory.',
+    "shows it: a rule's incident, a blind spot's (network.unreachable/...), the filter status away from the",
+    "expected one (filter.status_changed/...) or the API's (api.unreachable/..., api.auth_failed/...,",
+    'filter.status_unreadable/...).',
+    'Written to the store named (--stack NAME, AWS settings) or to the local store of this directory.',
     'Exit codes: 0 acknowledged (or it was already), 1 no open incident of that id or the store failed, 2 bad usage.',
   ].join('\n'),
   async run(values, io) {

@@ -52,6 +52,15 @@ export interface StatusReport {
     readonly standing: Standing;
     /** A new status seen fewer times in a row than the confirmations asked for. */
     readonly candidate: { readonly status: string; readonly count: number; readonly since: string } | null;
+    /**
+     * While the status is away from the expected one: its incident (`filter.status_changed/<when>`, what `ack`
+     * takes), its escalation stage and its acknowledgement.
+     */
+    readonly incident: {
+      readonly id: string;
+      readonly stage: number;
+      readonly acknowledged: { readonly by: string; readonly at: string; readonly note?: string } | null;
+    } | null;
     readonly last: LastObservation | null;
   };
   readonly networks: ReadonlyArray<{ readonly id: string; readonly last: LastObservation | null }>;
@@ -63,6 +72,11 @@ export interface StatusReport {
     readonly forMs: number | null;
     readonly cycles: number;
     readonly lastError: string | null;
+    /** Once open: its id (`api.unreachable/<first failing cycle>`, what `ack` takes); null while counting. */
+    readonly id: string | null;
+    /** Escalation stage (1 until the first escalation). */
+    readonly stage: number;
+    readonly acknowledged: { readonly by: string; readonly at: string; readonly note?: string } | null;
   }>;
   /**
    * Open rule incidents, from every rule item of every shard: the rule, the network, since when, and the
@@ -311,18 +325,32 @@ export function statusReport(input: {
       : status === expected
         ? 'expected'
         : 'away';
+  // The timers of the monitor's own incidents (docs/acknowledge.md): stage and acknowledgement, by id.
+  const timersOf = (id: string | null) =>
+    id !== null && state.incidentTimers !== undefined && Object.hasOwn(state.incidentTimers, id)
+      ? state.incidentTimers[id]
+      : undefined;
   const incidents = (
     Object.entries(state.incidents) as Array<[IncidentKind, MonitorState['incidents']['auth']]>
   )
     .filter(([, incident]) => incident.open || incident.count > 0)
-    .map(([kind, incident]) => ({
-      kind,
-      open: incident.open,
-      since: incident.since ?? null,
-      forMs: sinceFor(incident.since),
-      cycles: incident.count,
-      lastError: incident.lastError ?? null,
-    }));
+    .map(([kind, incident]) => {
+      const id =
+        incident.open && incident.since !== undefined ? `${API_OPENERS[kind]}/${incident.since}` : null;
+      const timers = timersOf(id);
+      return {
+        kind,
+        open: incident.open,
+        since: incident.since ?? null,
+        forMs: sinceFor(incident.since),
+        cycles: incident.count,
+        lastError: incident.lastError ?? null,
+        id,
+        stage: timers?.stage ?? 1,
+        acknowledged: timers?.acknowledged ?? null,
+      };
+    });
+  const away = state.awayIncident ?? null;
   const incidentScopes = [...(input.incidentScopes ?? [])].sort((a, b) => a.rule.localeCompare(b.rule));
   const groupedIncidents = incidentScopes.flatMap(({ loaded }) => {
     const open = loaded.state.open;
@@ -419,6 +447,14 @@ export function statusReport(input: {
         state.candidate === undefined
           ? null
           : { status: state.candidate.status, count: state.candidate.count, since: state.candidate.firstAt },
+      incident:
+        away === null
+          ? null
+          : {
+              id: away,
+              stage: timersOf(away)?.stage ?? 1,
+              acknowledged: timersOf(away)?.acknowledged ?? null,
+            },
       last: lastObservation(input.filter, nowMs),
     },
     networks: input.networks.map(({ id, last }) => ({ id, last: lastObservation(last, nowMs) })),
@@ -505,6 +541,13 @@ function answerOf(last: LastObservation): string {
   return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
 }
 
+/** The event that opens each API incident of the monitor state: the first segment of its id. */
+const API_OPENERS: Readonly<Record<IncidentKind, string>> = {
+  auth: 'api.auth_failed',
+  unreachable: 'api.unreachable',
+  unreadable: 'filter.status_unreadable',
+};
+
 const quoted = (status: string): string => clip(printable(JSON.stringify(displayStatus(status))), 60);
 
 function renderText(report: StatusReport, io: CliIo): string {
@@ -524,6 +567,16 @@ function renderText(report: StatusReport, io: CliIo): string {
     const since =
       filter.since === null ? '' : `  since ${filter.since} (for ${formatDuration(filter.forMs ?? 0)})`;
     lines.push(`filter status  ${value}${since}`);
+  }
+  if (filter.incident !== null) {
+    const ack = filter.incident.acknowledged;
+    lines.push(
+      `  incident     ${clip(printable(filter.incident.id), 60)}  stage ${filter.incident.stage}  ${
+        ack === null
+          ? colour.red('OPEN')
+          : colour.yellow(`ACKNOWLEDGED by ${clip(printable(ack.by), 40)} at ${ack.at}`)
+      }`,
+    );
   }
   if (filter.candidate !== null) {
     lines.push(
@@ -619,12 +672,19 @@ function renderText(report: StatusReport, io: CliIo): string {
     if (report.incidents.length > 0) {
       const rows = report.incidents.map((incident) => [
         incident.kind,
-        incident.open ? colour.red('OPEN') : colour.yellow('counting'),
+        incident.acknowledged !== null
+          ? colour.yellow(`ACKNOWLEDGED by ${clip(printable(incident.acknowledged.by), 40)}`)
+          : incident.open
+            ? colour.red('OPEN')
+            : colour.yellow('counting'),
         since(incident.since, incident.forMs),
         String(incident.cycles),
         clip(printable(incident.lastError ?? ''), 80),
+        incident.id === null ? '-' : clip(printable(incident.id), 60),
       ]);
-      lines.push(renderTable(['api', 'state', 'since', 'cycles', 'last error'], rows).replace(/^/gm, '  '));
+      lines.push(
+        renderTable(['api', 'state', 'since', 'cycles', 'last error', 'incident'], rows).replace(/^/gm, '  '),
+      );
     }
     if (report.groupedIncidents.length > 0) {
       const rows = report.groupedIncidents.map((incident) => {
@@ -768,12 +828,13 @@ export const statusCommand = defineCommand({
   description: [
     'Reads the store only (no API request) and shows the monitor as its own cycles left it:',
     '  - the confirmed filter status and since when; against SHIELDWATCH_EXPECTED_STATUS, when set, it is',
-    '    labelled (expected) in green or (AWAY from expected ...) in red; a status seen but not yet',
-    '    confirmed; the last filter snapshot and its age;',
+    '    labelled (expected) in green or (AWAY from expected ...) in red, away with its incident id, stage',
+    '    and acknowledgement; a status seen but not yet confirmed; the last filter snapshot and its age;',
     '  - the networks the monitor polled, as its last cycle recorded them (not SHIELDWATCH_NETWORKS of',
     '    this terminal), each with its last figures (or error) and their age; the first 50 in the table;',
     '  - the rules in force, as the monitor last applied them;',
-    '  - incidents: about the API (key rejected, unreachable, status unreadable), open or counting; each',
+    '  - incidents: about the API (key rejected, unreachable, status unreadable), open (with its id and',
+    '    acknowledgement) or counting; each',
     '    open incident of a rule across networks (SHIELDWATCH_GROUP_BY=rule: id, rule, since when,',
     '    acknowledged, its networks with their peaks); and each open rule incident of a rule not grouped',
     '    (rule, network, since when, the value the rule reads in the newest snapshot of that network);',

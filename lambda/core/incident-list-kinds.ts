@@ -113,25 +113,36 @@ interface OpenNow {
   readonly acknowledged?: Acknowledgement;
 }
 
+/** What the incident list reads of the monitor state item (its incidents' timers: when present). */
+export type MonitorIncidentsOf = Pick<MonitorState, 'status' | 'awayIncident' | 'incidents'> &
+  Partial<Pick<MonitorState, 'incidentTimers'>>;
+
 /** The incidents the monitor state item and the health items hold open, by id. */
-function openIncidents(
-  monitor: Pick<MonitorState, 'status' | 'awayIncident' | 'incidents'>,
-  health: readonly HealthShard[],
-): Map<string, OpenNow> {
+function openIncidents(monitor: MonitorIncidentsOf, health: readonly HealthShard[]): Map<string, OpenNow> {
   const open = new Map<string, OpenNow>();
+  // The monitor's own incidents are acknowledged in the monitor item, by id (docs/acknowledge.md).
+  const acknowledgedOf = (id: string) => {
+    const timers = monitor.incidentTimers;
+    const acknowledged =
+      timers !== undefined && Object.hasOwn(timers, id) ? timers[id]?.acknowledged : undefined;
+    return acknowledged === undefined ? {} : { acknowledged };
+  };
   if (monitor.awayIncident !== undefined) {
     open.set(monitor.awayIncident, {
       ...(monitor.status === undefined ? {} : { to: monitor.status }),
       ...(monitor.status === undefined ? {} : { detail: `status ${JSON.stringify(monitor.status)}` }),
+      ...acknowledgedOf(monitor.awayIncident),
       cells: [],
     });
   }
   for (const [name, opener] of Object.entries(API_OPENERS)) {
     const incident = monitor.incidents[name as keyof typeof API_OPENERS];
     if (incident?.open !== true || incident.since === undefined) continue;
-    open.set(`${opener}/${incident.since}`, {
+    const id = `${opener}/${incident.since}`;
+    open.set(id, {
       openedAt: incident.since,
       ...(incident.lastError === undefined ? {} : { detail: incident.lastError }),
+      ...acknowledgedOf(id),
       cells: [],
     });
   }
@@ -265,7 +276,7 @@ function timelineOf(
  * without one. Each with its timeline and alerts from its events.
  */
 export function otherIncidents(
-  monitor: Pick<MonitorState, 'status' | 'awayIncident' | 'incidents'>,
+  monitor: MonitorIncidentsOf,
   health: readonly HealthShard[],
   events: readonly IncidentEventRecord[],
 ): IncidentView[] {

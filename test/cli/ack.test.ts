@@ -124,6 +124,63 @@ describe('shieldwatch ack / unack', () => {
   );
 
   it(
+    'ack the filter status away from the expected one: status and incidents show it, published once, the change back still sent',
+    async () => {
+      // Prepare: the expected status is active; the filter goes to bypass.
+      const world = await startWorld({ settings: { SHIELDWATCH_EXPECTED_STATUS: 'active' } });
+      let status = 'active';
+      world.api.filter = () => ({ body: { status } });
+      try {
+        await exits(0, runCli(['poll'], world.env));
+        status = 'bypass';
+        await exits(0, runCli(['poll'], world.env));
+        const id = world.sns.publishes[0]!.attributes['incident']!;
+
+        // Act
+        const acked = await exits(0, runCli(['ack', id, '--note', 'maintenance window'], world.storeEnv));
+        const shown = await exits(0, runCli(['status'], world.storeEnv));
+        const json = await exits(0, runCli(['status', '--format', 'json'], world.storeEnv));
+        const listed = await exits(0, runCli(['incidents', '--format', 'json'], world.storeEnv));
+        await exits(0, runCli(['poll'], world.env));
+        status = 'active';
+        await exits(0, runCli(['poll'], world.env));
+        const over = await exits(1, runCli(['ack', id], world.storeEnv));
+
+        // Assess
+        const user = userInfo().username;
+        expect(id).toMatch(/^filter\.status_changed\//);
+        expect(acked.stdout).toContain(`incident ${id} acknowledged by ${user}`);
+        expect(shown.stdout).toMatch(
+          new RegExp(`incident +${id.replace(/\./g, '\\.')} +stage 1 +ACKNOWLEDGED by ${user}`),
+        );
+        expect(JSON.parse(json.stdout).filter.incident).toMatchObject({
+          id,
+          stage: 1,
+          acknowledged: { by: user, note: 'maintenance window' },
+        });
+        const row = (
+          JSON.parse(listed.stdout) as Array<{ id: string; state: string; acknowledged?: unknown }>
+        ).find((r) => r.id === id);
+        expect(row).toMatchObject({ state: 'acknowledged', acknowledged: { by: user } });
+        expect(world.sns.publishes.map((p) => p.attributes['event'])).toEqual([
+          'filter.status_changed',
+          'incident.acknowledged',
+          'filter.status_changed',
+        ]);
+        expect(world.sns.publishes[1]!.attributes).toMatchObject({ action: 'acknowledge', incident: id });
+        expect(world.sns.publishes[1]!.subject).toContain(
+          `ACK by ${user.slice(0, 24)}: filter status still bypass`,
+        );
+        expect(world.sns.publishes[2]!.attributes).toMatchObject({ action: 'resolve', incident: id });
+        expect(over.stderr).toContain(`incident ${id} is not open`);
+      } finally {
+        await world.close();
+      }
+    },
+    cliTestTimeout(9),
+  );
+
+  it(
     'on AWS (an STS that answers): who is the IAM principal of the credentials',
     async () => {
       // Prepare

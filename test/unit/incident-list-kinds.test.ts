@@ -351,3 +351,44 @@ describe('listIncidents: every kind together', () => {
     expect(views[2]?.networks).toEqual([{ network: 'edge-1', peak: 9 }]);
   });
 });
+
+describe("listIncidents: the monitor's own incidents acknowledged (CONTRACT §14)", () => {
+  const away = `filter.status_changed/${T(1)}`;
+  const api = `api.unreachable/${T(0)}`;
+  const ack = { by: 'alice', at: T(5), note: 'vendor ticket' };
+
+  it('shows the status away and the API unreachable acknowledged, from the timers in the monitor state', () => {
+    // Prepare
+    const state = monitor({
+      status: 'bypass',
+      statusSince: T(1),
+      awayIncident: away,
+      incidents: { ...INITIAL_STATE.incidents, unreachable: { count: 3, open: true, since: T(0) } },
+      incidentTimers: {
+        [away]: { openedAt: T(1), stage: 2, acknowledged: ack },
+        [api]: { openedAt: T(2), stage: 1 },
+      },
+    });
+    const events = [
+      ev(1, 'filter.status_changed', { incident: away, to: 'bypass', severity: 'high' }),
+      ev(5, 'incident.acknowledged', { incident: away, to: 'bypass', detail: 'vendor ticket' }),
+    ];
+
+    // Act
+    const views = listIncidents({ scopes: [], monitor: state, events });
+
+    // Assess
+    const status = views.find((v) => v.id === away);
+    const unreachable = views.find((v) => v.id === api);
+    expect(status).toMatchObject({ kind: 'status', state: 'acknowledged', acknowledged: ack });
+    expect(status?.timeline.map((t) => t.what)).toEqual(['opened', 'acknowledged']);
+    expect(unreachable).toMatchObject({ kind: 'api', state: 'open' });
+    expect(unreachable?.acknowledged).toBeUndefined();
+  });
+
+  it('an item without timers (an older version) lists them open, not acknowledged', () => {
+    const state = monitor({ status: 'bypass', statusSince: T(1), awayIncident: away });
+    const [view] = listIncidents({ scopes: [], monitor: state, events: [] });
+    expect(view).toMatchObject({ id: away, state: 'open' });
+  });
+});
