@@ -1,7 +1,8 @@
 /**
  * The acknowledge function's Lambda entry (docs/acknowledge.md, The link), behind its function URL: reads the
- * request, answers it with `respondToAck`. Its own function, bundle and role: it can update incident items and
- * read its signing key, nothing else, and it never publishes (the next poll cycle sends what it queued).
+ * request, answers it with `respondToAck`. Its own function, bundle and role: it can update the items that hold
+ * incidents (under pk `state`) and read its signing key, nothing else, and it never publishes (the next poll
+ * cycle sends what it queued).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -28,8 +29,9 @@ function coldStart(env: NodeJS.ProcessEnv): { keys: AckKeyReader; incidents: Inc
   }
   return {
     keys: new AckKeyReader(createSecretsClient(env), secret),
-    // The items the poll cycle writes under pk state: the incident scopes (sk incident#<rule>) and the shards'
-    // health items (sk health#<shard>), which hold the blind-spot incidents.
+    // The items the poll cycle writes under pk state: the incident scopes (sk incident#<rule>), the shards'
+    // health items (sk health#<shard>), which hold the blind-spot incidents, and the monitor state item (sk
+    // monitor), which holds the status's and the API's.
     incidents: new DynamoStore(createDynamoClient(env), table),
   };
 }

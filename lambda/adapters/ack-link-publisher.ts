@@ -1,6 +1,7 @@
 /**
  * A publisher stage that puts the acknowledge link into the alerts that open or remind of an incident
- * (docs/acknowledge.md, The link), when deployed (the `ackUrl` and `ackSecret` settings): it signs
+ * (docs/acknowledge.md, The link), the monitor's own included (`filter.status_changed` away, its reminder, the
+ * API's incidents), when deployed (the `ackUrl` and `ackSecret` settings): it signs
  * a token for the alert's incident with the current key (read from Secrets Manager by {@link AckKeyReader},
  * cached) and hands `withAckLink`'s texts to the publisher it wraps. The texts stay pure; the key stays here
  * (never logged, stored or put in the environment: only the secret's ARN is). A key that cannot be read does
@@ -8,6 +9,7 @@
  */
 import { ackLinkIncident, ackLinkUrl, withAckLink } from '../core/ack-link.ts';
 import { ACK_TOKEN_TTL_MS, type AckKey, signAckToken } from '../core/ack-token.ts';
+import { monitorAckLinkIncident } from '../core/monitor-incidents.ts';
 import type { AlertPublisher, CycleLog } from '../ports.ts';
 
 /** What the stage needs. */
@@ -27,7 +29,8 @@ export function ackLinkPublisher(publisher: AlertPublisher, options: AckLinkOpti
   return {
     target: publisher.target,
     publish: async (alert, signal) => {
-      const incident = ackLinkIncident(alert);
+      // A rule's or a blind spot's incident, or one of the monitor's own (the status away, the API's).
+      const incident = ackLinkIncident(alert) ?? monitorAckLinkIncident(alert);
       if (incident === undefined) return publisher.publish(alert, signal);
       let linked = alert;
       try {

@@ -10,7 +10,7 @@
  */
 import { dueEscalation, type EscalationSchedule, FIRST_STAGE } from './escalation.ts';
 import type { Acknowledgement } from './incidents.ts';
-import type { AlertEvent, AlertRecordOf, NewAlertRecord } from './types.ts';
+import type { AlertEvent, AlertRecordOf, NewAlertRecord, RenderedAlert } from './types.ts';
 
 /** The events that open the monitor's incidents, the first segment of their ids. */
 export const MONITOR_INCIDENT_OPENERS = [
@@ -210,4 +210,33 @@ export function toMonitorIncidentTimers(stored: unknown): MonitorIncidentTimersB
     };
   }
   return Object.keys(out).length === 0 ? undefined : out;
+}
+
+/**
+ * The events of the monitor's own incidents that open or remind of one and so carry the acknowledge link
+ * (docs/acknowledge.md, The link) besides the `incident.*` ones `ack-link.ts` names: the change away from the
+ * expected status (`action=trigger`; not the change back), its reminder, and the API's incidents.
+ */
+export const MONITOR_ACK_LINK_EVENTS: ReadonlySet<string> = new Set([
+  'filter.status_changed',
+  'filter.status_reminder',
+  'api.unreachable',
+  'api.auth_failed',
+  'filter.status_unreadable',
+]);
+
+/** The monitor incident a rendered alert that opens or reminds of it is about, or undefined. */
+export function monitorAckLinkIncident(rendered: RenderedAlert): string | undefined {
+  if (!MONITOR_ACK_LINK_EVENTS.has(rendered.attributes['event'] ?? '')) return undefined;
+  try {
+    const document = JSON.parse(rendered.sqs) as { incident?: unknown; action?: unknown };
+    // A change without an expected status opens nothing; the change back closes: nothing to take.
+    if (rendered.attributes['event'] === 'filter.status_changed' && document.action !== 'trigger')
+      return undefined;
+    return monitorIncidentOpenerOf(document.incident) === undefined
+      ? undefined
+      : (document.incident as string);
+  } catch {
+    return undefined;
+  }
 }

@@ -19,9 +19,10 @@ export const DEFAULT_ACK_CONCURRENCY = 2;
 
 /**
  * The partition keys the function reads and updates: `state`, where the incident items are
- * (`state`/`incident#<rule>`, docs/design/incidents.md) and the shards' health items that hold the blind
- * spots' incidents (`state`/`health#<shard>`). IAM has no condition key for the sort key; the function's code
- * writes only `incident#` and `health#` items, each conditioned on its version.
+ * (`state`/`incident#<rule>`, docs/design/incidents.md), the shards' health items that hold the blind
+ * spots' incidents (`state`/`health#<shard>`) and the monitor state item that holds the monitor's own
+ * (`state`/`monitor`: the status away, the API's). IAM has no condition key for the sort key; the function's
+ * code writes only `incident#`, `health#` and `monitor` items, each conditioned on its version.
  */
 export const ACK_ITEM_PARTITIONS = [KEY.state] as const;
 

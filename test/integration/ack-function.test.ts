@@ -14,6 +14,7 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { ackKey, signAckToken } from '../../lambda/core/ack-token.ts';
+import { decide, type MonitorState } from '../../lambda/core/decide.ts';
 import { type IncidentScopeState, judgeIncident } from '../../lambda/core/incidents.ts';
 import { judgeHealth } from '../../lambda/core/network-health.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
@@ -223,6 +224,58 @@ describe('the acknowledge function behind an HTTP server on loopback (its Lambda
     expect(after.version).toBe(before.version + 1);
     expect(after.state.incidents?.[id]?.acknowledged?.by).toBe('link');
     expect(after.outbox.map((e) => [e.event, e.incident])).toEqual([['incident.acknowledged', id]]);
+  });
+
+  it("the monitor's own incident (the API unreachable, in state/monitor): GET shows what it is, POSTs acknowledge it once; its end refuses the link", async () => {
+    // Prepare: the monitor state item with the API unreachable for 3 cycles, as a poll cycle writes it.
+    const scope = store.monitorState;
+    let state: MonitorState | undefined;
+    const startMs = Date.now() - 5 * 60_000;
+    for (let i = 0; i < 3; i++) {
+      state = decide(
+        state,
+        {
+          at: new Date(startMs + i * 60_000).toISOString(),
+          filter: { ok: false, errorKind: 'transport', error: 'timed out' },
+          outcomes: [{ ok: false, errorKind: 'transport', error: 'timed out' }],
+        },
+        { alertAfter: 3, confirmations: 1 },
+      ).state;
+    }
+    expect(await scope.commit(state!, 0, [])).toBe(true);
+    const id = `api.unreachable/${new Date(startMs).toISOString()}`;
+    const before = await scope.load();
+
+    // Act
+    const shown = await fetch(link(id));
+    const page = await shown.text();
+    const afterGet = await scope.load();
+    const answers = await Promise.all(Array.from({ length: 4 }, () => post(tokenOf(link(id)))));
+    const after = await scope.load();
+    const recovered = decide(
+      after.state,
+      {
+        at: new Date().toISOString(),
+        filter: { ok: true, status: 'active' },
+        outcomes: [{ ok: true, httpStatus: 200 }],
+      },
+      { alertAfter: 3, confirmations: 1 },
+    );
+    expect(await scope.commit(recovered.state, after.version, [])).toBe(true);
+    const late = await fetch(link(id));
+
+    // Assess
+    expect(shown.status).toBe(200);
+    expect(page).toContain(id);
+    expect(page).toContain('the API is unreachable');
+    expect(page).not.toContain('Networks (0)');
+    expect(afterGet).toEqual(before);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    expect(after.version).toBe(before.version + 1);
+    expect(after.state.incidentTimers?.[id]?.acknowledged?.by).toBe('link');
+    expect(after.outbox.map((e) => [e.event, e.incident])).toEqual([['incident.acknowledged', id]]);
+    expect(recovered.alerts.map((a) => a.event)).toEqual(['api.recovered']);
+    expect(late.status).toBe(404);
   });
 
   it('ten POSTs at once acknowledge once', async () => {

@@ -66,7 +66,7 @@ describe('the acknowledge link in alert texts (poll cycles, fake Secrets Manager
     warn: (m, ...x) => logged.push(`${m} ${JSON.stringify(x)}`),
     error: (m, ...x) => logged.push(`${m} ${JSON.stringify(x)}`),
   };
-  const monitor = (deployed: boolean): Monitor => {
+  const monitor = (deployed: boolean, extra: Record<string, string> = {}): Monitor => {
     const env = {
       SHIELDWATCH_API_URL: api.url,
       SHIELDWATCH_API_KEY: api.key,
@@ -80,6 +80,7 @@ describe('the acknowledge link in alert texts (poll cycles, fake Secrets Manager
       SHIELDWATCH_ESCALATE_AFTER: '7m',
       SHIELDWATCH_GROUP_INTERVAL: '1m',
       ...(deployed ? { SHIELDWATCH_ACK_URL: ACK_URL, SHIELDWATCH_ACK_SECRET: SECRET_ARN } : {}),
+      ...extra,
     };
     return buildMonitor({
       config: loadConfig(env),
@@ -157,6 +158,50 @@ describe('the acknowledge link in alert texts (poll cycles, fake Secrets Manager
     const items = await dynamo.client.send(new ScanCommand({ TableName: dynamo.table }));
     expect(JSON.stringify(items.Items)).not.toContain(KEY_TEXT);
     expect(logged.join('\n')).not.toContain(KEY_TEXT);
+  });
+
+  it("deployed: the monitor's own incidents carry the link when they open or remind (the status away, the API down), not when they end", async () => {
+    // Prepare: the expected status is active; the status goes away for 8 minutes, then the API goes down.
+    let status = 'active';
+    let reachable = true;
+    api.filter = () => (reachable ? { body: { status } } : { status: 503, body: { error: 'down' } });
+    api.network = () => (reachable ? { body: { traffic: { in: { pps: 1 } } } } : { status: 503, body: {} });
+    const m = monitor(true, { SHIELDWATCH_EXPECTED_STATUS: 'active', SHIELDWATCH_ALERT_AFTER: '2' });
+    const minute = async () => {
+      now += 60_000;
+      await runCycle(m.deps, m.settings, now + 15_000);
+    };
+
+    // Act
+    await runCycle(m.deps, m.settings, now + 15_000);
+    status = 'bypass';
+    for (let i = 0; i < 8; i++) await minute();
+    status = 'active';
+    await minute();
+    reachable = false;
+    for (let i = 0; i < 2; i++) await minute();
+    reachable = true;
+    await minute();
+
+    // Assess
+    const key = ackKey(KEY_TEXT);
+    const seen = fakeSns.publishes.map((p) => {
+      const t = texts(p.message);
+      const tokens = tokensIn(t['email']!);
+      const check = tokens.length === 1 ? verifyAckToken(tokens[0]!, [key], now) : undefined;
+      expect(tokensIn(t.description)).toEqual(tokens);
+      expect(t['sms']).not.toContain('?t=');
+      const linked = check?.ok === true && check.claim.incident === p.attributes['incident'];
+      return `${p.attributes['event']}:${linked ? 'link' : tokens.length === 0 ? 'none' : 'bad'}`;
+    });
+    expect(seen).toEqual([
+      'filter.status_changed:link',
+      'filter.status_reminder:link',
+      'incident.escalated:link',
+      'filter.status_changed:none',
+      'api.unreachable:link',
+      'api.recovered:none',
+    ]);
   });
 
   it('not deployed: no alert carries a link, and no key is read', async () => {
