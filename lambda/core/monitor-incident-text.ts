@@ -61,8 +61,11 @@ export function incidentIntro(alert: AlertRecord, what: string, end: string): st
   }
 }
 
-/** The email's lines of an `incident.*` alert: its stage (an escalation), who acknowledged and the note. */
-export function incidentLines(alert: AlertRecord, field: TextField): string[] {
+/**
+ * The email's lines of an `incident.*` alert: its stage (an escalation), who acknowledged and the note, and its
+ * id (the chat's common lines name the id already: `chat`).
+ */
+export function incidentLines(alert: AlertRecord, field: TextField, chat = false): string[] {
   if (!isIncidentEvent(alert)) return [];
   const lines: string[] = [];
   if (alert.event === 'incident.escalated') lines.push(field('Stage', String(stageOf(alert))));
@@ -72,7 +75,8 @@ export function incidentLines(alert: AlertRecord, field: TextField): string[] {
       lines.push(field('Note', emailText(alert.detail, 2000)));
     }
   }
-  if (typeof alert.incident === 'string') lines.push(field('Incident', emailText(alert.incident, 255)));
+  if (!chat && typeof alert.incident === 'string')
+    lines.push(field('Incident', emailText(alert.incident, 255)));
   return lines;
 }
 

@@ -109,7 +109,7 @@ export const API_FAMILY: AlertFamily<ApiAlertRecord | MonitorIncidentAlertRecord
       ...detailLines(alert, field),
     ];
   },
-  chatLines: (alert, field) => (isIncidentEvent(alert) ? incidentLines(alert, field) : []),
+  chatLines: (alert, field) => (isIncidentEvent(alert) ? incidentLines(alert, field, true) : []),
   chatTail: (document, field) =>
     document.cycles === undefined ? [] : [field('Failing cycles in a row', String(document.cycles))],
   attributes: NOTHING.fields,

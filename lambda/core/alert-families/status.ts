@@ -44,7 +44,7 @@ export const STATUS_FAMILY: AlertFamily<StatusFamilyRecord> = {
     }
     return [...lines, ...detailLines(alert, field)];
   },
-  chatLines: (alert, field) => [...statusEmailLines(alert, field), ...incidentLines(alert, field)],
+  chatLines: (alert, field) => [...statusEmailLines(alert, field), ...incidentLines(alert, field, true)],
   chatTail: (document, field) =>
     document.cycles !== undefined && document.cycles > 1
       ? [field('Confirmed by', `${document.cycles} cycles in a row`)]
