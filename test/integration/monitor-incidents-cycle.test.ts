@@ -8,7 +8,7 @@
  * recovery is still sent, at the stage reached.
  */
 import { SNSClient } from '@aws-sdk/client-sns';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
@@ -199,6 +199,45 @@ describe("the monitor's own incidents: escalation and acknowledgement (dynalite,
     const escalated = fakeSns.publishes[1]!;
     expect(escalated.subject).toBe('[shieldwatch] ESCALATED stage 2: API still unreachable');
     expect(fakeSns.publishes.at(-1)!.attributes['action']).toBe('resolve');
+  });
+
+  it('an item of the previous release (no timers) reads as before: its open incident escalates by its age and can be acknowledged', async () => {
+    // Prepare: the status away for 3 minutes, then the item as the previous release left it (no timers).
+    const m = monitor({ SHIELDWATCH_ESCALATE_AFTER: '10m' });
+    await cycle(m);
+    status = 'bypass';
+    await minutes(m, 3);
+    const id = documentOf(fakeSns.publishes[0]!).incident!;
+    await dynamo.client.send(
+      new UpdateCommand({
+        TableName: dynamo.table,
+        Key: { pk: 'state', sk: 'monitor' },
+        UpdateExpression: 'REMOVE #state.incidentTimers SET version = version + :one',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
+    const old = (await monitorItem())?.['state'] as Record<string, unknown>;
+
+    // Act
+    const before = await findOpenIncident(m.store, id);
+    await minutes(m, 8);
+    const escalated = published();
+    const ack = await acknowledge(m.store, id, { by: 'alice', at: new Date(now).toISOString() });
+    await minutes(m, 1);
+
+    // Assess
+    expect(old['incidentTimers']).toBeUndefined();
+    expect(old['awayIncident']).toBe(id);
+    expect(before).toMatchObject({ id, stage: 1 });
+    // Escalated when the incident (its id: when the status went away) was 10 minutes old, once.
+    expect(escalated).toEqual(['filter.status_changed@1', 'incident.escalated@2']);
+    const escalation = fakeSns.publishes[1]!;
+    expect(Date.parse(documentOf(escalation).at) - Date.parse(documentOf(fakeSns.publishes[0]!).at)).toBe(
+      10 * 60_000,
+    );
+    expect(ack.outcome).toBe('acknowledged');
+    expect(published().slice(escalated.length)).toEqual(['incident.acknowledged@2']);
   });
 
   it('unack: the escalation due goes out at the next cycle; an incident no longer open is refused', async () => {

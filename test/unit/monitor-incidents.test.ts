@@ -26,6 +26,7 @@ import {
   monitorIncidentOpenerOf,
   toMonitorIncidentTimers,
 } from '../../lambda/core/monitor-incidents.ts';
+import { silenceMatches } from '../../lambda/core/silence-window.ts';
 import type { AlertRecord } from '../../lambda/core/types.ts';
 
 /** Observation time of minute `i`. */
@@ -392,5 +393,27 @@ describe('incident.* alerts of the monitor incidents: their family and texts', (
     expect(rendered.email).toMatch(/Note: +on it/);
     expect(rendered.email.split('\n')[0]).toMatch(/^Someone took the incident below \(the filter status/);
     expect(JSON.parse(rendered.sqs)).toMatchObject({ acknowledgedBy: 'alice', since: at(1) });
+  });
+});
+
+describe("silences and the monitor's incidents' incident.* alerts (known gap: lambda/core/silence-window.ts)", () => {
+  const api = `api.unreachable/${at(1)}`;
+  const away = `filter.status_changed/${at(1)}`;
+
+  it("a silence of every incident.* event holds them, as it holds a rule's", () => {
+    expect(silenceMatches('incident.*', 'incident.escalated', api)).toBe(true);
+    expect(silenceMatches('*', 'incident.reminder', away)).toBe(true);
+  });
+
+  // silenceMatches tells a blind spot's incident.* alerts by their id, but reads every other one as a rule
+  // incident's (network.rule_triggered): a network.* silence holds the API's escalation, an api.* silence does
+  // not. The fix belongs in silence-window.ts (monitorIncidentOpenerOf beside blindSpotEventOf); these turn into
+  // plain tests then.
+  it.fails("a network.* silence leaves the API's escalation alone", () => {
+    expect(silenceMatches('network.*', 'incident.escalated', api)).toBe(false);
+  });
+  it.fails("an api.* silence holds the API's escalation, a filter.* silence the status's", () => {
+    expect(silenceMatches('api.*', 'incident.escalated', api)).toBe(true);
+    expect(silenceMatches('filter.*', 'incident.escalated', away)).toBe(true);
   });
 });
