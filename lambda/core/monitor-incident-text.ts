@@ -80,9 +80,14 @@ export function incidentLines(alert: AlertRecord, field: TextField, chat = false
   return lines;
 }
 
-/** The `sqs` document's fields of an `incident.*` alert: its stage, and who acknowledged. */
+/**
+ * The `sqs` document's fields of an alert of the monitor's incidents: an `incident.*` alert's stage and who
+ * acknowledged; another's stage once its incident escalated (the record carries it only then), as its attribute.
+ */
 export function incidentDocumentFields(alert: AlertRecord): Readonly<Record<string, unknown>> {
-  if (!isIncidentEvent(alert)) return {};
+  if (!isIncidentEvent(alert)) {
+    return typeof alert.stage === 'number' && stageOf(alert) > 1 ? { stage: stageOf(alert) } : {};
+  }
   return {
     stage: stageOf(alert),
     ...(alert.event === 'incident.acknowledged' && typeof alert.acknowledgedBy === 'string'

@@ -70,24 +70,41 @@ export function monitorIncidentTime(id: string): string {
   return id.slice(id.indexOf('/') + 1);
 }
 
-/**
- * Whether `alert` is an `incident.*` alert about one of the monitor's incidents (a reminder, an escalation, an
- * acknowledgement): told by its id, and by carrying neither a rule incident's `story` nor a blind spot's
- * `members`. Its family is its opener's (status or API).
- */
-export function isMonitorIncidentAlert(alert: {
+/** What tells an `incident.*` record's kind: its id, and what it carries. */
+interface IncidentRecordShape {
   readonly event?: unknown;
   readonly incident?: unknown;
   readonly story?: unknown;
   readonly members?: unknown;
-}): boolean {
+  readonly rule?: unknown;
+  readonly to?: unknown;
+}
+
+/**
+ * Whether `alert` is an `incident.*` alert about one of the monitor's incidents (a reminder, an escalation, an
+ * acknowledgement): told by its record's shape, as a blind spot's is, so that it renders by the family it was
+ * made for whatever its id holds: neither a rule incident's `story` (nor its `rule`) nor a blind spot's `members`.
+ */
+export function isMonitorIncidentAlert(alert: IncidentRecordShape): boolean {
   return (
-    typeof alert.event === 'string' &&
-    alert.event.startsWith('incident.') &&
+    (alert.event === 'incident.reminder' ||
+      alert.event === 'incident.escalated' ||
+      alert.event === 'incident.acknowledged') &&
     alert.story === undefined &&
     alert.members === undefined &&
-    monitorIncidentOpenerOf(alert.incident) !== undefined
+    alert.rule === undefined
   );
+}
+
+/**
+ * The family that renders a monitor incident's `incident.*` alert: the status's when its id says so, or (an id
+ * that says nothing) when it names a status; else the API's.
+ */
+export function monitorIncidentFamilyOf(alert: IncidentRecordShape): 'status' | 'api' {
+  const opener = monitorIncidentOpenerOf(alert.incident);
+  return opener === 'filter.status_changed' || (opener === undefined && typeof alert.to === 'string')
+    ? 'status'
+    : 'api';
 }
 
 /** One incident the monitor state holds open after a cycle, and what its alerts say of it. */

@@ -12,7 +12,11 @@ import type { AlertAction, AlertDocument, AlertLevel } from '../../lambda/core/a
 import { ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
 import { renderAlert } from '../../lambda/core/alert-text.ts';
 import { type CycleObservation, type DecideSettings, decide } from '../../lambda/core/decide.ts';
-import { acknowledgeHealthIncident, acknowledgeIncident } from '../../lambda/core/incident-ack.ts';
+import {
+  acknowledgeHealthIncident,
+  acknowledgeIncident,
+  acknowledgeMonitorIncident,
+} from '../../lambda/core/incident-ack.ts';
 import { type IncidentScopeState, judgeIncident } from '../../lambda/core/incidents.ts';
 import { type HealthState, judgeHealth, type NetworkOutcome } from '../../lambda/core/network-health.ts';
 import { evaluateRules } from '../../lambda/core/rule-eval.ts';
@@ -289,6 +293,53 @@ function incidentAlerts(): AlertRecord[] {
 }
 
 /**
+ * The monitor's own incidents escalated, reminded and acknowledged (docs/acknowledge.md): the status away and the
+ * API unreachable as decide escalates them, and acknowledged as `shieldwatch ack` and the link do, without the
+ * expected status (they do not know it).
+ */
+function monitorIncidentAlerts(): AlertRecord[] {
+  const settings: DecideSettings = {
+    alertAfter: 2,
+    confirmations: 1,
+    expectedStatus: 'active',
+    remindEveryMs: 3 * 60_000,
+    escalateAfterMs: [2 * 60_000],
+  };
+  const { ok, down } = observe;
+  const alerts: AlertRecord[] = [];
+  for (const observations of [
+    [ok(0, 'active'), ok(1, 'mitigating'), ok(2, 'mitigating'), ok(3, 'mitigating'), ok(4, 'mitigating')],
+    [ok(0, 'active'), down(1), down(2), down(3), down(4), down(5)],
+  ]) {
+    let state: Parameters<typeof decide>[0];
+    for (const observation of observations) {
+      const decision = decide(state, observation, settings);
+      state = decision.state;
+      alerts.push(...decision.alerts);
+    }
+    const id = alerts.at(-1)!.incident!;
+    const ack = acknowledgeMonitorIncident(state!, id, {
+      by: 'arn:aws:iam::123456789012:user/ops',
+      at: minute(6),
+      note: 'on it',
+    });
+    if (ack.outcome !== 'acknowledged') throw new Error(`not acknowledged: ${ack.outcome}`);
+    alerts.push(ack.alert!);
+  }
+  expect(alerts.map((a) => `${a.event} ${a.incident?.split('/')[0]}`)).toEqual([
+    'filter.status_changed filter.status_changed',
+    'incident.escalated filter.status_changed',
+    'filter.status_reminder filter.status_changed',
+    'incident.acknowledged filter.status_changed',
+    'api.unreachable api.unreachable',
+    'incident.escalated api.unreachable',
+    'incident.reminder api.unreachable',
+    'incident.acknowledged api.unreachable',
+  ]);
+  return alerts;
+}
+
+/**
  * Real alerts of every kind, each from the code that makes it in production: decide (status changes with and
  * without an expected status, reminders, the monitor's incidents and their ends), the rule evaluator (number,
  * boolean and baseline rules), the end of a silence (a held status change, rule, incident, and a change without
@@ -372,6 +423,7 @@ function producedAlerts(): AlertRecord[] {
     ...healthAlerts(),
     ...healthIncidentAlerts(),
     ...incidentAlerts(),
+    ...monitorIncidentAlerts(),
     { seq: 0, event: 'monitor.test', at: minute(5), detail: 'sent by shieldwatch test-alert' },
   ];
   return records.map((record, i) => ({ ...record, seq: record.seq ?? 100 + i }) as AlertRecord);

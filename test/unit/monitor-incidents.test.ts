@@ -265,7 +265,7 @@ describe('incident.* alerts of the monitor incidents: their family and texts', (
     expect(monitorIncidentOpenerOf(id)).toBe(opener);
   });
 
-  it('routes by the id; a rule incident and a blind spot keep their families', () => {
+  it('routes by the id and the shape; a rule incident and a blind spot keep their families', () => {
     const status = { ...base, event: 'incident.escalated', incident: away } as AlertRecord;
     const api = { ...base, event: 'incident.escalated', incident: `api.unreachable/${at(1)}` } as AlertRecord;
     const rule = {
@@ -287,6 +287,15 @@ describe('incident.* alerts of the monitor incidents: their family and texts', (
     expect(familyOf(api)).toBe(familyOf({ event: 'api.unreachable' }));
     expect(familyOf(rule)).toBe(familyOf({ event: 'incident.opened' }));
     expect(familyOf(blind)).toBe(familyOf({ event: 'network.unreachable' }));
+  });
+
+  it('by its shape when the id says nothing (a hostile one): a status named is the status family, else the API', () => {
+    const hostile = { ...base, event: 'incident.escalated', incident: '\u0000' } as AlertRecord;
+    const newer = { ...base, event: 'incident.escalated_to_mars', incident: `api.unreachable/${at(1)}` };
+    expect(familyOf({ ...hostile, to: 'off' })).toBe(familyOf({ event: 'filter.status_changed' }));
+    expect(familyOf(hostile)).toBe(familyOf({ event: 'api.unreachable' }));
+    expect(isMonitorIncidentAlert(newer)).toBe(false);
+    expect(isMonitorIncidentAlert({ ...hostile, rule: 'flood' })).toBe(false);
   });
 
   it.each<[string, AlertRecord, { subject: string; sms: RegExp; action?: string; stage: string }]>([
@@ -375,6 +384,43 @@ describe('incident.* alerts of the monitor incidents: their family and texts', (
     expect(document['stage']).toBe(Number(expected.stage));
     expect(rendered.email).toContain(`Incident:               ${record.incident}`);
     expect(rendered.email).not.toContain('traffic rule');
+  });
+
+  it('a change back or a recovery after an escalation carries the stage in its attribute and its sqs document', () => {
+    const back = renderAlert(
+      {
+        seq: 9,
+        at: at(40),
+        event: 'filter.status_changed',
+        from: 'off',
+        to: 'on',
+        expected: 'on',
+        severity: 'resolved',
+        incident: away,
+        stage: 3,
+      } as AlertRecord,
+      { monitorName: 'sw', networks: [] },
+    );
+    const recovered = renderAlert(
+      {
+        seq: 9,
+        at: at(40),
+        event: 'api.recovered',
+        incident: `api.unreachable/${at(1)}`,
+        stage: 2,
+      } as AlertRecord,
+      { monitorName: 'sw', networks: [] },
+    );
+    const plain = renderAlert(
+      { seq: 9, at: at(40), event: 'api.recovered', incident: `api.unreachable/${at(1)}` } as AlertRecord,
+      { monitorName: 'sw', networks: [] },
+    );
+    expect(back.attributes).toMatchObject({ stage: '3', action: 'resolve' });
+    expect(JSON.parse(back.sqs)).toMatchObject({ stage: 3, action: 'resolve' });
+    expect(recovered.attributes['stage']).toBe('2');
+    expect(JSON.parse(recovered.sqs).stage).toBe(2);
+    expect(plain.attributes['stage']).toBe('1');
+    expect(JSON.parse(plain.sqs).stage).toBeUndefined();
   });
 
   it('an acknowledgement says who and the note in its email', () => {

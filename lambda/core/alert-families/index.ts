@@ -3,14 +3,14 @@
  * (`alert-events.ts`) does not compile until it has its entry here, and an entry does not compile until it has
  * every text, attribute, action and level of {@link AlertFamily}. The renderers look an alert's family up
  * here; nothing else dispatches on a family. An `incident.*` alert about a blind spot (its networks as `members`) is the health family's;
- * one about the monitor's own incidents (its id `filter.status_changed/...`, `api.unreachable/...`) the status or API family's.
+ * one about the monitor's own incidents (neither, its id `filter.status_changed/...`, `api.unreachable/...`) the status or API family's.
  *
  * The keys are the family tags of `alert-events.ts`: `incident` and `recovery` are the API's incidents and
  * their ends (one family, `api.ts`), `grouped` a rule's incident across networks (`incident.ts`).
  */
 import { type EventFamily, type EventsOf, eventTexts } from '../alert-events.ts';
 import { isHealthIncidentAlert } from '../health-alert-text.ts';
-import { isMonitorIncidentAlert, monitorIncidentOpenerOf } from '../monitor-incidents.ts';
+import { isMonitorIncidentAlert, monitorIncidentFamilyOf } from '../monitor-incidents.ts';
 import type { AlertRecord, AlertRecordOf } from '../types.ts';
 import { API_FAMILY } from './api.ts';
 import type { AlertFamily } from './family.ts';
@@ -56,10 +56,11 @@ export function familyOf(
   // A reminder, escalation or acknowledgement of a blind spot keeps its `incident.*` event (CONTRACT §14) and is
   // told by its record (its networks as `members`, not a rule's `story`): the health family's.
   if (alert !== undefined && isHealthIncidentAlert(alert)) return HEALTH_FAMILY as AlertFamily<AlertRecord>;
-  // One of the monitor's own incidents (the status away, the API's) is told by its id: its opener's family.
+  // One of the monitor's own incidents (the status away, the API's), told by its record's shape (no rule's
+  // story, no blind spot's networks): its opener's family.
   if (alert !== undefined && isMonitorIncidentAlert(alert)) {
     return (
-      monitorIncidentOpenerOf(alert.incident) === 'filter.status_changed' ? STATUS_FAMILY : API_FAMILY
+      monitorIncidentFamilyOf(alert) === 'status' ? STATUS_FAMILY : API_FAMILY
     ) as AlertFamily<AlertRecord>;
   }
   const family = eventTexts(alert?.event)?.family;
