@@ -1,5 +1,5 @@
 /**
- * The rule incidents of one network (CONTRACT §13, `SHIELDWATCH_GROUP_BY=none`), as `shieldwatch incidents` lists
+ * The rule incidents of one network (CONTRACT §13, the `groupBy` setting at `none`), as `shieldwatch incidents` lists
  * them: each network's trigger and resolve share the incident id `<rule>/<network>/<triggered at>`
  * (`ruleIncidentId`, rule-eval.ts). The open ones come from the rule items' cells (the state that holds them, as
  * `status` shows them), the others from their stored `network.rule_*` events paired by that id. With

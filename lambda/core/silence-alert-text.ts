@@ -8,7 +8,7 @@ import { eventTexts } from './alert-events.ts';
 import type { AlertFamily } from './alert-families/family.ts';
 import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { momentOf } from './alert-time.ts';
-import { blindSpotEventOf } from './network-health.ts';
+import { followUpOpener } from './silence-window.ts';
 import { quoteStatus, subjectStatus } from './status-alert-text.ts';
 import type { AlertEvent, AlertRecord, SilenceAlertRecord } from './types.ts';
 import { escapeHidden, foldVisible, shorten } from './visible-text.ts';
@@ -58,14 +58,13 @@ export function groupedHeldText(alert: AlertRecord, room: number): string {
  * (the status it changed to, the rule on its network), or else the incident's own words (`API unreachable`).
  */
 function whatHolds(alert: AlertRecord, room: number, familyOf: HeldFamilyOf): string {
-  // A blind spot's escalation held back (its incident opened before the silence) is named as the blind spot.
-  const blind = blindSpotEventOf({ event: alert.heldEvent as AlertEvent, incident: alert.incident });
-  const own =
-    blind === undefined
-      ? familyOf(alert.heldEvent)?.heldText?.(alert, room)
-      : familyOf(blind)?.heldText?.({ ...alert, heldEvent: blind }, room);
+  // An escalation held back of a blind spot or of the monitor's own incident (opened before the silence) is
+  // named as what opened it: the blind spot, the status, the API.
+  const opener = followUpOpener({ event: alert.heldEvent, incident: alert.incident });
+  const heldEvent = opener ?? alert.heldEvent;
+  const own = familyOf(heldEvent)?.heldText?.(opener === undefined ? alert : { ...alert, heldEvent }, room);
   if (own !== undefined) return own;
-  const held = eventTexts(alert.heldEvent);
+  const held = eventTexts(heldEvent);
   return shorten(held === undefined ? oneLine(alert.heldEvent, 'a held-back change') : held.subject, room);
 }
 

@@ -6,6 +6,7 @@
  */
 import { ALERT_EVENTS } from './alert-events.ts';
 import { DURATION_UNITS_MS, parseDuration } from './duration.ts';
+import { monitorIncidentOpenerOf } from './monitor-incidents.ts';
 import { blindSpotEventOf } from './network-health.ts';
 import type { AlertEvent, AlertRecord, Severity } from './types.ts';
 
@@ -101,15 +102,30 @@ const GROUPED_RULE_EVENT: Readonly<Partial<Record<AlertEvent, AlertEvent>>> = {
 };
 
 /**
- * Whether a silence's pattern covers `event`: its own name; for a blind spot's reminder or escalation (told by
- * its `incident` id), the blind spot's event; for a rule incident's alert, the per-network rule event it groups
- * ({@link GROUPED_RULE_EVENT}).
+ * The event that opened the incident a reminder or escalation tells of, when that incident is not a rule's:
+ * a blind spot's (`network.unreachable`, `network.rule_unreadable`) or the monitor's own (`filter.status_changed`,
+ * `api.unreachable`, ...), read from its `incident` id; undefined for any other alert (a rule incident's, an
+ * acknowledgement: someone's action, held only by its own name or `*`).
+ */
+export function followUpOpener(alert: {
+  readonly event: unknown;
+  readonly incident?: unknown;
+}): AlertEvent | undefined {
+  if (alert.event !== 'incident.reminder' && alert.event !== 'incident.escalated') return undefined;
+  const incident = typeof alert.incident === 'string' ? alert.incident : undefined;
+  return blindSpotEventOf({ event: alert.event, incident }) ?? monitorIncidentOpenerOf(incident);
+}
+
+/**
+ * Whether a silence's pattern covers `event`: its own name; for a reminder or escalation of a blind spot or of
+ * the monitor's own incidents (told by its `incident` id), the event that opened it ({@link followUpOpener});
+ * for a rule incident's alert, the per-network rule event it groups ({@link GROUPED_RULE_EVENT}).
  */
 export function silenceMatches(pattern: string, event: string, incident?: string): boolean {
   if (patternMatches(pattern, event)) return true;
-  // A blind spot's reminder or escalation is held as the blind spot itself, never as a rule's (docs/silences.md).
-  const blind = blindSpotEventOf({ event: event as AlertEvent, incident });
-  if (blind !== undefined) return patternMatches(pattern, blind);
+  // Held as what opened it, never as a rule's (docs/silences.md).
+  const opener = followUpOpener({ event, incident });
+  if (opener !== undefined) return patternMatches(pattern, opener);
   const grouped = Object.hasOwn(GROUPED_RULE_EVENT, event)
     ? GROUPED_RULE_EVENT[event as AlertEvent]
     : undefined;

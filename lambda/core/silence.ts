@@ -152,7 +152,7 @@ export function afterAlert(
       event: alert.event,
       at: alert.at,
       since: sinceOf(alert) ?? alert.at,
-      ...pick(alert, ['incident', 'rule', 'network']),
+      ...pick(alert, ['incident', 'rule', 'network', 'to', 'expected', 'severity']),
       stage,
       opened: true,
     };
