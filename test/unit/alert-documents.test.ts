@@ -711,8 +711,10 @@ describe('hostile markdown in the chat title and lead line, every event kind (is
 
   /** Markup, links, mentions or a domain left outside the code spans, as the chat would act on them. */
   function rawMarkup(text: string): string | undefined {
+    // `->` as a word of its own is the title's separator, plain text in every chat (also a status that is
+    // only `->`: fast-check found `a -> ->`, which a replace of ` -> ` left half-read).
     const outside = outsideSpans(text)
-      .replace(/ -> /g, ' ')
+      .replace(/(^| )->(?= |$)/g, ' ')
       .replace(/^\[[A-Za-z0-9-]+\] /, '');
     const found =
       /[*_~`<>|@#\\[\]&]/.exec(outside) ??
@@ -766,6 +768,17 @@ describe('hostile markdown in the chat title and lead line, every event kind (is
     expect(chat.content.description.split('\n')[0]).toContain(
       `filter status is now "${shown}" (was "active")`,
     );
+  });
+
+  it('a status that is only the separator (fast-check seed -1037906527) reads as plain text, markup in spans', () => {
+    const link = '[login](https://evil.example) [login](https://evil.example)';
+    const { chat } = documents(
+      { ...SAMPLES['filter.status_changed'], from: link, to: '->' },
+      { networks: [], monitorName: link },
+    );
+    expect(chat.content.title).toContain('`[login](https://evil.example`');
+    expect(rawMarkup(chat.content.title)).toBeUndefined();
+    expect(rawMarkup(chat.content.description.split('\n')[0]!)).toBeUndefined();
   });
 
   it('a title that must be cut keeps its span closed and within 250 characters', () => {
