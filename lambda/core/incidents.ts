@@ -37,6 +37,13 @@ export interface IncidentMember {
   readonly flaps?: number;
   /** The shard that judges it: a network no longer watched there leaves. */
   readonly shard?: number;
+  /**
+   * The per-network incidents (rule cell ids, `<rule>/<network>/<triggeredAt>`) it joined with, newest last,
+   * at most {@link MEMBER_CELLS_MAX}: their `network.rule_*` alerts are this incident's, recorded only, whatever
+   * `groupBy` says when they are sent (docs/design/incidents.md, Switching groupBy). Absent on a member stored
+   * by an earlier version.
+   */
+  readonly cells?: readonly string[];
 }
 
 /** What happened, for the story. */
@@ -158,6 +165,13 @@ export interface MemberView {
   readonly open: boolean;
   /** The reading of this cycle, when there was one. */
   readonly value?: number | boolean;
+  /** The open cell's per-network incident id (recorded in the member it joins as). */
+  readonly cell?: string;
+  /**
+   * False: an open cell that is not to join (its per-network incident is published per network, or `groupBy`
+   * is `none`): it is left out, and an active member's reading still counts. Absent: it joins as before.
+   */
+  readonly joins?: boolean;
 }
 
 /** The rule an incident scope groups by. */
@@ -204,6 +218,8 @@ export type IncidentJudgement =
       readonly alerts: readonly IncidentAlert[];
     };
 
+/** Per-network incidents remembered per member ({@link IncidentMember.cells}). */
+export const MEMBER_CELLS_MAX = 20;
 /** Timeline entries kept per incident. */
 export const TIMELINE_MAX = 50;
 /** Networks named per timeline entry. */
@@ -271,6 +287,8 @@ export function judgeIncident(
     const member = members.get(view.network);
     const active = member !== undefined && member.leftAt === undefined;
     if (view.open && !active) {
+      // Its own per-network incident (published per network), or `groupBy=none`: it does not join.
+      if (view.joins === false) continue;
       if (member === undefined) {
         members.set(view.network, {
           network: view.network,
@@ -278,6 +296,7 @@ export function judgeIncident(
           announced: false,
           shard: input.shard,
           ...reading(view.value, at, undefined, op),
+          ...withCell(undefined, view.cell),
         });
         joined.push(view.network);
       } else {
@@ -286,6 +305,7 @@ export function judgeIncident(
           ...back,
           flaps: (member.flaps ?? 0) + 1,
           ...reading(view.value, at, member, op),
+          ...withCell(member.cells, view.cell),
         });
         rejoined.push(view.network);
       }
@@ -293,6 +313,14 @@ export function judgeIncident(
     } else if (!view.open && active) {
       members.set(view.network, { ...member, leftAt: at });
       left.push(view.network);
+      changed = true;
+    } else if (view.open && active && view.joins === true && isNewCell(member, view.cell)) {
+      // Its cell closed and opened again unseen (a cycle whose incident write failed): the new one is ours too.
+      members.set(view.network, {
+        ...member,
+        ...reading(view.value, at, member, op),
+        ...withCell(member.cells, view.cell),
+      });
       changed = true;
     } else if (view.open && active && view.value !== undefined) {
       const next = { ...member, ...reading(view.value, at, member, op) };
@@ -436,6 +464,18 @@ function reading(
     valueAt: at,
     ...(worse(op, value, member?.peak) ? { peak: value, peakAt: at } : {}),
   };
+}
+
+/** A member's per-network incidents with `cell` added (none given: as they were). */
+function withCell(cells: readonly string[] | undefined, cell: string | undefined): Partial<IncidentMember> {
+  if (cell === undefined) return cells === undefined ? {} : { cells };
+  const kept = (cells ?? []).filter((c) => c !== cell);
+  return { cells: [...kept, cell].slice(-MEMBER_CELLS_MAX) };
+}
+
+/** Whether `cell` is a per-network incident the member did not join with (a member of an earlier version: none is). */
+function isNewCell(member: IncidentMember, cell: string | undefined): boolean {
+  return cell !== undefined && member.cells !== undefined && !member.cells.includes(cell);
 }
 
 function countSent(incident: Incident, queued: number): Incident['alerts'] {

@@ -7,11 +7,18 @@
  * cells are open, the readings) to the rule's incident item (pk `state`, sk `incident#<rule>`) with the one
  * optimistic commit, only when something changed, and its outbox (`incident.opened`, `incident.updated`,
  * `incident.reminder`, `incident.resolved`) is sent after the rule items' with the same protocol. Every
- * incident item is read with one Query alongside the requests. With `groupBy=none` the rules judge is
- * returned as it is.
+ * incident item is read with one Query alongside the requests.
+ *
+ * Whether a per-network alert is recorded only or published is the incident item's to say, not the setting's
+ * (docs/design/incidents.md, Switching groupBy): recorded only when its network joined the rule's incident
+ * under that per-network incident ({@link isIncidentTransition}). With `groupBy=none` no network joins, but an
+ * incident opened under `rule` is judged on until its last member resolves (its reminders, escalation and
+ * acknowledgement with it), so its resolve is sent; with `rule`, an open cell joins only when its trigger is
+ * this cycle's (or held back by the alert cap): a per-network incident opened under `none` ends per network.
  */
 import { commitJudged } from '../commit.ts';
 import type { EscalationSchedule } from '../core/escalation.ts';
+import { isIncidentTransition, mayJoin, type RuleTransition } from '../core/incident-membership.ts';
 import {
   DEFAULT_GROUP_INTERVAL_MS,
   EMPTY_INCIDENT_SCOPE,
@@ -20,7 +27,7 @@ import {
   judgeIncident,
   type MemberView,
 } from '../core/incidents.ts';
-import { ruleNetworks } from '../core/rule-eval.ts';
+import { ruleIncidentId, ruleNetworks } from '../core/rule-eval.ts';
 import { conditionOf } from '../core/rule-kinds/index.ts';
 import type { Rule } from '../core/rule-types.ts';
 import { holdsAny } from '../core/silence.ts';
@@ -65,8 +72,9 @@ export function isGroupedRuleAlert(alert: Pick<AlertRecord, 'event'>): boolean {
 }
 
 /**
- * The rules judge, grouped into incidents by rule unless `groupBy` is `none` (or no incident store or rule is
- * configured): then the rules judge itself. One line in the cycle's list of judges.
+ * The rules judge, grouped into incidents by rule (with `groupBy=none`, only the incidents opened before are
+ * judged on, and no network joins them); without an incident or rule state store, the rules judge itself. One
+ * line in the cycle's list of judges.
  */
 export function rulesAndIncidentsJudge(
   deps: Omit<OutboxDeps, 'state'> & {
@@ -77,10 +85,20 @@ export function rulesAndIncidentsJudge(
   deadline: AbortSignal,
 ): Judge {
   const incidents = deps.incidents;
-  if ((settings.groupBy ?? 'rule') === 'none' || incidents === undefined || deps.ruleState === undefined) {
+  const grouping = (settings.groupBy ?? 'rule') === 'rule';
+  // With `groupBy=none` and no rule configured the incident items are not read (docs/design/incidents.md).
+  const ungrouped = !grouping && (settings.rules ?? []).length === 0;
+  if (incidents === undefined || deps.ruleState === undefined || ungrouped) {
     return rulesJudge(deps, settings, deadline);
   }
-  const rules = rulesJudge({ ...deps, recordOnly: isGroupedRuleAlert }, settings, deadline);
+  // Each rule's incident item as this cycle leaves it: what the rule items' alerts are sent as (set by judge).
+  const decided = new Map<string, IncidentScopeState>();
+  const recordOnly = (alert: Pick<AlertRecord, 'event'>): boolean => {
+    if (!isGroupedRuleAlert(alert)) return false;
+    const transition = alert as RuleTransition & { readonly rule?: string };
+    return transition.rule !== undefined && isIncidentTransition(decided.get(transition.rule), transition);
+  };
+  const rules = rulesJudge({ ...deps, recordOnly }, settings, deadline);
   const bound = boundStore(incidents, deadline);
   // Every incident item, read alongside the requests (one Query): the rules judged, and any left waiting.
   const finding = bound.findIncidentScopes().then(
@@ -99,7 +117,8 @@ export function rulesAndIncidentsJudge(
             cause: found.error,
           },
         );
-        return withIncidents(verdict, [], [{ key: 'incident#*', error }]);
+        // Unknown which per-network alert belongs to an incident: the rule items' alerts wait for a later cycle.
+        return withIncidents(verdict, [], [{ key: 'incident#*', error }], deps, true);
       }
       const scopes = new Map(found.value.map((f) => [f.rule, f]));
       const configured = settings.rules ?? [];
@@ -108,8 +127,12 @@ export function rulesAndIncidentsJudge(
       const failures: ItemFailure[] = [];
       // A rule whose incident is open but which is no longer configured: its networks of this shard leave.
       const removed = found.value.filter((f) => !names.has(f.rule) && f.loaded.state.open !== undefined);
+      // With `groupBy=none`, only an incident still open from `rule` is judged, until it resolves.
+      const judged = grouping
+        ? configured
+        : configured.filter((rule) => scopes.get(rule.name)?.loaded.state.open !== undefined);
       const work = [
-        ...configured.map((rule) => ({ rule: rule.name, subject: rule as Rule | undefined })),
+        ...judged.map((rule) => ({ rule: rule.name, subject: rule as Rule | undefined })),
         ...removed.map((f) => ({ rule: f.rule, subject: undefined })),
       ];
       const settled = await Promise.allSettled(
@@ -117,7 +140,7 @@ export function rulesAndIncidentsJudge(
           const scope = scopes.get(rule);
           const store = scope?.store ?? boundStore(incidents.incidentScope(rule), deadline);
           const loaded = scope?.loaded ?? EMPTY;
-          const views = subject === undefined ? [] : viewsOf(subject, verdict);
+          const views = subject === undefined ? [] : viewsOf(subject, verdict, grouping);
           // Only when every rule item was judged do absent networks mean "no longer watched here".
           const watched =
             subject === undefined
@@ -125,7 +148,8 @@ export function rulesAndIncidentsJudge(
               : verdict.failures.length === 0
                 ? ruleNetworks(subject, settings.networks)
                 : undefined;
-          if (views.length === 0 && watched === undefined) return { rule, store, loaded, queued: [] };
+          if (views.length === 0 && watched === undefined)
+            return { rule, store, loaded, queued: [], state: loaded.state };
           return commitIncident(rule, store, loaded, evidence, {
             subject:
               subject === undefined
@@ -156,15 +180,29 @@ export function rulesAndIncidentsJudge(
           });
           // Its outbox is still sent, from what was read.
           const scope = scopes.get(rule);
-          if (scope !== undefined) runs.push({ rule, store: scope.store, loaded: scope.loaded, queued: [] });
+          if (scope !== undefined)
+            runs.push({
+              rule,
+              store: scope.store,
+              loaded: scope.loaded,
+              queued: [],
+              state: scope.loaded.state,
+            });
         }
       });
       // Items of rules judged neither way (none left) with alerts waiting: sent all the same.
-      const judged = new Set(runs.map((run) => run.rule));
+      const ran = new Set(runs.map((run) => run.rule));
       for (const scope of found.value) {
-        if (!judged.has(scope.rule))
-          runs.push({ rule: scope.rule, store: scope.store, loaded: scope.loaded, queued: [] });
+        if (!ran.has(scope.rule))
+          runs.push({
+            rule: scope.rule,
+            store: scope.store,
+            loaded: scope.loaded,
+            queued: [],
+            state: scope.loaded.state,
+          });
       }
+      for (const run of runs) decided.set(run.rule, run.state);
       return withIncidents(verdict, runs, failures, deps);
     },
   };
@@ -177,11 +215,26 @@ interface IncidentRun {
   readonly loaded: VersionedState<IncidentScopeState>;
   readonly queued: readonly AlertRecord[];
   readonly written?: boolean;
+  /** The item's state after this cycle: what it wrote, or what it read. */
+  readonly state: IncidentScopeState;
 }
 
-/** The shard's view of `rule`: each network with a reading this cycle, whether its cell is open, its value. */
-function viewsOf(rule: Rule, verdict: RulesVerdict): MemberView[] {
+/**
+ * The shard's view of `rule`: each network with a reading this cycle, whether its cell is open, its value, and
+ * for an open cell its per-network incident and whether it may join (`grouping` off: never).
+ */
+function viewsOf(rule: Rule, verdict: RulesVerdict, grouping: boolean): MemberView[] {
   const readings = new Map(verdict.observations.map((o) => [o.networkId, o.readings[rule.name]]));
+  // The triggers this cycle queued: this cycle's claim keeps them until its incident item says how they go.
+  const triggered = new Set(
+    verdict.runs.flatMap((run) =>
+      run.stale
+        ? []
+        : run.queued
+            .filter((alert) => alert.event === 'network.rule_triggered' && alert.rule === rule.name)
+            .map((alert) => alert.network),
+    ),
+  );
   const views: MemberView[] = [];
   for (const run of verdict.runs) {
     if (run.stale || run.leftover === true || run.state === undefined) continue;
@@ -192,7 +245,21 @@ function viewsOf(rule: Rule, verdict: RulesVerdict): MemberView[] {
     for (const network of run.scope.networks) {
       const reading = readings.get(network);
       if (reading?.kind !== 'value' || !Object.hasOwn(cells, network)) continue;
-      views.push({ network, open: cells[network]!.open, value: reading.value });
+      const cell = cells[network]!;
+      if (!cell.open) {
+        views.push({ network, open: false, value: reading.value });
+        continue;
+      }
+      const id =
+        cell.incident ??
+        (cell.triggeredAt === undefined ? undefined : ruleIncidentId(rule.name, network, cell.triggeredAt));
+      views.push({
+        network,
+        open: true,
+        value: reading.value,
+        ...(id === undefined ? {} : { cell: id }),
+        joins: grouping && mayJoin(cell, triggered.has(network)),
+      });
     }
   }
   return views;
@@ -217,7 +284,14 @@ async function commitIncident(
     const alerts = judged.alerts.map((alert, i) => ({ ...alert, seq: nextSeq + i }) as AlertRecord);
     return { stale: false, state: { ...judged.state, nextSeq: nextSeq + alerts.length }, alerts };
   });
-  return { rule, store, loaded: done.loaded, queued: done.queued, written: done.state !== done.loaded.state };
+  return {
+    rule,
+    store,
+    loaded: done.loaded,
+    queued: done.queued,
+    written: done.state !== done.loaded.state,
+    state: done.state,
+  };
 }
 
 /** The rules judge's verdict with the incidents: their alerts queued, their items sent after the rule items. */
@@ -226,6 +300,7 @@ function withIncidents(
   runs: readonly IncidentRun[],
   failures: readonly ItemFailure[],
   deps?: Omit<OutboxDeps, 'state'>,
+  holdRuleItems = false,
 ): Verdict {
   return {
     queued: [...verdict.queued, ...runs.flatMap((run) => run.queued)],
@@ -236,7 +311,7 @@ function withIncidents(
     ],
     failures: [...verdict.failures, ...failures],
     send: async (options) => {
-      const rules = await verdict.send(options);
+      const rules = holdRuleItems ? heldBack(verdict) : await verdict.send(options);
       // The per-network alerts are recorded as events, not sent (`recorded`, not `delivered`).
       const total: DrainResult = {
         delivered: [...rules.delivered],
@@ -272,3 +347,9 @@ function withIncidents(
 }
 
 export type { FoundIncidentScope };
+
+/** The rule items' alerts, none sent this cycle: each waits, in its outbox, for a later cycle. */
+function heldBack(verdict: RulesVerdict): DrainResult {
+  const pending = verdict.runs.reduce((sum, run) => sum + run.loaded.outbox.length + run.queued.length, 0);
+  return { delivered: [], failed: [], suppressed: [], recorded: [], pending };
+}
