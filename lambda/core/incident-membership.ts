@@ -28,10 +28,9 @@ function triggeredAtOf(transition: RuleTransition): string | undefined {
 
 function memberHolds(member: IncidentMember, transition: RuleTransition): boolean {
   if (member.network !== transition.network) return false;
-  if (member.cells !== undefined)
-    return transition.incident !== undefined && member.cells.includes(transition.incident);
-  // A member written before members named their cells: every per-network incident it was in while a member.
   const since = triggeredAtOf(transition);
+  if (member.triggers !== undefined) return since !== undefined && member.triggers.includes(since);
+  // A member written before members named their per-network incidents: every one it was in while a member.
   if (since === undefined) return true;
   return member.leftAt === undefined || Date.parse(since) <= Date.parse(member.leftAt);
 }

@@ -38,12 +38,12 @@ export interface IncidentMember {
   /** The shard that judges it: a network no longer watched there leaves. */
   readonly shard?: number;
   /**
-   * The per-network incidents (rule cell ids, `<rule>/<network>/<triggeredAt>`) it joined with, newest last,
-   * at most {@link MEMBER_CELLS_MAX}: their `network.rule_*` alerts are this incident's, recorded only, whatever
-   * `groupBy` says when they are sent (docs/design/incidents.md, Switching groupBy). Absent on a member stored
-   * by an earlier version.
+   * The per-network incidents it joined with, by when each was triggered (ISO-8601; its rule cell id is
+   * `<rule>/<network>/<that time>`), newest last, at most {@link MEMBER_TRIGGERS_MAX}: their `network.rule_*`
+   * alerts are this incident's, recorded only, whatever `groupBy` says when they are sent
+   * (docs/design/incidents.md, Switching groupBy). Absent on a member stored by an earlier version.
    */
-  readonly cells?: readonly string[];
+  readonly triggers?: readonly string[];
 }
 
 /** What happened, for the story. */
@@ -165,8 +165,8 @@ export interface MemberView {
   readonly open: boolean;
   /** The reading of this cycle, when there was one. */
   readonly value?: number | boolean;
-  /** The open cell's per-network incident id (recorded in the member it joins as). */
-  readonly cell?: string;
+  /** When the open cell's per-network incident was triggered (recorded in the member it joins as). */
+  readonly triggeredAt?: string;
   /**
    * False: an open cell that is not to join (its per-network incident is published per network, or `groupBy`
    * is `none`): it is left out, and an active member's reading still counts. Absent: it joins as before.
@@ -218,8 +218,8 @@ export type IncidentJudgement =
       readonly alerts: readonly IncidentAlert[];
     };
 
-/** Per-network incidents remembered per member ({@link IncidentMember.cells}). */
-export const MEMBER_CELLS_MAX = 20;
+/** Per-network incidents remembered per member ({@link IncidentMember.triggers}). */
+export const MEMBER_TRIGGERS_MAX = 2;
 /** Timeline entries kept per incident. */
 export const TIMELINE_MAX = 50;
 /** Networks named per timeline entry. */
@@ -296,7 +296,7 @@ export function judgeIncident(
           announced: false,
           shard: input.shard,
           ...reading(view.value, at, undefined, op),
-          ...withCell(undefined, view.cell),
+          ...withTrigger(undefined, view.triggeredAt),
         });
         joined.push(view.network);
       } else {
@@ -305,7 +305,7 @@ export function judgeIncident(
           ...back,
           flaps: (member.flaps ?? 0) + 1,
           ...reading(view.value, at, member, op),
-          ...withCell(member.cells, view.cell),
+          ...withTrigger(member.triggers, view.triggeredAt),
         });
         rejoined.push(view.network);
       }
@@ -314,12 +314,12 @@ export function judgeIncident(
       members.set(view.network, { ...member, leftAt: at });
       left.push(view.network);
       changed = true;
-    } else if (view.open && active && view.joins === true && isNewCell(member, view.cell)) {
+    } else if (view.open && active && view.joins === true && isNewTrigger(member, view.triggeredAt)) {
       // Its cell closed and opened again unseen (a cycle whose incident write failed): the new one is ours too.
       members.set(view.network, {
         ...member,
         ...reading(view.value, at, member, op),
-        ...withCell(member.cells, view.cell),
+        ...withTrigger(member.triggers, view.triggeredAt),
       });
       changed = true;
     } else if (view.open && active && view.value !== undefined) {
@@ -466,16 +466,19 @@ function reading(
   };
 }
 
-/** A member's per-network incidents with `cell` added (none given: as they were). */
-function withCell(cells: readonly string[] | undefined, cell: string | undefined): Partial<IncidentMember> {
-  if (cell === undefined) return cells === undefined ? {} : { cells };
-  const kept = (cells ?? []).filter((c) => c !== cell);
-  return { cells: [...kept, cell].slice(-MEMBER_CELLS_MAX) };
+/** A member's per-network incidents with the one triggered at `at` added (none given: as they were). */
+function withTrigger(
+  triggers: readonly string[] | undefined,
+  at: string | undefined,
+): Partial<IncidentMember> {
+  if (at === undefined) return triggers === undefined ? {} : { triggers };
+  const kept = (triggers ?? []).filter((t) => t !== at);
+  return { triggers: [...kept, at].slice(-MEMBER_TRIGGERS_MAX) };
 }
 
-/** Whether `cell` is a per-network incident the member did not join with (a member of an earlier version: none is). */
-function isNewCell(member: IncidentMember, cell: string | undefined): boolean {
-  return cell !== undefined && member.cells !== undefined && !member.cells.includes(cell);
+/** Whether the per-network incident triggered at `at` is one the member did not join with (an earlier version's member: none is). */
+function isNewTrigger(member: IncidentMember, at: string | undefined): boolean {
+  return at !== undefined && member.triggers !== undefined && !member.triggers.includes(at);
 }
 
 function countSent(incident: Incident, queued: number): Incident['alerts'] {

@@ -27,7 +27,7 @@ import {
   judgeIncident,
   type MemberView,
 } from '../core/incidents.ts';
-import { ruleIncidentId, ruleNetworks } from '../core/rule-eval.ts';
+import { ruleNetworks } from '../core/rule-eval.ts';
 import { conditionOf } from '../core/rule-kinds/index.ts';
 import type { Rule } from '../core/rule-types.ts';
 import { holdsAny } from '../core/silence.ts';
@@ -250,14 +250,11 @@ function viewsOf(rule: Rule, verdict: RulesVerdict, grouping: boolean): MemberVi
         views.push({ network, open: false, value: reading.value });
         continue;
       }
-      const id =
-        cell.incident ??
-        (cell.triggeredAt === undefined ? undefined : ruleIncidentId(rule.name, network, cell.triggeredAt));
       views.push({
         network,
         open: true,
         value: reading.value,
-        ...(id === undefined ? {} : { cell: id }),
+        ...(cell.triggeredAt === undefined ? {} : { triggeredAt: cell.triggeredAt }),
         joins: grouping && mayJoin(cell, triggered.has(network)),
       });
     }
