@@ -86,9 +86,9 @@ export function rulesAndIncidentsJudge(
 ): Judge {
   const incidents = deps.incidents;
   const grouping = (settings.groupBy ?? 'rule') === 'rule';
-  // With `groupBy=none` and no rule configured the incident items are not read (docs/design/incidents.md).
-  const ungrouped = !grouping && (settings.rules ?? []).length === 0;
-  if (incidents === undefined || deps.ruleState === undefined || ungrouped) {
+  // Read whatever `groupBy` says and whether rules are configured: an incident left open by an earlier
+  // configuration (grouped, or its rule since removed) is judged until it resolves (docs/design/incidents.md).
+  if (incidents === undefined || deps.ruleState === undefined) {
     return rulesJudge(deps, settings, deadline);
   }
   // Each rule's incident item as this cycle leaves it: what the rule items' alerts are sent as (set by judge).

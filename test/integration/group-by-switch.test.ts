@@ -197,6 +197,22 @@ describe('switching groupBy while incidents are open (dynalite, loopback API)', 
     await expectExactlyOnce(none);
   });
 
+  it('rule -> none removing every rule, with an incident open: the incident resolves all the same, once', async () => {
+    // Prepare: the attack on a1 grouped under rule.
+    const rule = monitor('rule');
+    await cycle(rule);
+    pps['a1'] = 600_000;
+    await run(1, rule);
+
+    // Act: one edit sets none and removes the rule; the attack goes on.
+    const bare = monitor('none', { SHIELDWATCH_RULES: '' });
+    await run(2, bare);
+
+    // Assess: no rule watches a1 any more, so it leaves the incident, which resolves (its page closes).
+    expect(lines()).toEqual(['incident.opened [a1]', 'incident.resolved [a1]']);
+    await expectExactlyOnce(bare);
+  });
+
   it('rule -> none: the open incident still reminds, escalates and can be acknowledged', async () => {
     // Prepare
     const timers = { SHIELDWATCH_REMIND_EVERY: '2m', SHIELDWATCH_ESCALATE_AFTER: '3m' };
