@@ -149,6 +149,10 @@ export function followMonitorIncidents(
       openedAt: open.openedAt,
       stage: FIRST_STAGE,
     };
+    // An opening time ahead of this cycle (a clock ahead opened it: docs/design/cycle.md, Clocks) is pulled
+    // back to now; else no age would count, and the incident would neither remind nor escalate until real
+    // time caught up with that clock.
+    if (!(Date.parse(state.openedAt) <= nowMs)) state = { ...state, openedAt: at };
     if (open.opener !== 'filter.status_changed' && settings.remindEveryMs !== undefined) {
       // A reminder time ahead of this cycle (a clock ahead wrote it) counts as now.
       const from = Math.min(Date.parse(state.lastRemindAt ?? state.openedAt), nowMs);

@@ -351,6 +351,12 @@ function followIncidents(
   const alerts: NewAlert[] = [];
   for (const open of openNow) {
     let state: HealthIncidentState = own(previous, open.id) ?? { openedAt: at, stage: FIRST_STAGE };
+    // Times ahead of this cycle (a clock ahead wrote them: docs/design/cycle.md, Clocks) are pulled back to
+    // now; else no age would count until real time caught up with that clock.
+    if (!(Date.parse(state.openedAt) <= nowMs)) state = { ...state, openedAt: at };
+    if (state.lastRemindAt !== undefined && !(Date.parse(state.lastRemindAt) <= nowMs)) {
+      state = { ...state, lastRemindAt: at };
+    }
     const remindFrom = Date.parse(state.lastRemindAt ?? state.openedAt);
     if (
       input.remindEveryMs !== undefined &&

@@ -486,3 +486,47 @@ describe("silences and the monitor's incidents' incident.* alerts", () => {
     expect(rendered.attributes).toMatchObject({ stage: '2', incident: api, action: 'trigger' });
   });
 });
+
+describe('a clock ahead and the timers of the monitor incidents (found by an outside review)', () => {
+  it('an API incident opened by a cycle 3 h ahead still reminds and escalates, counted from the next true cycle', () => {
+    const t0 = Date.UTC(2026, 4, 1, 10, 0);
+    const atMs = (min: number) => t0 + min * 60_000;
+    const failed = { ok: false as const, errorKind: 'transport' as const, error: 'timed out' };
+    const down = (ms: number): CycleObservation => ({
+      at: new Date(ms).toISOString(),
+      filter: failed,
+      outcomes: [failed],
+    });
+    const up = (ms: number): CycleObservation => ({
+      at: new Date(ms).toISOString(),
+      filter: { ok: true, status: 'active' },
+      outcomes: [{ ok: true, httpStatus: 200 }],
+    });
+    const settings: DecideSettings = {
+      alertAfter: 3,
+      confirmations: 1,
+      expectedStatus: 'active',
+      remindEveryMs: 15 * 60_000,
+      escalateAfterMs: [10 * 60_000],
+    };
+    let state: MonitorState | undefined;
+    const alerts: string[] = [];
+    const step = (observation: CycleObservation) => {
+      const decided = decide(state, observation, settings, Date.parse(observation.at) + 60_000);
+      state = decided.state;
+      for (const a of decided.alerts) {
+        alerts.push(`${a.event}@${Math.round((Date.parse(observation.at) - t0) / 60_000)}`);
+      }
+    };
+    step(up(atMs(0)));
+    step(down(atMs(1)));
+    step(down(atMs(2)));
+    // The third failing cycle comes from a process whose clock is 3 h ahead: it opens the incident.
+    step(down(atMs(3 + 180)));
+    for (let m = 4; m <= 60; m++) step(down(atMs(m)));
+    expect(alerts[0]).toBe('api.unreachable@183');
+    // Open about 57 true minutes, unacknowledged: escalated 10 minutes after the first true cycle, and reminded.
+    expect(alerts.filter((a) => a.startsWith('incident.escalated'))).toEqual(['incident.escalated@14']);
+    expect(alerts.filter((a) => a.startsWith('incident.reminder')).length).toBeGreaterThanOrEqual(3);
+  });
+});

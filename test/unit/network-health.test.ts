@@ -396,6 +396,40 @@ describe('its incidents followed: reminders, escalation, acknowledgement (CONTRA
     expect(state?.incidents).toBeUndefined();
   });
 
+  it('timers a clock ahead wrote are pulled back to the next true cycle: it still reminds and escalates', () => {
+    // Prepare: the incident open, its timers written by a process whose clock was 3 h ahead.
+    const first = follow(failing(1)).state!;
+    const [id] = Object.keys(first.incidents ?? {});
+    const ahead = {
+      ...first,
+      incidents: { [id!]: { ...first.incidents![id!]!, openedAt: minute(180), lastRemindAt: minute(180) } },
+    };
+    // Act: true cycles at minutes 1..9
+    let state: HealthState = ahead;
+    const lines: string[] = [];
+    for (let i = 1; i <= 9; i++) {
+      const judged = judgeHealth(state, {
+        at: minute(i),
+        alertAfter: 1,
+        shard: 0,
+        rules: RULES,
+        networks: [notFound('edge-1'), ok('edge-2')],
+        apiAnswered: true,
+        ...timers,
+      });
+      if (judged.stale) throw new Error(`cycle ${i} stale`);
+      state = judged.state;
+      lines.push(...judged.alerts.map((a) => `${i} ${a.event} stage ${a.stage}`));
+    }
+    // Assess: counted from minute 1, the first true cycle after it
+    expect(lines).toEqual([
+      '4 incident.escalated stage 2',
+      '5 incident.reminder stage 2',
+      '8 incident.escalated stage 3',
+      '9 incident.reminder stage 3',
+    ]);
+  });
+
   it('a rule that reads nothing is followed alike, with its rule', () => {
     const blind = Array.from({ length: 5 }, () => [ok('edge-1', { pps: false, drop: true })]);
     const { lines } = follow(blind);
