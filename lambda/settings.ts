@@ -162,7 +162,7 @@ export const SETTINGS = {
     env: 'SHIELDWATCH_REMIND_EVERY',
     context: 'remindEvery',
     meaning:
-      'reminder interval of every open, unacknowledged incident: the status away from the expected one, the API\'s, a blind spot\'s, a rule\'s across networks (1m to 30d)',
+      "reminder interval of every open, unacknowledged incident: the status away from the expected one, the API's, a blind spot's, a rule's across networks (1m to 30d)",
     default: 'unset: no reminders',
     scope: 'monitor',
   },

@@ -10,7 +10,7 @@ import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { momentOf } from './alert-time.ts';
 import { followUpOpener } from './silence-window.ts';
 import { quoteStatus, subjectStatus } from './status-alert-text.ts';
-import type { AlertEvent, AlertRecord, SilenceAlertRecord } from './types.ts';
+import type { AlertRecord, SilenceAlertRecord } from './types.ts';
 import { escapeHidden, foldVisible, shorten } from './visible-text.ts';
 
 const MAX_FOLD_INPUT = 1000;
