@@ -94,3 +94,78 @@ export function stageAttribute(stage: number | undefined): string {
     stage !== undefined && Number.isSafeInteger(stage) && stage >= FIRST_STAGE ? stage : FIRST_STAGE,
   );
 }
+
+/**
+ * The timers an open incident keeps beside its state where no incident item holds it (a blind spot's in its
+ * health item, the monitor's own in the monitor item): when it opened, its stage, its last reminder, its
+ * acknowledgement.
+ */
+export interface IncidentTimers {
+  /** When the incident opened, ISO-8601: escalation ages (and reminders before the first) count from it. */
+  readonly openedAt: string;
+  /** Escalation stage: {@link FIRST_STAGE} until the first `incident.escalated`. */
+  readonly stage: number;
+  /** The last `incident.reminder`. */
+  readonly lastRemindAt?: string;
+  /** Set by `shieldwatch ack` or the link: no reminders, no escalations. */
+  readonly acknowledged?: unknown;
+}
+
+/** What one cycle does with an open incident's timers. */
+export interface TimersFollowed<T extends IncidentTimers> {
+  /** The timers after the cycle. */
+  readonly timers: T;
+  /** The timers as a reminder due now tells them (its stage before any escalation of this cycle); none due: undefined. */
+  readonly reminded?: T;
+  /** The timers as an escalation due now tells them (the stage reached); none due: undefined. */
+  readonly escalated?: T;
+}
+
+/**
+ * One cycle at `at` of an open incident's timers (docs/acknowledge.md): a reminder every `remindEveryMs` (when
+ * the incident reminds this way at all), an escalation once per stage of `escalateAfterMs`, both only while
+ * unacknowledged; the reminder first. Times ahead of the cycle (a clock ahead wrote them: docs/design/cycle.md,
+ * Clocks) are pulled back to it, else no age would count until real time caught up with that clock. Pure.
+ */
+export function followTimers<T extends IncidentTimers>(
+  timers: T,
+  at: string,
+  settings: { readonly remindEveryMs?: number; readonly escalateAfterMs?: EscalationSchedule },
+): TimersFollowed<T> {
+  const nowMs = Date.parse(at);
+  let state = timers;
+  if (!(Date.parse(state.openedAt) <= nowMs)) state = { ...state, openedAt: at };
+  if (state.lastRemindAt !== undefined && !(Date.parse(state.lastRemindAt) <= nowMs)) {
+    state = { ...state, lastRemindAt: at };
+  }
+  let reminded: T | undefined;
+  const remindFrom = Date.parse(state.lastRemindAt ?? state.openedAt);
+  if (
+    settings.remindEveryMs !== undefined &&
+    state.acknowledged === undefined &&
+    nowMs - remindFrom >= settings.remindEveryMs
+  ) {
+    state = { ...state, lastRemindAt: at };
+    reminded = state;
+  }
+  const stage = dueEscalation(
+    {
+      openedAtMs: Date.parse(state.openedAt),
+      stage: state.stage,
+      acknowledged: state.acknowledged !== undefined,
+      resolved: false,
+    },
+    settings.escalateAfterMs ?? [],
+    nowMs,
+  );
+  let escalated: T | undefined;
+  if (stage !== undefined) {
+    state = { ...state, stage };
+    escalated = state;
+  }
+  return {
+    timers: state,
+    ...(reminded === undefined ? {} : { reminded }),
+    ...(escalated === undefined ? {} : { escalated }),
+  };
+}

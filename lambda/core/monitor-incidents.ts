@@ -8,7 +8,7 @@
  * by the id's first segment, {@link monitorIncidentOpenerOf}). The status's reminder stays
  * `filter.status_reminder` (its own clock, `MonitorState.lastReminderAt`). Pure.
  */
-import { dueEscalation, type EscalationSchedule, FIRST_STAGE } from './escalation.ts';
+import { type EscalationSchedule, FIRST_STAGE, followTimers } from './escalation.ts';
 import type { Acknowledgement } from './incidents.ts';
 import type { AlertEvent, AlertRecordOf, NewAlertRecord, RenderedAlert } from './types.ts';
 
@@ -140,42 +140,28 @@ export function followMonitorIncidents(
   reminders: NewAlertRecord[];
   escalations: NewAlertRecord[];
 } {
-  const nowMs = Date.parse(at);
   const timers: Record<string, MonitorIncidentTimers> = {};
   const reminders: NewAlertRecord[] = [];
   const escalations: NewAlertRecord[] = [];
   for (const open of openNow) {
-    let state: MonitorIncidentTimers = ownTimers(previous, open.id) ?? {
-      openedAt: open.openedAt,
-      stage: FIRST_STAGE,
-    };
-    // An opening time ahead of this cycle (a clock ahead opened it: docs/design/cycle.md, Clocks) is pulled
-    // back to now; else no age would count, and the incident would neither remind nor escalate until real
-    // time caught up with that clock.
-    if (!(Date.parse(state.openedAt) <= nowMs)) state = { ...state, openedAt: at };
-    if (open.opener !== 'filter.status_changed' && settings.remindEveryMs !== undefined) {
-      // A reminder time ahead of this cycle (a clock ahead wrote it) counts as now.
-      const from = Math.min(Date.parse(state.lastRemindAt ?? state.openedAt), nowMs);
-      if (state.acknowledged === undefined && nowMs - from >= settings.remindEveryMs) {
-        state = { ...state, lastRemindAt: at };
-        reminders.push(monitorIncidentAlert('incident.reminder', open, state, at));
-      }
-    }
-    const stage = dueEscalation(
+    const followed = followTimers(
+      ownTimers(previous, open.id) ?? { openedAt: open.openedAt, stage: FIRST_STAGE },
+      at,
       {
-        openedAtMs: Date.parse(state.openedAt),
-        stage: state.stage,
-        acknowledged: state.acknowledged !== undefined,
-        resolved: false,
+        // The status reminds on its own clock (`filter.status_reminder`, decide.ts).
+        ...(open.opener === 'filter.status_changed' || settings.remindEveryMs === undefined
+          ? {}
+          : { remindEveryMs: settings.remindEveryMs }),
+        ...(settings.escalateAfterMs === undefined ? {} : { escalateAfterMs: settings.escalateAfterMs }),
       },
-      settings.escalateAfterMs ?? [],
-      nowMs,
     );
-    if (stage !== undefined) {
-      state = { ...state, stage };
-      escalations.push(monitorIncidentAlert('incident.escalated', open, state, at));
+    if (followed.reminded !== undefined) {
+      reminders.push(monitorIncidentAlert('incident.reminder', open, followed.reminded, at));
     }
-    timers[open.id] = state;
+    if (followed.escalated !== undefined) {
+      escalations.push(monitorIncidentAlert('incident.escalated', open, followed.escalated, at));
+    }
+    timers[open.id] = followed.timers;
   }
   return { timers, reminders, escalations };
 }

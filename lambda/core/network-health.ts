@@ -20,7 +20,7 @@
  * nothing ({@link cycleOrder}). Pure: times come from the observation.
  */
 import { cycleOrder } from './clock.ts';
-import { dueEscalation, type EscalationSchedule, FIRST_STAGE } from './escalation.ts';
+import { type EscalationSchedule, FIRST_STAGE, followTimers } from './escalation.ts';
 import type { Acknowledgement } from './incidents.ts';
 import type { AlertRecord, FailureKind, HealthMember } from './types.ts';
 
@@ -346,41 +346,21 @@ function followIncidents(
   input: HealthInput,
 ): { incidents: Record<string, HealthIncidentState>; alerts: NewAlert[] } {
   const { at } = input;
-  const nowMs = Date.parse(at);
   const incidents: Record<string, HealthIncidentState> = {};
   const alerts: NewAlert[] = [];
   for (const open of openNow) {
-    let state: HealthIncidentState = own(previous, open.id) ?? { openedAt: at, stage: FIRST_STAGE };
-    // Times ahead of this cycle (a clock ahead wrote them: docs/design/cycle.md, Clocks) are pulled back to
-    // now; else no age would count until real time caught up with that clock.
-    if (!(Date.parse(state.openedAt) <= nowMs)) state = { ...state, openedAt: at };
-    if (state.lastRemindAt !== undefined && !(Date.parse(state.lastRemindAt) <= nowMs)) {
-      state = { ...state, lastRemindAt: at };
-    }
-    const remindFrom = Date.parse(state.lastRemindAt ?? state.openedAt);
-    if (
-      input.remindEveryMs !== undefined &&
-      state.acknowledged === undefined &&
-      nowMs - remindFrom >= input.remindEveryMs
-    ) {
-      state = { ...state, lastRemindAt: at };
-      alerts.push(healthIncidentAlert('incident.reminder', open, state, at));
-    }
-    const stage = dueEscalation(
-      {
-        openedAtMs: Date.parse(state.openedAt),
-        stage: state.stage,
-        acknowledged: state.acknowledged !== undefined,
-        resolved: false,
-      },
-      input.escalateAfterMs ?? [],
-      nowMs,
+    const followed = followTimers(
+      own(previous, open.id) ?? ({ openedAt: at, stage: FIRST_STAGE } as HealthIncidentState),
+      at,
+      input,
     );
-    if (stage !== undefined) {
-      state = { ...state, stage };
-      alerts.push(healthIncidentAlert('incident.escalated', open, state, at));
+    if (followed.reminded !== undefined) {
+      alerts.push(healthIncidentAlert('incident.reminder', open, followed.reminded, at));
     }
-    incidents[open.id] = state;
+    if (followed.escalated !== undefined) {
+      alerts.push(healthIncidentAlert('incident.escalated', open, followed.escalated, at));
+    }
+    incidents[open.id] = followed.timers;
   }
   return { incidents, alerts };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   dueEscalation,
   type EscalationView,
+  followTimers,
   parseEscalateAfter,
   stageAttribute,
 } from '../../lambda/core/escalation.ts';
@@ -87,5 +88,40 @@ describe('dueEscalation', () => {
     [Number.NaN, '1'],
   ])('the stage attribute of %j is %j', (stage, text) => {
     expect(stageAttribute(stage)).toBe(text);
+  });
+});
+
+describe('followTimers: one cycle of an open incident kept beside its state', () => {
+  const T0 = Date.parse('2026-11-22T10:00:00.000Z');
+  const at = (min: number) => new Date(T0 + min * 60_000).toISOString();
+  const settings = { remindEveryMs: 4 * 60_000, escalateAfterMs: [3 * 60_000, 7 * 60_000] };
+
+  it('reminds first, at the stage before the escalation of the same cycle, then escalates', () => {
+    const followed = followTimers({ openedAt: at(0), stage: 1, lastRemindAt: at(0) }, at(4), settings);
+    expect(followed.reminded).toEqual({ openedAt: at(0), stage: 1, lastRemindAt: at(4) });
+    expect(followed.escalated).toEqual({ openedAt: at(0), stage: 2, lastRemindAt: at(4) });
+    expect(followed.timers).toEqual(followed.escalated);
+  });
+
+  it('acknowledged: neither', () => {
+    const followed = followTimers(
+      { openedAt: at(0), stage: 1, acknowledged: { by: 'ops' } },
+      at(30),
+      settings,
+    );
+    expect(followed).toEqual({ timers: { openedAt: at(0), stage: 1, acknowledged: { by: 'ops' } } });
+  });
+
+  it('times a clock ahead wrote are pulled back to the cycle: the ages count from it', () => {
+    const ahead = { openedAt: at(180), stage: 1, lastRemindAt: at(180) };
+    const first = followTimers(ahead, at(1), settings);
+    expect(first.timers).toEqual({ openedAt: at(1), stage: 1, lastRemindAt: at(1) });
+    expect(followTimers(first.timers, at(4), settings).escalated?.stage).toBe(2);
+  });
+
+  it('without reminders or a schedule, the timers only', () => {
+    expect(followTimers({ openedAt: at(0), stage: 1 }, at(60), {})).toEqual({
+      timers: { openedAt: at(0), stage: 1 },
+    });
   });
 });
