@@ -23,6 +23,10 @@ export interface AckInputs {
   readonly link: () => string;
   /** The incident it names. */
   readonly incident: () => string;
+  /** The link of the status change away from the expected status (the monitor's own incident). */
+  readonly statusLink: () => string;
+  /** The incident it names (`filter.status_changed/<when it went away>`). */
+  readonly statusIncident: () => string;
 }
 
 /** A function URL request, as Lambda hands it to the function. */
@@ -221,6 +225,40 @@ export function describeAckFunction(stack: () => DeployedStack, inputs: AckInput
       expect(state.open?.acknowledged?.by).toBe('link');
       expect(after!['version']).not.toEqual(before!['version']);
       expect(JSON.stringify(after)).toContain('incident.acknowledged');
+    }, 120_000);
+
+    it("the status change's link acknowledges the monitor's own incident, in the monitor item, once", async () => {
+      const monitorItem = async () =>
+        (
+          await s.aws.dynamo.send(
+            new GetItemCommand({
+              TableName: s.outputs['TableName']!,
+              Key: { pk: { S: 'state' }, sk: { S: 'monitor' } },
+              ConsistentRead: true,
+            }),
+          )
+        ).Item;
+      const link = new URL(inputs.statusLink());
+      const token = link.searchParams.get('t')!;
+      const before = await monitorItem();
+
+      const shown = await invoke(urlEvent('GET', link));
+      const afterGet = await monitorItem();
+      const posted = await invoke(urlEvent('POST', link, `t=${token}`));
+      const again = await invoke(urlEvent('POST', link, `t=${token}`));
+      const after = await monitorItem();
+
+      expect(shown.statusCode).toBe(200);
+      expect(shown.body).toContain(inputs.statusIncident());
+      expect(afterGet).toEqual(before);
+      expect(posted.statusCode).toBe(200);
+      expect(again.statusCode).toBe(200);
+      expect(after!['version']).not.toEqual(before!['version']);
+      const text = JSON.stringify(after);
+      // The acknowledgement on the incident's timers, and incident.acknowledged queued once in the outbox.
+      expect(text).toContain('incident.acknowledged');
+      expect(text.split('incident.acknowledged').length - 1).toBe(1);
+      expect(text).toContain(inputs.statusIncident());
     }, 120_000);
 
     it("made only AWS calls that its deployed role's policies allow, which refuse everything else", async () => {

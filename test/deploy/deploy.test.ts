@@ -85,6 +85,7 @@ let resources: Map<string, StackResourceSummary>;
 let outputs: Record<string, string>;
 /** The acknowledge link the deployed poller put into its incident.opened alert, and the incident. */
 let ackLink: { link: string; incident: string } | undefined;
+let statusLink: { link: string; incident: string } | undefined;
 let fills: Fill[];
 /** The `-c key=value` arguments of the deploy. */
 let context: string[] = [];
@@ -399,20 +400,21 @@ describe('the deployed function', () => {
     }
     // The rule's networks form one incident (groupBy=rule, the default): its opening is what is published.
     expect(events.sort()).toEqual(['filter.status_changed/trigger', 'incident.opened/trigger']);
-    // The alert that opens the incident carries the acknowledge link (docs/acknowledge.md): AckUrl?t=TOKEN in
-    // its email and chat texts; the status change (no incident item to acknowledge) carries none.
+    // Each alert that opens an incident carries the acknowledge link (docs/acknowledge.md): AckUrl?t=TOKEN in
+    // its email and chat texts, its token naming that incident: the rule's opening, and the status change away
+    // from the expected status (the monitor's own incident, acknowledged in the monitor item).
     for (const publish of publishes) {
       const message = JSON.parse(String(publish.params['Message'])) as Record<string, string>;
       const document = JSON.parse(message['sqs']!) as { event: string; incident?: string };
       const links = [...message['email']!.matchAll(/(https:\/\/\S+\?t=[A-Za-z0-9._-]+)/g)].map((m) => m[1]!);
-      if (document.event !== 'incident.opened') {
-        expect(links).toEqual([]);
-        continue;
-      }
-      expect(links).toHaveLength(1);
+      expect(links, document.event).toHaveLength(1);
       expect(links[0]!.startsWith(`${outputs['AckUrl']}?t=`)).toBe(true);
       expect(message['https']).toContain(links[0]);
-      ackLink = { link: links[0]!, incident: document.incident! };
+      // The token's fourth part is the incident id, base64url.
+      const named = Buffer.from(links[0]!.split('?t=')[1]!.split('.')[3]!, 'base64url').toString('utf8');
+      expect(named).toBe(document.incident);
+      if (document.event === 'incident.opened') ackLink = { link: links[0]!, incident: document.incident! };
+      else statusLink = { link: links[0]!, incident: document.incident! };
     }
     expect(ackLink).toBeDefined();
   }, 120_000);
@@ -590,7 +592,12 @@ describeAckFunction(
     outputs,
     cli: (args, extra) => cli(args, extra),
   }),
-  { link: () => ackLink!.link, incident: () => ackLink!.incident },
+  {
+    link: () => ackLink!.link,
+    incident: () => ackLink!.incident,
+    statusLink: () => statusLink!.link,
+    statusIncident: () => statusLink!.incident,
+  },
 );
 
 describe('cdk destroy', () => {
