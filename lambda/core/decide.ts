@@ -53,6 +53,13 @@ export interface MonitorState {
    */
   readonly awayIncident?: string;
   /**
+   * The id of the away incident the settings closed (`SHIELDWATCH_EXPECTED_STATUS` unset, or set to the status
+   * seen; its `incident.resolved` went out), kept while the status stays as it was: if the expected status is set
+   * away from it again, that is a new incident (a new id, from that cycle), not the closed one rebuilt from
+   * `statusSince`. Absent otherwise, and in items written before it existed (they read as before).
+   */
+  readonly awayClosed?: string;
+  /**
    * The timers of each open incident above (the status away, the API's), by incident id: when it opened, its
    * escalation stage, an API incident's last reminder, its acknowledgement (docs/acknowledge.md). Dropped when
    * the incident ends; absent in items written before acknowledgement reached these incidents.
@@ -249,39 +256,83 @@ function awayIncidentOf(
   return open ?? (since === undefined ? undefined : incidentId('filter.status_changed', since));
 }
 
-type StatusFields = Pick<MonitorState, 'status' | 'statusSince' | 'candidate' | 'awayIncident'>;
+type StatusFields = Pick<
+  MonitorState,
+  'status' | 'statusSince' | 'candidate' | 'awayIncident' | 'awayClosed'
+>;
+
+/**
+ * The away incident open after the previous state, by this cycle's settings: the one that was open goes on;
+ * one the settings closed is not rebuilt from `statusSince` (its resolve went out): away again by the settings,
+ * it is a new incident from `at`.
+ */
+function openAwayOf(prev: MonitorState, at: string, expectedStatus: string | undefined): string | undefined {
+  if (prev.awayIncident === undefined && prev.awayClosed !== undefined) {
+    return awayIncidentOf(prev.status, at, expectedStatus, undefined);
+  }
+  return awayIncidentOf(prev.status, prev.statusSince, expectedStatus, prev.awayIncident);
+}
+
+/**
+ * The `incident.resolved` of the away incident open in the previous state that this cycle's settings no longer
+ * hold open (the expected status unset, or set to the status seen): sent once, by the cycle that closes it.
+ */
+function closedBySettings(
+  prev: MonitorState,
+  openAway: string | undefined,
+  at: string,
+  expectedStatus: string | undefined,
+): NewAlert | undefined {
+  const id = prev.awayIncident;
+  if (id === undefined || openAway !== undefined || prev.status === undefined) return undefined;
+  return {
+    event: 'incident.resolved',
+    at,
+    incident: id,
+    openedAt: ownTimers(prev.incidentTimers ?? {}, id)?.openedAt ?? monitorIncidentTime(id),
+    to: prev.status,
+    ...(expectedStatus === undefined ? {} : { expected: expectedStatus }),
+    severity: 'resolved',
+  };
+}
 
 function stepStatus(
   prev: MonitorState,
   filter: FilterObservation | undefined,
   at: string,
   settings: DecideSettings,
-): { fields: StatusFields; alert?: NewAlert } {
+): { fields: StatusFields; alert?: NewAlert; closed?: NewAlert } {
   const { confirmations, expectedStatus } = settings;
-  const openAway = awayIncidentOf(prev.status, prev.statusSince, expectedStatus, prev.awayIncident);
+  const openAway = openAwayOf(prev, at, expectedStatus);
+  // The settings closed the incident that was open (whatever this cycle saw): its resolve, once.
+  const closed = closedBySettings(prev, openAway, at, expectedStatus);
+  const awayClosed = openAway === undefined ? (closed?.incident ?? prev.awayClosed) : undefined;
   const kept = {
     status: prev.status,
     statusSince: prev.statusSince,
     candidate: prev.candidate,
     awayIncident: openAway,
+    awayClosed,
   };
+  const withClosed = closed === undefined ? {} : { closed };
   // Unreadable observations are never a change, and neither count towards nor break a confirmation run.
-  if (filter === undefined || !filter.ok) return { fields: kept };
+  if (filter === undefined || !filter.ok) return { fields: kept, ...withClosed };
   const seen = filter.status;
   if (prev.status === undefined) {
     const awayIncident = awayIncidentOf(seen, at, expectedStatus, undefined);
     return { fields: { status: seen, statusSince: at, candidate: undefined, awayIncident } };
   }
-  if (seen === prev.status) return { fields: { ...kept, candidate: undefined } };
+  if (seen === prev.status) return { fields: { ...kept, candidate: undefined }, ...withClosed };
   const candidate: Candidate =
     prev.candidate?.status === seen
       ? { ...prev.candidate, count: prev.candidate.count + 1 }
       : { status: seen, count: 1, firstAt: at };
-  if (candidate.count < confirmations) return { fields: { ...kept, candidate } };
+  if (candidate.count < confirmations) return { fields: { ...kept, candidate }, ...withClosed };
   const awayIncident = awayIncidentOf(seen, candidate.firstAt, expectedStatus, openAway);
   // A change away opens (or continues) the incident; a change back closes the one that was open.
   const incident = awayIncident ?? openAway;
   return {
+    ...withClosed,
     fields: { status: seen, statusSince: candidate.firstAt, candidate: undefined, awayIncident },
     alert: {
       event: 'filter.status_changed',
@@ -396,7 +447,9 @@ function openIncidentsAfter(
  *   disregarded, so that one cycle from a clock ahead cannot blind the monitor (docs/design/cycle.md, Clocks).
  * - Each incident has an id shared by every alert about it (docs/channels.md): an API incident's raise
  *   and recovery `EVENT/FIRST-FAILING-CYCLE`; with an expected status, the change away, its reminders, further
- *   changes while away and the change back `filter.status_changed/WHEN-IT-WENT-AWAY`.
+ *   changes while away and the change back `filter.status_changed/WHEN-IT-WENT-AWAY`. When the settings close it
+ *   (the expected status unset, or set to the status seen) its `incident.resolved` goes out once; set away from
+ *   the status again, a new incident opens at that cycle (`awayClosed`), not the closed one's id again.
  * - Each open incident has timers (`incidentTimers`, docs/acknowledge.md): while unacknowledged, an API
  *   incident's `incident.reminder` every `remindEveryMs` (the status's is `filter.status_reminder`) and
  *   `incident.escalated` once per stage of `escalateAfterMs`; acknowledged (`core/incident-ack.ts`), neither.
@@ -492,6 +545,8 @@ export function decide(
   for (const step of [auth, reach, readable]) {
     if (step.alert !== undefined && !RECOVERY_EVENTS.has(step.alert.event)) fresh.push(step.alert);
   }
+  // The away incident the settings closed ends before any change this cycle saw.
+  if (status.closed !== undefined) fresh.push(status.closed);
   if (status.alert !== undefined) fresh.push(status.alert);
   const changes = fresh.map((alert) => staged(alert, followed.timers));
   const reminders = [
@@ -512,6 +567,7 @@ export function decide(
     nextSeq,
     ...(reminder.lastReminderAt === undefined ? {} : { lastReminderAt: reminder.lastReminderAt }),
     ...(status.fields.awayIncident === undefined ? {} : { awayIncident: status.fields.awayIncident }),
+    ...(status.fields.awayClosed === undefined ? {} : { awayClosed: status.fields.awayClosed }),
     ...(Object.keys(followed.timers).length === 0 ? {} : { incidentTimers: followed.timers }),
   };
   return {

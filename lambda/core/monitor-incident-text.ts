@@ -15,7 +15,8 @@ export function isIncidentEvent(alert: Pick<AlertRecord, 'event'>): alert is Mon
   return (
     alert.event === 'incident.reminder' ||
     alert.event === 'incident.escalated' ||
-    alert.event === 'incident.acknowledged'
+    alert.event === 'incident.acknowledged' ||
+    alert.event === 'incident.resolved'
   );
 }
 
@@ -24,9 +25,12 @@ export function stageOf(alert: AlertRecord): number {
   return Number.isSafeInteger(alert.stage) && (alert.stage as number) >= 1 ? (alert.stage as number) : 1;
 }
 
+/** What an `incident.resolved` of the status away says after the status (the settings closed it, decide.ts). */
+export const AWAY_CLOSED_TEXT = 'is no longer away (expected status changed)';
+
 /**
  * What a subject or SMS says first: `REMINDER `, `ESCALATED stage 2: `, `ACK by alice: ` (who, folded to ASCII
- * and cut to 24 characters); nothing for any other event.
+ * and cut to 24 characters), `RESOLVED: `; nothing for any other event.
  */
 export function incidentTag(alert: AlertRecord): string {
   switch (alert.event) {
@@ -39,6 +43,8 @@ export function incidentTag(alert: AlertRecord): string {
         typeof alert.acknowledgedBy === 'string' ? foldVisible(shorten(alert.acknowledgedBy, 200)) : '';
       return `ACK by ${(by.trim() || '?').slice(0, 24)}: `;
     }
+    case 'incident.resolved':
+      return 'RESOLVED: ';
     default:
       return '';
   }
@@ -56,6 +62,8 @@ export function incidentIntro(alert: AlertRecord, what: string, end: string): st
       return `${what} and nobody has acknowledged the incident: it reached the next stage of ${SETTINGS.escalateAfter.env}.`;
     case 'incident.acknowledged':
       return `Someone took the incident below (${what.charAt(0).toLowerCase()}${what.slice(1)}): it gets no more reminders and no escalation; ${end} is still sent (docs/acknowledge.md).`;
+    case 'incident.resolved':
+      return `The incident below is resolved: ${SETTINGS.expectedStatus.env} was unset, or set to the status now seen, so the status is no longer away from it (docs/alerts.md).`;
     default:
       return undefined;
   }

@@ -23,8 +23,15 @@ export const MONITOR_INCIDENT_OPENERS = [
 /** One of {@link MONITOR_INCIDENT_OPENERS}. */
 export type MonitorIncidentOpener = (typeof MONITOR_INCIDENT_OPENERS)[number];
 
-/** The `incident.*` events a monitor incident shares with a rule's (CONTRACT §14). */
-export type MonitorIncidentEvent = 'incident.reminder' | 'incident.escalated' | 'incident.acknowledged';
+/**
+ * The `incident.*` events a monitor incident shares with a rule's (CONTRACT §14); `incident.resolved` only ends the
+ * status away that the settings closed (the expected status unset, or set to the status seen; decide.ts).
+ */
+export type MonitorIncidentEvent =
+  | 'incident.reminder'
+  | 'incident.escalated'
+  | 'incident.acknowledged'
+  | 'incident.resolved';
 
 /** An `incident.*` alert about one of the monitor's incidents; `openedAt` is stored as `since` (`alert-since.ts`). */
 export type MonitorIncidentAlertRecord = AlertRecordOf<MonitorIncidentEvent> & {
@@ -82,14 +89,15 @@ interface IncidentRecordShape {
 
 /**
  * Whether `alert` is an `incident.*` alert about one of the monitor's incidents (a reminder, an escalation, an
- * acknowledgement): told by its record's shape, as a blind spot's is, so that it renders by the family it was
+ * acknowledgement, the end of the status away closed by the settings): told by its record's shape, as a blind spot's is, so that it renders by the family it was
  * made for whatever its id holds: neither a rule incident's `story` (nor its `rule`) nor a blind spot's `members`.
  */
 export function isMonitorIncidentAlert(alert: IncidentRecordShape): boolean {
   return (
     (alert.event === 'incident.reminder' ||
       alert.event === 'incident.escalated' ||
-      alert.event === 'incident.acknowledged') &&
+      alert.event === 'incident.acknowledged' ||
+      alert.event === 'incident.resolved') &&
     alert.story === undefined &&
     alert.members === undefined &&
     alert.rule === undefined

@@ -130,6 +130,43 @@ describe("the monitor's own incidents: escalation and acknowledgement (dynalite,
     expect(JSON.parse(JSON.stringify((await monitorItem())?.['state'])).incidentTimers).toBeUndefined();
   });
 
+  it.each([
+    ['unset', ''],
+    ['set to the status seen', 'bypass'],
+  ])(
+    'the expected status %s while away: the incident is resolved once (duplicated cycles); set again, a new incident',
+    async (_name, edited) => {
+      // Prepare: two monitors over the same table, the second with the expected status edited.
+      const m = monitor({ SHIELDWATCH_ESCALATE_AFTER: '10m' });
+      const e = monitor({ SHIELDWATCH_ESCALATE_AFTER: '10m', SHIELDWATCH_EXPECTED_STATUS: edited });
+      await cycle(m);
+      status = 'bypass';
+      await minutes(m, 2);
+      const id = documentOf(fakeSns.publishes[0]!).incident!;
+      expect(fakeSns.publishes.map((p) => p.attributes['action'])).toEqual(['trigger']);
+
+      // Act: the edited settings, duplicated cycles; then the expected status set again, still away.
+      await minutes(e, 12);
+      const closed = fakeSns.publishes.slice(1);
+      await minutes(m, 11);
+
+      // Assess
+      expect(
+        closed.map((p) => [p.attributes['event'], p.attributes['action'], documentOf(p).incident]),
+      ).toEqual([['incident.resolved', 'resolve', id]]);
+      expect(closed[0]!.subject).toBe(
+        '[shieldwatch] RESOLVED: filter status bypass is no longer away (expected status changed)',
+      );
+      const again = fakeSns.publishes.slice(2);
+      expect(again.map((p) => [p.attributes['event'], p.attributes['action']])).toEqual([
+        ['incident.escalated', 'trigger'],
+      ]);
+      expect(documentOf(again[0]!).incident).toMatch(/^filter\.status_changed\//);
+      expect(documentOf(again[0]!).incident).not.toBe(id);
+      expect((await monitorItem())?.['state']?.awayIncident).toBe(documentOf(again[0]!).incident);
+    },
+  );
+
   it('two acknowledgements racing a duplicated cycle publish once; no reminder or escalation after it; the change back is sent', async () => {
     // Prepare
     const m = monitor({ SHIELDWATCH_REMIND_EVERY: '5m', SHIELDWATCH_ESCALATE_AFTER: '10m,30m' });

@@ -336,6 +336,17 @@ function monitorIncidentAlerts(): AlertRecord[] {
     'incident.reminder api.unreachable',
     'incident.acknowledged api.unreachable',
   ]);
+  // The status away closed by the settings (docs/alerts.md): the expected status unset, or set to the status seen.
+  for (const closing of [{}, { expectedStatus: 'mitigating' }]) {
+    const { expectedStatus: _expected, ...unset } = settings;
+    let state = decide(undefined, ok(0, 'active'), settings).state;
+    state = decide(state, ok(1, 'mitigating'), settings).state;
+    const closed = decide(state, ok(2, 'mitigating'), { ...unset, ...closing }).alerts;
+    expect(closed.map((a) => `${a.event} ${a.incident}`)).toEqual([
+      `incident.resolved filter.status_changed/${minute(1)}`,
+    ]);
+    alerts.push(...closed);
+  }
   return alerts;
 }
 

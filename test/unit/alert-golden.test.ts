@@ -332,6 +332,18 @@ const RECORDS: Readonly<Record<string, AlertRecord>> = {
     detail: 'maintenance window',
     incident: `filter.status_changed/${OPENED}`,
   },
+  // The status away closed by the settings (SHIELDWATCH_EXPECTED_STATUS set to the status seen): its end.
+  'status away closed by the expected status': {
+    seq: 48,
+    event: 'incident.resolved',
+    at: AT,
+    to: 'mitigating',
+    expected: 'mitigating',
+    severity: 'resolved',
+    openedAt: OPENED,
+    stage: 2,
+    incident: `filter.status_changed/${OPENED}`,
+  },
   'API unreachable reminder': {
     seq: 45,
     event: 'incident.reminder',

@@ -530,3 +530,92 @@ describe('a clock ahead and the timers of the monitor incidents (found by an out
     expect(alerts.filter((a) => a.startsWith('incident.reminder')).length).toBeGreaterThanOrEqual(3);
   });
 });
+
+describe('decide: the expected status edited while the status is away (the settings close the incident)', () => {
+  const settings: DecideSettings = { ...BASE, escalateAfterMs: [10 * 60_000] };
+  const { expectedStatus: _expected, ...unset } = settings;
+  const away = `filter.status_changed/${at(1)}`;
+  const opened = () => run(undefined, 0, 1, (i) => seen(i, i === 0 ? 'on' : 'mitigating'), settings);
+
+  it.each([
+    ['unset', unset, undefined],
+    ['set to the status seen', { ...settings, expectedStatus: 'mitigating' }, 'mitigating'],
+  ] as const)(
+    'expected %s: one incident.resolved with the id (action resolve), then nothing',
+    (_name, edited, expected) => {
+      const before = opened();
+      expect(before.records.map((a) => [a.event, a.incident])).toEqual([['filter.status_changed', away]]);
+
+      const after = run(before.state, 2, 30, (i) => seen(i, 'mitigating'), edited);
+
+      expect(after.alerts).toEqual(['incident.resolved@2#1']);
+      const resolve = after.records[0]!;
+      expect(resolve).toMatchObject({
+        incident: away,
+        severity: 'resolved',
+        to: 'mitigating',
+        openedAt: at(1),
+      });
+      expect(resolve.expected).toBe(expected);
+      expect(after.state?.awayIncident).toBeUndefined();
+      expect(after.state?.incidentTimers).toBeUndefined();
+      const rendered = renderAlert(resolve, { networks: [], monitorName: 'edge' });
+      expect(rendered.attributes['action']).toBe('resolve');
+      expect(rendered.subject).toBe(
+        '[edge] RESOLVED: filter status mitigating is no longer away (expected status changed)',
+      );
+      expect(rendered.subject.length).toBeLessThanOrEqual(SUBJECT_MAX_CHARS);
+      expect(rendered.sms.length).toBeLessThanOrEqual(SMS_MAX_CHARS);
+      expect(JSON.parse(rendered.sqs)).toMatchObject({ incident: away, action: 'resolve', level: 'info' });
+    },
+  );
+
+  it('an unreadable cycle closes it too (the state drops it either way), and a stale replay sends nothing again', () => {
+    const before = opened();
+    const closing = decide(before.state, down(2), unset);
+    expect(closing.alerts.map((a) => [a.event, a.incident])).toEqual([['incident.resolved', away]]);
+    expect(decide(closing.state, down(2), unset)).toMatchObject({ stale: true, alerts: [] });
+    expect(decide(closing.state, seen(3, 'mitigating'), unset).alerts).toEqual([]);
+  });
+
+  it('set again while still away: a new incident from that cycle, not the old id rebuilt; its change back resolves it', () => {
+    const before = opened();
+    const cleared = run(before.state, 2, 3, (i) => seen(i, 'mitigating'), unset);
+    expect(cleared.alerts).toEqual(['incident.resolved@2#1']);
+
+    const again = run(cleared.state, 4, 14, (i) => seen(i, 'mitigating'), settings);
+
+    const fresh = `filter.status_changed/${at(4)}`;
+    expect(again.state?.awayIncident).toBe(fresh);
+    // Its escalation (action trigger) opens the page 10 minutes after the expectation was set again.
+    expect(again.alerts).toEqual(['incident.escalated@14#2']);
+    expect(again.records[0]?.incident).toBe(fresh);
+    expect(again.records.some((a) => a.incident === away)).toBe(false);
+    const back = run(again.state, 15, 15, (i) => seen(i, 'on'), settings);
+    expect(back.records.map((a) => [a.event, a.severity, a.incident])).toEqual([
+      ['filter.status_changed', 'resolved', fresh],
+    ]);
+  });
+
+  it('an item from before incidents had ids (away, no awayIncident, expected set) reads as before', () => {
+    const old = { ...opened().state!, awayIncident: undefined, incidentTimers: undefined };
+    const next = decide(old, seen(2, 'mitigating'), settings);
+    expect(next.alerts).toEqual([]);
+    expect(next.state.awayIncident).toBe(away);
+  });
+
+  it('routes by its shape to the status family; a rule incident keeps its own', () => {
+    const record = {
+      seq: 1,
+      event: 'incident.resolved',
+      at: at(2),
+      incident: away,
+      to: 'mitigating',
+    } as const;
+    expect(isMonitorIncidentAlert(record)).toBe(true);
+    expect(familyOf(record as unknown as AlertRecord).action(record as unknown as AlertRecord)).toBe(
+      'resolve',
+    );
+    expect(isMonitorIncidentAlert({ ...record, rule: 'pps', story: {} })).toBe(false);
+  });
+});

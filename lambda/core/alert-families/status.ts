@@ -4,14 +4,24 @@
  * `incident.*` events (CONTRACT §14) and are told by their id (`familyOf`, `monitor-incidents.ts`). The texts
  * that name two statuses are in `status-alert-text.ts`.
  */
+import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from '../alert-limits.ts';
 import {
+  AWAY_CLOSED_TEXT,
   incidentDocumentFields,
   incidentIntro,
   incidentLines,
   isIncidentEvent,
 } from '../monitor-incident-text.ts';
 import { statusHeldText } from '../silence-alert-text.ts';
-import { type StatusFamilyRecord, statusEmailLines, statusSms, statusSubject } from '../status-alert-text.ts';
+import {
+  type StatusFamilyRecord,
+  statusEmailLines,
+  statusSms,
+  statusSubject,
+  subjectStatus,
+} from '../status-alert-text.ts';
+import type { AlertRecord } from '../types.ts';
+import { shorten } from '../visible-text.ts';
 import {
   type AlertFamily,
   cyclesOf,
@@ -24,10 +34,29 @@ import {
   recordSeverity,
 } from './family.ts';
 
+/**
+ * The subject of the status away's end when the settings closed it: `RESOLVED: filter status mitigating is no longer
+ * away (expected status changed)`.
+ */
+function closedSubject(alert: AlertRecord, prefix: string): string {
+  const head = `${prefix}RESOLVED: filter status `;
+  const tail = ` ${AWAY_CLOSED_TEXT}`;
+  return `${head}${shorten(subjectStatus(alert.to), SUBJECT_MAX_CHARS - head.length - tail.length)}${tail}`;
+}
+
+function closedSms(alert: AlertRecord, name: string, when: string): string {
+  const lead = `${name}: RESOLVED: filter status`;
+  const tail = ` ${AWAY_CLOSED_TEXT}, ${when}`;
+  const fixed = `${lead} ""${tail}`;
+  return `${lead} "${shorten(subjectStatus(alert.to), SMS_MAX_CHARS - fixed.length)}"${tail}`;
+}
+
 /** The filter status: a change (an incident when an expected status is set), its reminder, escalation, acknowledgement. */
 export const STATUS_FAMILY: AlertFamily<StatusFamilyRecord> = {
-  subject: statusSubject,
-  sms: statusSms,
+  subject: (alert, prefix) =>
+    alert.event === 'incident.resolved' ? closedSubject(alert, prefix) : statusSubject(alert, prefix),
+  sms: (alert, name, when) =>
+    alert.event === 'incident.resolved' ? closedSms(alert, name, when) : statusSms(alert, name, when),
   emailLines: (alert, field) => [
     ...statusEmailLines(alert, field),
     ...incidentLines(alert, field),
@@ -55,6 +84,8 @@ export const STATUS_FAMILY: AlertFamily<StatusFamilyRecord> = {
     // escalation triggers again (the next line), an acknowledgement acknowledges (CONTRACT §13-14).
     if (alert.event === 'incident.escalated') return 'trigger';
     if (alert.event === 'incident.acknowledged') return 'acknowledge';
+    // The settings closed the incident (the expected status unset, or set to the status seen): it ends.
+    if (alert.event === 'incident.resolved') return 'resolve';
     if (alert.event !== 'filter.status_changed') return undefined;
     return alert.severity === 'high' ? 'trigger' : alert.severity === 'resolved' ? 'resolve' : undefined;
   },
