@@ -60,7 +60,10 @@ export const STATUS_FAMILY: AlertFamily<StatusFamilyRecord> = {
   emailLines: (alert, field) => [
     ...statusEmailLines(alert, field),
     ...incidentLines(alert, field),
-    ...expectedSeverityLines(alert, field),
+    // Closed by the settings, not by the status: it did not come back to an expected status.
+    ...(alert.event === 'incident.resolved'
+      ? [field('Severity', 'RESOLVED (no longer away: the expected status changed)')]
+      : expectedSeverityLines(alert, field)),
   ],
   emailTail: (alert, field) => {
     // An acknowledgement's detail is its note, among its own lines.
