@@ -53,7 +53,7 @@ export interface MonitorState {
    */
   readonly awayIncident?: string;
   /**
-   * The id of the away incident the settings closed (`SHIELDWATCH_EXPECTED_STATUS` unset, or set to the status
+   * The id of the away incident the settings closed (the `expectedStatus` setting unset, or set to the status
    * seen; its `incident.resolved` went out), kept while the status stays as it was: if the expected status is set
    * away from it again, that is a new incident (a new id, from that cycle), not the closed one rebuilt from
    * `statusSince`. Absent otherwise, and in items written before it existed (they read as before).
