@@ -203,9 +203,30 @@ export function rulesAndIncidentsJudge(
           });
       }
       for (const run of runs) decided.set(run.rule, run.state);
-      return withIncidents(verdict, runs, failures, deps);
+      // A write that failed may have landed all the same (its answer lost, the deadline cut it): which network
+      // joined is then unknown here, so the rule items' alerts wait for a later cycle, which decides from the
+      // item as stored (docs/design/incidents.md, Switching groupBy).
+      const uncertain = settled.some(
+        (outcome) => outcome.status === 'rejected' && mayHaveLanded(outcome.reason),
+      );
+      return withIncidents(verdict, runs, failures, deps, uncertain);
     },
   };
+}
+
+/**
+ * Whether a write that failed may have been applied all the same: yes, unless DynamoDB answered it with a
+ * client error (4xx: a condition, a validation, a throttle, none of which applies anything). A time-out, a
+ * lost connection, an abort at the deadline or a 5xx may come after the write landed.
+ */
+export function mayHaveLanded(error: unknown): boolean {
+  let cause: unknown = error;
+  for (let depth = 0; cause instanceof Error && depth < 8; depth++) {
+    const status = (cause as { $metadata?: { httpStatusCode?: unknown } }).$metadata?.httpStatusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) return false;
+    cause = cause.cause;
+  }
+  return true;
 }
 
 /** One incident item in this cycle: as read, and what this cycle appended. */

@@ -12,8 +12,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { loadConfig } from '../../lambda/config.ts';
+import type { IncidentScopeState } from '../../lambda/core/incidents.ts';
 import { type CycleLog, runCycle } from '../../lambda/cycle.ts';
+import { StoreError } from '../../lambda/errors.ts';
 import { acknowledge } from '../../lambda/incident-acks.ts';
+import { mayHaveLanded } from '../../lambda/judges/incidents.ts';
+import type { IncidentStore, StateStore } from '../../lambda/ports.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 
@@ -374,5 +378,120 @@ describe('switching groupBy while incidents are open (dynalite, loopback API)', 
       'incident.resolved [a2]',
     ]);
     await expectExactlyOnce(rule);
+  });
+
+  /** An incident item's store whose commit DynamoDB refuses (400, ValidationException): nothing is written. */
+  const refused = (store: StateStore<IncidentScopeState>): StateStore<IncidentScopeState> => {
+    const wrapped: StateStore<IncidentScopeState> = Object.assign(Object.create(store), {
+      commit: async () => {
+        throw Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
+          name: 'ValidationException',
+          $metadata: { httpStatusCode: 400 },
+        });
+      },
+      withSignal: () => wrapped,
+    }) as StateStore<IncidentScopeState>;
+    return wrapped;
+  };
+
+  /** The incident item's store whose commit lands in DynamoDB but reports a failure (a lost answer, a timeout). */
+  const lossy = (m: Monitor): IncidentStore => {
+    const wrap = (store: StateStore<IncidentScopeState>): StateStore<IncidentScopeState> => {
+      const wrapped: StateStore<IncidentScopeState> = Object.assign(Object.create(store), {
+        commit: async (...args: Parameters<StateStore<IncidentScopeState>['commit']>) => {
+          await store.commit(...args);
+          throw Object.assign(new Error('socket hang up after the write'), { name: 'TimeoutError' });
+        },
+        withSignal: () => wrapped,
+      }) as StateStore<IncidentScopeState>;
+      return wrapped;
+    };
+    const lossyStore: IncidentStore = {
+      incidentScope: (rule) => wrap(m.store.incidentScope(rule)),
+      findIncidentScopes: async () =>
+        (await m.store.findIncidentScopes()).map((f) => ({ ...f, store: wrap(f.store) })),
+      withSignal: () => lossyStore,
+    };
+    return lossyStore;
+  };
+
+  it('groupBy=rule: an incident write that lands but reports a failure: the next cycle decides from the item, each trigger gets one resolve (found by an outside review)', async () => {
+    // Prepare
+    const rule = monitor('rule');
+    await cycle(rule);
+    pps['a1'] = 600_000;
+
+    // Act: the cycle that triggers a1 writes the incident item, but its answer is lost.
+    tick();
+    await runCycle({ ...rule.deps, incidents: lossy(rule) }, rule.settings, now + 15_000).catch(
+      () => undefined,
+    );
+    await run(2, rule);
+    pps['a1'] = 100;
+    await run(2, rule);
+
+    // Assess: each published trigger has exactly one resolve; no network both per network and grouped.
+    await expectExactlyOnce(rule);
+  });
+
+  it('groupBy=rule: a member triggering again in a cycle whose incident write lands but reports a failure: one trigger, one resolve', async () => {
+    // Prepare: a1 and a2 grouped.
+    const rule = monitor('rule');
+    await cycle(rule);
+    pps['a1'] = 600_000;
+    pps['a2'] = 600_000;
+    await run(1, rule);
+    pps['a1'] = 100;
+    await run(1, rule);
+
+    // Act: a1 triggers again; the incident write lands, its answer is lost.
+    pps['a1'] = 600_000;
+    tick();
+    await runCycle({ ...rule.deps, incidents: lossy(rule) }, rule.settings, now + 15_000).catch(
+      () => undefined,
+    );
+    await run(2, rule);
+    pps['a1'] = 100;
+    pps['a2'] = 100;
+    await run(2, rule);
+
+    // Assess
+    await expectExactlyOnce(rule);
+  });
+
+  it('groupBy=rule: an incident write DynamoDB refused (a 4xx applies nothing): the trigger goes per network that cycle, then its resolve', async () => {
+    // Prepare: the incident item's commit answered by a validation error, nothing written.
+    const rule = monitor('rule');
+    await cycle(rule);
+    pps['a1'] = 600_000;
+    const refusing: IncidentStore = {
+      incidentScope: (name) => refused(rule.store.incidentScope(name)),
+      findIncidentScopes: async () =>
+        (await rule.store.findIncidentScopes()).map((f) => ({ ...f, store: refused(f.store) })),
+      withSignal: () => refusing,
+    };
+
+    // Act
+    tick();
+    await runCycle({ ...rule.deps, incidents: refusing }, rule.settings, now + 15_000).catch(() => undefined);
+    const thatCycle = lines();
+    await run(2, rule);
+    pps['a1'] = 100;
+    await run(2, rule);
+
+    // Assess: sent at once, per network (no incident could hold it), and never grouped later
+    expect(thatCycle).toEqual(['network.rule_triggered a1']);
+    expect(lines()).toEqual(['network.rule_triggered a1', 'network.rule_resolved a1']);
+    await expectExactlyOnce(rule);
+  });
+
+  it('mayHaveLanded: only a 4xx answer says the write did not land', () => {
+    const answered = (status: number) =>
+      Object.assign(new Error('refused'), { $metadata: { httpStatusCode: status } });
+    expect(mayHaveLanded(answered(400))).toBe(false);
+    expect(mayHaveLanded(new StoreError('cannot write', { cause: answered(400) }))).toBe(false);
+    expect(mayHaveLanded(answered(500))).toBe(true);
+    expect(mayHaveLanded(Object.assign(new Error('socket hang up'), { name: 'TimeoutError' }))).toBe(true);
+    expect(mayHaveLanded('not an error')).toBe(true);
   });
 });
