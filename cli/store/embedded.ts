@@ -168,23 +168,30 @@ export async function ensureEmbeddedStore(options: EnsureEmbeddedStoreOptions = 
     // Not the lock: the server failed on its own (it logged why), so retrying will not help.
     if (failure !== undefined) break;
   }
-  // Giving up: do not leave a half-started server of ours behind.
+  // Giving up: do not leave a half-started server of ours behind. Its exit is then ours, not why it failed
+  // (on a busy machine it may not have started, nor found the lock, by the deadline).
+  const failed = failure;
   child?.kill('SIGTERM');
 
   const logFile = path.join(dir, 'store.log');
   const recorded = await readStoreFile(dir);
+  // Never signalled: an unproven pid may be anything. Sending it the token would be worse.
+  const unproven =
+    recorded !== undefined && isAlive(recorded.pid)
+      ? `the server that store.json names (pid ${recorded.pid}, port ${recorded.port}) did not prove it holds ` +
+        "the store's token (an older shieldwatch, or not a store server at all): stop that process if it is a " +
+        'store server, or wait for it to stop idle, and run again'
+      : undefined;
   const reason =
-    failure !== undefined
-      ? `the store server ${failure}`
+    failed !== undefined
+      ? `the store server ${failed}`
       : lockedExits > 0
-        ? recorded !== undefined && isAlive(recorded.pid)
-          ? // Never signalled: an unproven pid may be anything. Sending it the token would be worse.
-            `its data (${path.join(dir, 'data')}) is locked by another process, and the server that store.json ` +
-            `names (pid ${recorded.pid}, port ${recorded.port}) did not prove it holds the store's token ` +
-            '(an older shieldwatch, or not a store server at all): stop that process if it is a store server, ' +
-            'or wait for it to stop idle, and run again'
+        ? unproven !== undefined
+          ? `its data (${path.join(dir, 'data')}) is locked by another process, and ${unproven}`
           : `its data (${path.join(dir, 'data')}) is locked by another process that does not answer`
-        : `no server answered within ${startTimeoutMs} ms`;
+        : unproven !== undefined
+          ? `no server of ours came up within ${startTimeoutMs} ms, and ${unproven}`
+          : `no server answered within ${startTimeoutMs} ms`;
   throw new Error(`Could not start the embedded DynamoDB store in ${dir}: ${reason}. See ${logFile}`);
 }
 
