@@ -6,6 +6,7 @@
  * choose their stage by filter policy. Pure: the schedule, the incident and the time are parameters.
  */
 import { parseDuration } from './duration.ts';
+import type { Acknowledgement } from './incidents.ts';
 
 /** Shortest age of a stage: one poll cycle at the default schedule. */
 export const ESCALATE_MIN_MS = 60_000;
@@ -108,7 +109,9 @@ export interface IncidentTimers {
   /** The last `incident.reminder`. */
   readonly lastRemindAt?: string;
   /** Set by `shieldwatch ack` or the link: no reminders, no escalations. */
-  readonly acknowledged?: unknown;
+  readonly acknowledged?: Acknowledgement;
+  /** Bumped by every ack/unack. */
+  readonly ackRev?: number;
 }
 
 /** What one cycle does with an open incident's timers. */

@@ -5,10 +5,10 @@
  * every network with when it began and its last error. Network ids and paths come from configuration but may
  * hold anything: they are folded and escaped as API text is. Pure.
  */
-import { SETTINGS } from '../settings.ts';
 import { ALERT_EVENT_TEXTS } from './alert-events.ts';
 import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { momentOf } from './alert-time.ts';
+import { incidentIntro } from './monitor-incident-text.ts';
 import { closesIncident } from './network-health.ts';
 import type { AlertRecord, HealthMember } from './types.ts';
 import { escapeHidden, foldVisible, shorten } from './visible-text.ts';
@@ -132,16 +132,13 @@ export function healthIncidentIntro(alert: AlertRecord): string | undefined {
   const what = isNetworkKind(alert)
     ? 'The networks below still fail their own requests'
     : "A traffic rule's path still reads nothing on the networks below";
-  switch (alert.event) {
-    case 'incident.reminder':
-      return `Reminder: ${what.charAt(0).toLowerCase()}${what.slice(1)}; the incident is open.`;
-    case 'incident.escalated':
-      return `${what} and nobody has acknowledged the incident: it reached the next stage of ${SETTINGS.escalateAfter.env}.`;
-    case 'incident.acknowledged':
-      return 'Someone took the incident below: it gets no more reminders and no escalation; its end is still sent (docs/acknowledge.md).';
-    default:
-      return undefined;
+  // A reminder and an escalation say it as the monitor's own incidents do; an acknowledgement names none.
+  if (alert.event === 'incident.reminder' || alert.event === 'incident.escalated') {
+    return incidentIntro(alert, what, 'its end');
   }
+  return alert.event === 'incident.acknowledged'
+    ? 'Someone took the incident below: it gets no more reminders and no escalation; its end is still sent (docs/acknowledge.md).'
+    : undefined;
 }
 
 /** What the texts add at the end: the networks still failing, when the incident goes on. */

@@ -51,8 +51,9 @@ export function incidentTag(alert: AlertRecord): string {
 }
 
 /**
- * The email's first paragraph of an `incident.*` alert about the monitor's incident `what` (`The protection API
- * is unreachable`, a sentence without its full stop); undefined for any other event.
+ * The email's first paragraph of an `incident.*` alert about the incident `what` (`The protection API is
+ * unreachable`, a sentence without its full stop): the monitor's own, and a blind spot's reminder and
+ * escalation (`health-alert-text.ts`); undefined for any other event.
  */
 export function incidentIntro(alert: AlertRecord, what: string, end: string): string | undefined {
   switch (alert.event) {

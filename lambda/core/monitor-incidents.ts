@@ -8,8 +8,7 @@
  * by the id's first segment, {@link monitorIncidentOpenerOf}). The status's reminder stays
  * `filter.status_reminder` (its own clock, `MonitorState.lastReminderAt`). Pure.
  */
-import { type EscalationSchedule, FIRST_STAGE, followTimers } from './escalation.ts';
-import type { Acknowledgement } from './incidents.ts';
+import { type EscalationSchedule, FIRST_STAGE, followTimers, type IncidentTimers } from './escalation.ts';
 import type { AlertEvent, AlertRecordOf, NewAlertRecord, RenderedAlert } from './types.ts';
 
 /** The events that open the monitor's incidents, the first segment of their ids. */
@@ -39,19 +38,11 @@ export type MonitorIncidentAlertRecord = AlertRecordOf<MonitorIncidentEvent> & {
   readonly openedAt?: string;
 };
 
-/** What the monitor state keeps of one open incident beside what opened it; dropped when it ends. */
-export interface MonitorIncidentTimers {
-  /** When the incident opened, ISO-8601: escalation ages (and an API incident's reminders) count from it. */
-  readonly openedAt: string;
-  /** Escalation stage: {@link FIRST_STAGE} until the first `incident.escalated`. */
-  readonly stage: number;
-  /** An API incident's last `incident.reminder` (the status's is `MonitorState.lastReminderAt`). */
-  readonly lastRemindAt?: string;
-  /** Set by `shieldwatch ack` or the link: no reminders, no escalations. */
-  readonly acknowledged?: Acknowledgement;
-  /** Bumped by every ack/unack. */
-  readonly ackRev?: number;
-}
+/**
+ * What the monitor state keeps of one open incident beside what opened it; dropped when it ends. An API
+ * incident's reminders count from `lastRemindAt`; the status's from `MonitorState.lastReminderAt`.
+ */
+export type MonitorIncidentTimers = IncidentTimers;
 
 /** The timers of every open monitor incident, by id. */
 export type MonitorIncidentTimersById = Readonly<Record<string, MonitorIncidentTimers>>;

@@ -20,8 +20,7 @@
  * nothing ({@link cycleOrder}). Pure: times come from the observation.
  */
 import { cycleOrder } from './clock.ts';
-import { type EscalationSchedule, FIRST_STAGE, followTimers } from './escalation.ts';
-import type { Acknowledgement } from './incidents.ts';
+import { type EscalationSchedule, FIRST_STAGE, followTimers, type IncidentTimers } from './escalation.ts';
 import type { AlertRecord, FailureKind, HealthMember } from './types.ts';
 
 /** The events of this judge. */
@@ -55,18 +54,7 @@ export interface BlindCell {
  * What an open blind-spot incident keeps beside its cells (CONTRACT §13-14: reminders, escalation and
  * acknowledgement apply to it as to a rule's incident), by incident id; dropped when the incident resolves.
  */
-export interface HealthIncidentState {
-  /** When the incident opened (the cycle of its first alert), ISO-8601: escalation ages count from it. */
-  readonly openedAt: string;
-  /** Escalation stage: {@link FIRST_STAGE} until the first `incident.escalated`. */
-  readonly stage: number;
-  /** The last `incident.reminder`; reminders count from `openedAt` before the first. */
-  readonly lastRemindAt?: string;
-  /** Set by `shieldwatch ack` or the link: no reminders, no escalations. */
-  readonly acknowledged?: Acknowledgement;
-  /** Bumped by every ack/unack. */
-  readonly ackRev?: number;
-}
+export type HealthIncidentState = IncidentTimers;
 
 /** What the health item of a shard holds between cycles. Only failing or unreadable cells are kept. */
 export interface HealthState {

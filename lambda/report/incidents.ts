@@ -39,7 +39,10 @@ export interface ReportIncident {
   readonly resolvedAt: string | null;
   /** Rule incidents: each network, first triggered first; others: none. */
   readonly networks: IncidentNetwork[];
-  /** Acknowledgement is not recorded yet (CONTRACT §14): always false. */
+  /**
+   * Always false here: the report reads the stored events, and an acknowledgement lives in the incident's state
+   * (`shieldwatch incidents` and `status` show it; CONTRACT §14).
+   */
   readonly acknowledged: boolean;
   /** The severity of the alert that opened it, as the alert documents give it (`critical`, `error`, ...). */
   readonly level: AlertLevel;

@@ -105,11 +105,13 @@ describe('followTimers: one cycle of an open incident kept beside its state', ()
 
   it('acknowledged: neither', () => {
     const followed = followTimers(
-      { openedAt: at(0), stage: 1, acknowledged: { by: 'ops' } },
+      { openedAt: at(0), stage: 1, acknowledged: { by: 'ops', at: at(1) } },
       at(30),
       settings,
     );
-    expect(followed).toEqual({ timers: { openedAt: at(0), stage: 1, acknowledged: { by: 'ops' } } });
+    expect(followed).toEqual({
+      timers: { openedAt: at(0), stage: 1, acknowledged: { by: 'ops', at: at(1) } },
+    });
   });
 
   it('times a clock ahead wrote are pulled back to the cycle: the ages count from it', () => {
