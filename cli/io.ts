@@ -4,6 +4,11 @@ export interface CliIo {
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly now: () => number;
+  /**
+   * Aborted when the output was closed by its reader (`| head` that has its lines; cli/closed-output.ts):
+   * a command that would go on (`run`, `simulate`, `demo`) stops as on Ctrl-C. @default - never aborted
+   */
+  readonly closed?: AbortSignal;
 }
 
 /** Writes a line to a stream. */

@@ -10,6 +10,7 @@ import {
   pickSubcommand,
   STACK_OPTION,
 } from './args.ts';
+import { watchClosedOutput } from './closed-output.ts';
 import { readEnvFile, withEnvFile } from './env-file.ts';
 import { UsageError } from './format.ts';
 import { commandHelp, mainHelp } from './help.ts';
@@ -142,5 +143,11 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
 }
 
 function defaultIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env, now: Date.now };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    now: Date.now,
+    closed: watchClosedOutput([process.stdout, process.stderr]),
+  };
 }

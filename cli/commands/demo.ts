@@ -130,6 +130,8 @@ export const demoCommand = defineCommand({
             ),
           );
         }
+        // Output closed (`demo | head`): nobody reads the rest.
+        if (io.closed?.aborted === true) return 0;
         if (i < cycles - 1) await sleep(Math.max(0, started + (i + 1) * everyMs - io.now()));
       }
 

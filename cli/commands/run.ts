@@ -125,6 +125,9 @@ export const runCommand = defineCommand({
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // Output closed (`run | head`): stop as on a first Ctrl-C, with nothing to say and nowhere to say it.
+    const onClosed = () => stopping.abort();
+    io.closed?.addEventListener('abort', onClosed, { once: true });
     println(
       io.stdout,
       `shieldwatch run: every ${everyMs / 1000}s, ${config.networks.length} network(s), alerts to ${opened.monitor.deps.publisher.target}; store: ${opened.store.description}`,
@@ -145,6 +148,7 @@ export const runCommand = defineCommand({
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      io.closed?.removeEventListener('abort', onClosed);
       await opened.close();
     }
   },

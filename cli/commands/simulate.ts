@@ -232,8 +232,14 @@ async function controlRunning(values: Values, io: CliIo): Promise<number> {
   return 0;
 }
 
-/** Resolves on SIGINT, SIGTERM, `quit()` or when the duration has passed, with what stopped it. */
-function untilStopped(durationMs: number | undefined): {
+/**
+ * Resolves on SIGINT, SIGTERM, `quit()`, the output closed or when the duration has passed, with what
+ * stopped it.
+ */
+function untilStopped(
+  durationMs: number | undefined,
+  closed: AbortSignal | undefined,
+): {
   stopped: Promise<string>;
   quit: () => void;
   dispose: () => void;
@@ -244,8 +250,10 @@ function untilStopped(durationMs: number | undefined): {
   });
   const onSigint = (): void => resolveStop('interrupted (SIGINT)');
   const onSigterm = (): void => resolveStop('terminated (SIGTERM)');
+  const onClosed = (): void => resolveStop('output closed');
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
+  closed?.addEventListener('abort', onClosed, { once: true });
   const timer =
     durationMs === undefined ? undefined : setTimeout(() => resolveStop('duration elapsed'), durationMs);
   return {
@@ -254,6 +262,7 @@ function untilStopped(durationMs: number | undefined): {
     dispose: () => {
       process.off('SIGINT', onSigint);
       process.off('SIGTERM', onSigterm);
+      closed?.removeEventListener('abort', onClosed);
       clearTimeout(timer);
     },
   };
@@ -419,7 +428,7 @@ export const simulateCommand = defineCommand({
       return 1;
     }
     // Listen for signals before telling the user how to reach us, so Ctrl-C always closes cleanly.
-    const stop = untilStopped(durationMs);
+    const stop = untilStopped(durationMs, io.closed);
     let unfollow: () => void = () => {};
     let unkeys: () => void = () => {};
     try {
