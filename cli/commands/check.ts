@@ -9,6 +9,7 @@ import { DEFAULT_STATUS_PATHS, displayStatus, extractStatus } from '../../lambda
 import type { ApiResponse } from '../../lambda/core/types.ts';
 import { SETTINGS, unknownSettings } from '../../lambda/settings.ts';
 import { defineCommand } from '../args.ts';
+import { printExpectedStatus } from '../check/expected-status.ts';
 import { clip, palette, printable, renderTable, useColour } from '../format.ts';
 import { type CliIo, println } from '../io.ts';
 
@@ -150,7 +151,10 @@ export const checkCommand = defineCommand({
     '  - GET /api/networks/{id}/realtime for each network in SHIELDWATCH_NETWORKS: its numeric figures,',
     '    the numeric paths seen and a suggested SHIELDWATCH_FIGURE_FIELDS (the figures sent as metrics);',
     '    and each rule of SHIELDWATCH_RULES against each network that answered: the value it reads, or',
-    '    "path missing" (or of another type) with the nearest numeric path of the body.',
+    '    "path missing" (or of another type) with the nearest numeric path of the body;',
+    '  - SHIELDWATCH_EXPECTED_STATUS against the status found and those the store recorded (its newest',
+    '    1000 filter snapshots, when this directory or the AWS settings have a store): one that differs only',
+    '    in case or spaces, or is a likely typo, is a failure; one never reported is a warning.',
     'Run it before deploying. The key is never printed.',
   ].join('\n'),
   options: {},
@@ -159,8 +163,9 @@ export const checkCommand = defineCommand({
     'Exit codes: 0 ready to monitor: the key is accepted, the filter status is readable and every network',
     'in SHIELDWATCH_NETWORKS answered with 2xx (a failing /api/user alone is only a warning: the monitor',
     'does not need it), and every rule reads a value on some network; 1 not ready: the key, the status or',
-    'any network failed (they are named), a rule reads nothing on any network that answered, or an',
-    'unknown SHIELDWATCH_* variable (probably a typo) is set; 2 bad configuration.',
+    'any network failed (they are named), a rule reads nothing on any network that answered, the expected',
+    'status differs from a status seen only in case or spaces (or by a typo), or an unknown SHIELDWATCH_*',
+    'variable (probably a typo) is set; 2 bad configuration.',
   ].join('\n'),
   async run(_values, io: CliIo) {
     const config = loadConfig(io.env);
@@ -227,6 +232,8 @@ export const checkCommand = defineCommand({
         );
       }
 
+      const warnings: string[] = [];
+      let statusNow: string | undefined;
       if (!filter.ok) {
         problems.push('the filter status could not be read');
         println(
@@ -236,6 +243,7 @@ export const checkCommand = defineCommand({
       } else {
         const reading = extractStatus(filter.json, config.statusPath, filter.text);
         if (reading.ok) {
+          statusNow = reading.status;
           println(
             io.stdout,
             `filter status  ${ok} ${JSON.stringify(displayStatus(reading.status))} at ${reading.path} (${answer(filter)})`,
@@ -257,6 +265,10 @@ export const checkCommand = defineCommand({
           }
         }
       }
+
+      const expected = await printExpectedStatus(io, config, statusNow, { ok, warn, fail });
+      if (expected.problem !== undefined) problems.push(expected.problem);
+      if (expected.warning !== undefined) warnings.push(expected.warning);
 
       if (networks.length > 0) {
         const rows = networks.map((response, i) => [
@@ -295,7 +307,12 @@ export const checkCommand = defineCommand({
         }
       }
       if (problems.length === 0) {
-        println(io.stdout, colour.green('ready to monitor'));
+        println(
+          io.stdout,
+          warnings.length === 0
+            ? colour.green('ready to monitor')
+            : `${colour.green('ready to monitor')}, ${colour.yellow(`but ${warnings.join('; ')} (see warn above)`)}`,
+        );
         return 0;
       }
       println(io.stdout, colour.red(`not ready: ${problems.join('; ')} (see FAIL above)`));

@@ -16,7 +16,12 @@ function describeSnapshot(snapshot: Snapshot): string {
 }
 
 /** The short summary `poll` (and `run`) print after a cycle. */
-export function summarize(result: CycleResult, io: CliIo, publisherTarget: string): string {
+export function summarize(
+  result: CycleResult,
+  io: CliIo,
+  publisherTarget: string,
+  expected?: string,
+): string {
   const colour = palette(useColour(io.stdout, io.env));
   const rows = [...(result.filter === undefined ? [] : [result.filter]), ...result.networks].map((s) => [
     s.target.kind === 'filter' ? 'filter' : clip(printable(s.target.networkId), 40),
@@ -41,16 +46,23 @@ export function summarize(result: CycleResult, io: CliIo, publisherTarget: strin
   return [
     `cycle ${result.cycleId} at ${result.startedAt} took ${result.durationMs} ms${result.stale ? ' (older than a cycle already applied: no decision)' : ''}`,
     renderTable(['target', 'result', 'http', 'latency', 'detail'], rows),
-    statusLine(result, colour),
+    statusLine(result, colour, expected),
     `alerts: ${alerts}`,
   ].join('\n');
 }
 
 /**
  * The filter status line: the confirmed status, and, when this cycle read no status (the request failed, the
- * key was rejected, the status was unreadable), that the status shown is only the last known one.
+ * key was rejected, the status was unreadable), that the status shown is only the last known one; a
+ * confirmed status away from the expected one says so (`shieldwatch check` names a difference of case or spaces).
  */
-function statusLine(result: CycleResult, colour: ReturnType<typeof palette>): string {
+function statusLine(result: CycleResult, colour: ReturnType<typeof palette>, expected?: string): string {
+  const line = observedStatusLine(result, colour);
+  if (expected === undefined || result.status === undefined || result.status === expected) return line;
+  return `${line} ${colour.yellow(`(AWAY from expected ${clip(printable(JSON.stringify(expected)), 100)}: an open incident; see shieldwatch status)`)}`;
+}
+
+function observedStatusLine(result: CycleResult, colour: ReturnType<typeof palette>): string {
   const show = (status: string) => clip(printable(JSON.stringify(displayStatus(status))), 200);
   const known = result.status === undefined ? undefined : show(result.status);
   const filter = result.filter;
@@ -106,7 +118,7 @@ export const pollCommand = defineCommand({
       // Before anything is written: a cycle timed by a clock far off the store's is refused (docs/design/cycle.md, Clocks).
       await checkClock(opening).catch(unanswered);
       const result = await runCycle(monitor.deps, monitor.settings, deadlines.cycleDeadline(io.now()));
-      println(io.stdout, summarize(result, io, monitor.deps.publisher.target));
+      println(io.stdout, summarize(result, io, monitor.deps.publisher.target, config.expectedStatus));
       println(io.stdout, `store: ${store.description}`);
       return 0;
     } finally {
