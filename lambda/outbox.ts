@@ -123,6 +123,12 @@ export interface OutboxDeps<S = unknown> {
    * is published.
    */
   readonly recordOnly?: (alert: Pick<AlertRecord, 'event'>) => boolean;
+  /**
+   * Whether the scope's state has incident `incident` acknowledged now (undefined: it does not say). At a
+   * silence's end an acknowledgement held back with the incident is sent after its announcement unless this
+   * says false (withdrawn with `unack` inside the silence; docs/silences.md). None: it is sent.
+   */
+  readonly acknowledged?: (state: S, incident: string) => boolean | undefined;
 }
 
 /** How one cycle sends the outbox. */
@@ -435,7 +441,13 @@ async function announceEnded<S>(
         recordOnly === undefined
           ? stored
           : Object.fromEntries(Object.entries(stored).filter(([, change]) => !recordOnly(change)));
-      const due = dueAnnouncements(heldNow, silences, deps.now());
+      const acknowledged = deps.acknowledged;
+      const due = dueAnnouncements(
+        heldNow,
+        silences,
+        deps.now(),
+        acknowledged === undefined ? undefined : (incident) => acknowledged(fresh.state, incident),
+      );
       const forgets = Object.keys(heldNow).length !== Object.keys(stored).length;
       if (due.alerts.length === 0 && !forgets) return undefined;
       const alerts = await deps.state.announce(fresh, due.alerts, due.held, {

@@ -181,6 +181,18 @@ export function ownTimers(timers: MonitorIncidentTimersById, id: string): Monito
 }
 
 /**
+ * Whether the monitor state has its own incident `id` acknowledged now; undefined when it holds no timers of it
+ * (the outbox's `acknowledged`: a held acknowledgement withdrawn inside a silence is not sent at its end).
+ */
+export function monitorIncidentAcknowledged(
+  state: { readonly incidentTimers?: MonitorIncidentTimersById },
+  id: string,
+): boolean | undefined {
+  const timers = state.incidentTimers === undefined ? undefined : ownTimers(state.incidentTimers, id);
+  return timers === undefined ? undefined : timers.acknowledged !== undefined;
+}
+
+/**
  * Stored timers read back: entries that are not an object with a string `openedAt` and a whole `stage` of at
  * least 1 are left out (a damaged item must not break a cycle); an item written before they existed has none.
  */

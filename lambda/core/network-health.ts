@@ -74,6 +74,15 @@ export interface HealthState {
   readonly incidents?: Readonly<Record<string, HealthIncidentState>>;
 }
 
+/**
+ * Whether the health state has blind-spot incident `id` acknowledged now; undefined when it holds no timers of
+ * it (the outbox's `acknowledged`: a held acknowledgement withdrawn inside a silence is not sent at its end).
+ */
+export function healthIncidentAcknowledged(state: HealthState, id: string): boolean | undefined {
+  const incidents = state.incidents ?? {};
+  return Object.hasOwn(incidents, id) ? incidents[id]!.acknowledged !== undefined : undefined;
+}
+
 /** The state before any cycle. */
 export const INITIAL_HEALTH: HealthState = { nextSeq: 1, down: {}, blind: {}, blindIncidents: {} };
 

@@ -8,7 +8,7 @@ import { ALERT_EVENTS } from './alert-events.ts';
 import { DURATION_UNITS_MS, parseDuration } from './duration.ts';
 import { monitorIncidentOpenerOf } from './monitor-incidents.ts';
 import { blindSpotEventOf } from './network-health.ts';
-import type { AlertEvent, AlertRecord, Severity } from './types.ts';
+import type { AlertEvent, AlertRecord, NewAlertRecord, Severity } from './types.ts';
 
 /** One silence, as stored (pk `silence`, sk its id). Times are ISO-8601 UTC. */
 export interface Silence {
@@ -355,6 +355,21 @@ export interface HeldChange {
    * that a cycle handling it again decides the same.
    */
   readonly closedBy?: number;
+  /**
+   * The incident's acknowledgement, held back with it (docs/silences.md, Acknowledged inside a silence): sent
+   * right after the announcement at the silence's end, so that PagerDuty hears of the incident before it hears
+   * of its acknowledgement. With `event` `incident.acknowledged`, the change is that acknowledgement alone (of
+   * an incident whose opening was published): it is sent at the silence's end without an announcement.
+   */
+  readonly acknowledgement?: HeldAcknowledgement;
+}
+
+/** An `incident.acknowledged` a silence held back, as its held change keeps it until the silence's end. */
+export interface HeldAcknowledgement {
+  /** The outbox sequence number of the alert held back: a cycle handling that alert again decides the same. */
+  readonly seq: number;
+  /** The alert as queued, without its sequence number and outbox bookkeeping; sent again with a new one. */
+  readonly record: NewAlertRecord;
 }
 
 /** The changes an outbox scope's silences hold back, by `heldKey` (`silence.ts`). */
@@ -374,12 +389,31 @@ export function toHeldChanges(stored: unknown): HeldChanges {
     const v = value as Record<string, unknown>;
     if (typeof v['silence'] !== 'string' || typeof v['event'] !== 'string' || typeof v['at'] !== 'string')
       continue;
-    const { stage, ...rest } = v;
+    const { stage, acknowledgement, ...rest } = v;
+    const ack = toHeldAcknowledgement(acknowledgement);
     out[key] = {
       ...(rest as unknown as HeldChange),
       since: typeof v['since'] === 'string' ? v['since'] : v['at'],
       ...(typeof stage === 'number' && Number.isSafeInteger(stage) && stage >= 1 ? { stage } : {}),
+      ...(ack === undefined ? {} : { acknowledgement: ack }),
     };
   }
   return out;
+}
+
+/** A held acknowledgement as stored, read back; undefined when it is not one (then nothing follows the announcement). */
+function toHeldAcknowledgement(stored: unknown): HeldAcknowledgement | undefined {
+  if (typeof stored !== 'object' || stored === null) return undefined;
+  const { seq, record } = stored as Record<string, unknown>;
+  if (
+    typeof seq !== 'number' ||
+    !Number.isSafeInteger(seq) ||
+    typeof record !== 'object' ||
+    record === null
+  ) {
+    return undefined;
+  }
+  const r = record as Record<string, unknown>;
+  if (r['event'] !== 'incident.acknowledged' || typeof r['at'] !== 'string') return undefined;
+  return { seq, record: record as NewAlertRecord };
 }

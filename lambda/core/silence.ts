@@ -8,6 +8,7 @@
 import { type AlertFamily, eventFamily } from './alert-families/index.ts';
 import { sinceOf } from './alert-since.ts';
 import {
+  type HeldAcknowledgement,
   type HeldChange,
   type HeldChanges,
   type Silence,
@@ -23,6 +24,7 @@ import type { AlertRecord, NewAlertRecord } from './types.ts';
 export {
   DEFAULT_PATTERN,
   eventsMatching,
+  type HeldAcknowledgement,
   type HeldChange,
   type HeldChanges,
   holdsAny,
@@ -116,6 +118,7 @@ export function afterAlert(
       )
     : held;
   const open = prior?.closedBy === undefined ? prior : undefined;
+  if (alert.event === ACKNOWLEDGED) return afterAcknowledgement(next, alert, silence);
   if (key === undefined) {
     return silence === undefined ? { held } : { suppressedBy: silence.id, held };
   }
@@ -137,7 +140,14 @@ export function afterAlert(
       held: { ...next, [key]: { ...open, closedBy: alert.seq } },
     };
   }
-  if (silence === undefined) return { held: open === undefined ? next : without(next, key) };
+  if (silence === undefined) {
+    if (open === undefined) return { held: next };
+    // Sent, it tells PagerDuty of the incident: an acknowledgement held back with it is all that still waits.
+    const ack = open.acknowledgement;
+    return {
+      held: ack === undefined ? without(next, key) : { ...next, [key]: acknowledgementOnly(open, ack) },
+    };
+  }
   // An incident's update or escalation held back: what holds is still the opening (held back, or published);
   // a held opening learns the stage an escalation reached, for its announcement.
   if (GROUPED_FOLLOW_UPS.has(alert.event)) {
@@ -188,6 +198,75 @@ export function afterAlert(
   return { suppressedBy: silence.id, held: withinBudget(next, key, change) };
 }
 
+const ACKNOWLEDGED = 'incident.acknowledged';
+
+/**
+ * The verdict on an `incident.acknowledged` (docs/silences.md, Acknowledged inside a silence). PagerDuty must hear
+ * of an incident before its acknowledgement, and must hear of the acknowledgement once the incident is announced:
+ * - while the incident's opening is held back (never published nor announced: a silence over it, or one that
+ *   ended but whose announcement is not out yet), the acknowledgement is held back with it, whatever the silences
+ *   say of acknowledgements, and sent right after its announcement;
+ * - a silence over the acknowledgement itself, of an incident whose opening was published, holds it back until
+ *   the silence's end, when it is sent alone (the incident still open);
+ * - otherwise it is sent.
+ * An acknowledgement that does not fit the held budget is handled as before this rule (suppressed when a silence
+ * is over it, else sent). Same input, same verdict.
+ */
+function afterAcknowledgement(
+  held: HeldChanges,
+  alert: AlertRecord,
+  silence: Silence | undefined,
+): HeldVerdict {
+  const key = typeof alert.incident === 'string' && alert.incident !== '' ? alert.incident : undefined;
+  const open = key === undefined || !Object.hasOwn(held, key) ? undefined : held[key];
+  const plain: HeldVerdict = silence === undefined ? { held } : { suppressedBy: silence.id, held };
+  if (key === undefined || open?.closedBy !== undefined) return plain;
+  // Handled again after a crash that left it in the outbox with `held` already written.
+  if (open?.acknowledgement?.seq === alert.seq) return { suppressedBy: open.silence, held };
+  const acknowledgement: HeldAcknowledgement = { seq: alert.seq, record: queuedRecord(alert) };
+  if (open !== undefined && open.opened !== true) {
+    const kept = withinBudget(held, key, { ...open, acknowledgement });
+    return kept === held ? plain : { suppressedBy: silence?.id ?? open.silence, held: kept };
+  }
+  if (silence === undefined) return plain;
+  const change: HeldChange =
+    open === undefined
+      ? {
+          silence: silence.id,
+          event: ACKNOWLEDGED,
+          at: alert.at,
+          since: alert.at,
+          incident: key,
+          opened: true,
+        }
+      : open;
+  return { suppressedBy: silence.id, held: withinBudget(held, key, { ...change, acknowledgement }) };
+}
+
+/** A held change that only waits to send its acknowledgement (its incident's trigger is out). */
+function acknowledgementOnly(open: HeldChange, acknowledgement: HeldAcknowledgement): HeldChange {
+  const incident = open.incident ?? (acknowledgement.record.incident as string);
+  return {
+    silence: open.silence,
+    event: ACKNOWLEDGED,
+    at: acknowledgement.record.at,
+    since: acknowledgement.record.at,
+    incident,
+    opened: true,
+    acknowledgement,
+  };
+}
+
+/** Outbox bookkeeping and the sequence number: what a record sent again under a new number leaves behind. */
+const BOOKKEEPING = new Set(['seq', 'claimedBy', 'claimUntil', 'failures', 'lastError', 'spilled']);
+
+/** The alert as queued, without its sequence number, its outbox bookkeeping and undefined fields. */
+function queuedRecord(alert: AlertRecord): NewAlertRecord {
+  return Object.fromEntries(
+    Object.entries(alert).filter(([name, value]) => !BOOKKEEPING.has(name) && value !== undefined),
+  ) as unknown as NewAlertRecord;
+}
+
 /** `held` with `change` under `key`, unless that grows it past {@link HELD_BUDGET_BYTES}: then `held` as it is. */
 function withinBudget(held: HeldChanges, key: string, change: HeldChange): HeldChanges {
   const grown = { ...held, [key]: change };
@@ -227,6 +306,11 @@ export function dueAnnouncements(
   held: HeldChanges,
   silences: readonly Silence[],
   nowMs: number,
+  /**
+   * Whether the incident is acknowledged now, as its scope's state says; false drops a held acknowledgement
+   * (withdrawn with `unack` inside the silence). Unknown (no such hook, or undefined): it is sent.
+   */
+  acknowledgedNow: (incident: string) => boolean | undefined = () => undefined,
 ): DueAnnouncements {
   const alerts: Array<NewAlertRecord> = [];
   const left: Record<string, HeldChange> = {};
@@ -244,6 +328,16 @@ export function dueAnnouncements(
       left[key] = change;
       continue;
     }
+    const ack =
+      change.acknowledgement !== undefined &&
+      (change.incident === undefined || acknowledgedNow(change.incident) !== false)
+        ? { ...change.acknowledgement.record, at: now }
+        : undefined;
+    if (change.event === ACKNOWLEDGED) {
+      // The acknowledgement alone of an incident whose trigger is out: sent, unless withdrawn meanwhile.
+      if (ack !== undefined) alerts.push(ack);
+      continue;
+    }
     alerts.push({
       event: STILL_HOLDING_EVENT,
       at: now,
@@ -259,6 +353,8 @@ export function dueAnnouncements(
       ...(change.network === undefined ? {} : { network: change.network }),
       ...(change.stage === undefined ? {} : { stage: change.stage }),
     });
+    // After the announcement: PagerDuty acknowledges the incident it has just opened (or kept).
+    if (ack !== undefined) alerts.push(ack);
   }
   return { alerts, held: left };
 }

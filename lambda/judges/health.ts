@@ -9,7 +9,12 @@
  */
 import { commitJudged } from '../commit.ts';
 import type { EscalationSchedule } from '../core/escalation.ts';
-import { type HealthState, judgeHealth, type NetworkOutcome } from '../core/network-health.ts';
+import {
+  type HealthState,
+  healthIncidentAcknowledged,
+  judgeHealth,
+  type NetworkOutcome,
+} from '../core/network-health.ts';
 import type { Rule } from '../core/rule-types.ts';
 import { readRules } from '../core/rules.ts';
 import { holdsAny } from '../core/silence.ts';
@@ -116,6 +121,7 @@ export function healthJudge(
                 {
                   ...deps,
                   state: store,
+                  acknowledged: healthIncidentAcknowledged,
                   ...(deps.published === undefined ? {} : { published: deps.published.forScope(`${key}:`) }),
                 },
                 done.loaded,

@@ -12,6 +12,7 @@ import {
   type MonitorState,
   type PolledRecord,
 } from '../core/decide.ts';
+import { monitorIncidentAcknowledged } from '../core/monitor-incidents.ts';
 import { toCycleObservation } from '../core/observation.ts';
 import type { Rule } from '../core/rule-types.ts';
 import type { Snapshot } from '../core/types.ts';
@@ -87,7 +88,13 @@ export function statusJudge(
         status: done.state.status,
         written: [],
         failures: [],
-        send: (options) => drainOutbox(deps, done.loaded, done.queued, options),
+        send: (options) =>
+          drainOutbox(
+            { ...deps, acknowledged: monitorIncidentAcknowledged },
+            done.loaded,
+            done.queued,
+            options,
+          ),
       };
     },
   };

@@ -705,3 +705,121 @@ describe('dueAnnouncements', () => {
     );
   });
 });
+
+describe('afterAlert and dueAnnouncements: an incident acknowledged inside a silence (docs/silences.md)', () => {
+  const INCIDENT = 'flood@2026-11-23T10:01:00.000Z';
+  const alert = (seq: number, event: AlertEvent, extra: Partial<AlertRecord> = {}): AlertRecord => ({
+    seq,
+    event,
+    at: iso(T0 + seq * MIN),
+    rule: 'flood',
+    incident: INCIDENT,
+    severity: event === 'incident.resolved' ? 'resolved' : 'high',
+    ...extra,
+  });
+  const ack = (seq: number) =>
+    alert(seq, 'incident.acknowledged', {
+      acknowledgedBy: 'alice',
+      claimedBy: 'c-1',
+    } as Partial<AlertRecord>);
+  const events = (held: HeldChanges, nowMs: number, silences = [silence({ pattern: 'network.*' })]) =>
+    dueAnnouncements(held, silences, nowMs).alerts.map((a) => `${a.event}:${a.incident}`);
+
+  it.each([
+    ['network.*', 'not matching the acknowledgement'],
+    ['*', 'matching it'],
+  ])(
+    'an opening held back by %s (%s): the acknowledgement is held with it and follows its announcement',
+    (pattern) => {
+      const s = silence({ pattern });
+      const opened = afterAlert({}, alert(1, 'incident.opened'), false, s);
+      const silenceOverAck = pattern === '*' ? s : undefined;
+      const acked = afterAlert(opened.held, ack(2), false, silenceOverAck);
+
+      expect(acked.suppressedBy).toBe(s.id);
+      expect(acked.held[INCIDENT]?.acknowledgement?.record).not.toHaveProperty('claimedBy');
+      expect(events(acked.held, T0 + 30 * MIN, [s])).toEqual([]);
+      const due = dueAnnouncements(acked.held, [s], T0 + 61 * MIN);
+      expect(due.alerts.map((a) => `${a.event}:${a.incident}`)).toEqual([
+        `silence.still_holding:${INCIDENT}`,
+        `incident.acknowledged:${INCIDENT}`,
+      ]);
+      // Sent at the announcement's time (a silence over acknowledgements must not hold it by its old time).
+      expect(due.alerts[1]).toMatchObject({ at: iso(T0 + 61 * MIN), acknowledgedBy: 'alice' });
+      expect(due.held).toEqual({});
+    },
+  );
+
+  it('handled again after a crash (held already written): the same verdict', () => {
+    const s = silence({ pattern: 'network.*' });
+    const acked = afterAlert(
+      afterAlert({}, alert(1, 'incident.opened'), false, s).held,
+      ack(2),
+      false,
+      undefined,
+    );
+    const again = afterAlert(acked.held, ack(2), false, undefined);
+    expect(again).toEqual({ suppressedBy: s.id, held: acked.held });
+  });
+
+  it('an opening published before: the acknowledgement is sent unless a silence is over it; then it is sent alone at its end', () => {
+    const s = silence({ pattern: 'incident.*' });
+    expect(afterAlert({}, ack(2), false, undefined)).toEqual({ held: {} });
+    const held = afterAlert({}, ack(2), false, s);
+    expect(held.suppressedBy).toBe(s.id);
+    expect(events(held.held, T0 + 61 * MIN, [s])).toEqual([`incident.acknowledged:${INCIDENT}`]);
+    // Its resolve is sent (the opening was published) and drops it.
+    expect(afterAlert(held.held, alert(3, 'incident.resolved'), true, undefined)).toEqual({ held: {} });
+  });
+
+  it('the held opening sent after all (a later trigger, the silence over): the acknowledgement alone still follows', () => {
+    const s = silence({ pattern: 'network.*' });
+    const acked = afterAlert(
+      afterAlert({}, alert(1, 'incident.opened'), false, s).held,
+      ack(2),
+      false,
+      undefined,
+    );
+    const updated = afterAlert(acked.held, alert(3, 'incident.opened'), false, undefined);
+    expect(updated.suppressedBy).toBeUndefined();
+    expect(events(updated.held, T0 + 61 * MIN, [s])).toEqual([`incident.acknowledged:${INCIDENT}`]);
+  });
+
+  it('closed inside the silence: neither the announcement nor the acknowledgement', () => {
+    const s = silence({ pattern: 'network.*' });
+    const acked = afterAlert(
+      afterAlert({}, alert(1, 'incident.opened'), false, s).held,
+      ack(2),
+      false,
+      undefined,
+    );
+    const closed = afterAlert(acked.held, alert(3, 'incident.resolved'), true, undefined);
+    expect(closed.suppressedBy).toBe(s.id);
+    expect(events(closed.held, T0 + 61 * MIN, [s])).toEqual([]);
+  });
+
+  it('withdrawn inside the silence (the scope says it is not acknowledged now): the announcement alone', () => {
+    const s = silence({ pattern: 'network.*' });
+    const acked = afterAlert(
+      afterAlert({}, alert(1, 'incident.opened'), false, s).held,
+      ack(2),
+      false,
+      undefined,
+    );
+    const due = dueAnnouncements(acked.held, [s], T0 + 61 * MIN, () => false);
+    expect(due.alerts.map((a) => a.event)).toEqual(['silence.still_holding']);
+  });
+
+  it('stored and read back, the held acknowledgement survives; a damaged one is left out', () => {
+    const s = silence({ pattern: 'network.*' });
+    const acked = afterAlert(
+      afterAlert({}, alert(1, 'incident.opened'), false, s).held,
+      ack(2),
+      false,
+      undefined,
+    );
+    expect(toHeldChanges(JSON.parse(JSON.stringify(acked.held)))).toEqual(acked.held);
+    const damaged = { [INCIDENT]: { ...acked.held[INCIDENT], acknowledgement: { seq: 'x' } } };
+    expect(toHeldChanges(damaged)[INCIDENT]).not.toHaveProperty('acknowledgement');
+  });
+});
