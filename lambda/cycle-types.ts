@@ -71,6 +71,11 @@ export interface CycleSettings extends DecideSettings {
   readonly rules?: readonly Rule[];
   /** The shard whose rule items this cycle owns (its schedule's `shard`). @default 0 (the CLI, no sharding) */
   readonly ruleShard?: number;
+  /**
+   * How many shards the deployment runs (its schedules' events say it): the members of shards at or past it
+   * leave their incidents, since no cycle of theirs will judge them. @default unknown (none leaves so: the CLI)
+   */
+  readonly shardCount?: number;
   /** The `groupBy` setting: one incident per rule across networks, or each network alone. @default 'rule' */
   readonly groupBy?: GroupBy;
   /** The `groupInterval` setting: least time between two alerts of an incident's joiners. @default 5 min */

@@ -46,6 +46,8 @@ export type PollEvent = Partial<ScheduledEvent> & {
   readonly pollFilter?: boolean;
   /** The shard's index: its rule items are `rules#<shard>...` (docs/design/rule-state.md). */
   readonly shard?: number;
+  /** How many shards the deployment runs (an earlier version's schedules do not say). */
+  readonly shards?: number;
 };
 
 async function poll(event: PollEvent, context: Context) {
@@ -64,6 +66,12 @@ async function poll(event: PollEvent, context: Context) {
     ...(Number.isSafeInteger(event.shard) && (event.shard as number) >= 0
       ? { ruleShard: event.shard as number }
       : {}),
+    // A sharded schedule names the count; an unsharded one no shard at all: it is the only one.
+    ...(Number.isSafeInteger(event.shards) && (event.shards as number) >= 1
+      ? { shardCount: event.shards as number }
+      : event.shard === undefined && !Array.isArray(event.networks)
+        ? { shardCount: 1 }
+        : {}),
   };
   const deadline = lambdaDeadline(Date.now(), context.getRemainingTimeInMillis());
   let result: Awaited<ReturnType<typeof runCycle>>;

@@ -1,5 +1,5 @@
 import type { MonitorState } from './core/decide.ts';
-import type { IncidentScopeState, IncidentStory } from './core/incidents.ts';
+import type { IncidentMember, IncidentScopeState, IncidentStory, ShardMembers } from './core/incidents.ts';
 import type { HealthState } from './core/network-health.ts';
 import type { Rule, RuleAlertFields, RuleState } from './core/rule-types.ts';
 import type { HeldChanges, Silence } from './core/silence.ts';
@@ -244,8 +244,33 @@ export interface IncidentStore {
   incidentScope(rule: string): StateStore<IncidentScopeState>;
   /** Every incident item, as read with one strongly consistent Query (for the CLI and the status). */
   findIncidentScopes(): Promise<FoundIncidentScope[]>;
+  /** Each shard's members of the incidents (docs/design/incidents.md, Any size). */
+  readonly members: IncidentMemberStore;
   /** The same store, its calls aborted (rejected, their requests ended) once `signal` aborts. */
   withSignal?(signal: AbortSignal): IncidentStore;
+}
+
+/** A shard's working set as read: its members and the version its next write is conditioned on. */
+export interface LoadedMembers {
+  readonly set: ShardMembers;
+  /** 0: no item yet. */
+  readonly version: number;
+  /** Items the set no longer uses (removed after its next write). */
+  readonly stale: readonly string[];
+}
+
+/** Where each shard keeps its members of each rule's incident, and finished incidents theirs. */
+export interface IncidentMemberStore {
+  /** The shard's working set of `rule` (one strongly consistent Query). */
+  loadMembers(rule: string, shard: number): Promise<LoadedMembers>;
+  /** Writes the working set if its version is still the one read: false when another cycle wrote first. */
+  writeMembers(rule: string, shard: number, set: ShardMembers, loaded: LoadedMembers): Promise<boolean>;
+  /** Keeps a finished incident's working set of one shard (idempotent). */
+  archiveMembers(rule: string, shard: number, set: ShardMembers): Promise<void>;
+  /** Every member of incident `id` of `rule`, across shards: working sets and archives. */
+  membersOf(rule: string, id: string): Promise<IncidentMember[]>;
+  /** The same store, its calls aborted once `signal` aborts. */
+  withSignal?(signal: AbortSignal): IncidentMemberStore;
 }
 
 /** An incident item found in the store. */

@@ -14,6 +14,8 @@ export interface Shard {
    * only, so that one cycle alone decides on the filter.
    */
   readonly pollFilter: boolean;
+  /** How many shards there are: every schedule's event says it, so a cycle knows which shards no longer run. */
+  readonly count: number;
 }
 
 /**
@@ -31,6 +33,7 @@ export function planShards(networks: readonly string[], shardSize?: number): Sha
     index,
     networks: networks.slice(index * size, (index + 1) * size),
     pollFilter: index === 0,
+    count,
   }));
 }
 
@@ -62,7 +65,12 @@ export function scheduledEvent(fields: ScheduledEventFields, shard?: Shard): Rec
     detail: {},
     ...(shard === undefined
       ? {}
-      : { shard: shard.index, networks: shard.networks, pollFilter: shard.pollFilter }),
+      : {
+          shard: shard.index,
+          shards: shard.count,
+          networks: shard.networks,
+          pollFilter: shard.pollFilter,
+        }),
   };
 }
 
@@ -110,7 +118,7 @@ export function templateInputChars(shard: Shard): number {
  * suggestion of error messages. Undefined when not even one network per shard fits.
  */
 export function fittingShardSize(networks: readonly string[], from = networks.length): number | undefined {
-  const base = scheduleInputChars({ index: 0, networks: [], pollFilter: true });
+  const base = scheduleInputChars({ index: 0, networks: [], pollFilter: true, count: MAX_SHARDS });
   let size = Math.max(1, Math.min(from, networks.length));
   for (;;) {
     const longest = Math.max(...planShards(networks, size).map(scheduleInputChars));

@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { SINCE_ATTRIBUTE, sinceField } from '../core/alert-since.ts';
 import { INITIAL_STATE, type MonitorState, monitorStateOf } from '../core/decide.ts';
-import type { IncidentScopeState } from '../core/incidents.ts';
+import { type Incident, type IncidentScopeState, withMembers } from '../core/incidents.ts';
 import type { HealthState } from '../core/network-health.ts';
 import type { Rule } from '../core/rule-types.ts';
 import type { HeldChanges } from '../core/silence.ts';
@@ -47,6 +47,7 @@ import {
 } from './dynamo-items.ts';
 import { HEALTH_SCOPE_PREFIX, healthLayout } from './health-item.ts';
 import { INCIDENT_SCOPE_PREFIX, incidentLayout } from './incident-items.ts';
+import { DynamoIncidentMemberStore } from './incident-members.ts';
 import {
   alertsPerCommit,
   decodeRuleScope,
@@ -351,6 +352,39 @@ export interface FoundHealthItem {
 
 /** The incident item of each rule (docs/design/incidents.md): the incidents judge's state, and the acknowledgements. */
 export class DynamoIncidentStore extends TableRole implements IncidentStore {
+  /** Each shard's members of the incidents (`incident-members.ts`). */
+  readonly members: DynamoIncidentMemberStore = new DynamoIncidentMemberStore(this.conn);
+
+  override withSignal(signal: AbortSignal): this {
+    return Object.assign(super.withSignal(signal), { members: this.members.withSignal(signal) });
+  }
+
+  /**
+   * Every incident item with its incidents' members assembled from the shards' working sets and archives
+   * (`incidents`, `status`): what `incidents show` lists.
+   */
+  async findIncidents(): Promise<FoundIncidentScope[]> {
+    const found = await this.findIncidentScopes();
+    return Promise.all(
+      found.map(async (f) => {
+        const assemble = async (incident: Incident | undefined) =>
+          incident === undefined || incident.parts === undefined
+            ? incident
+            : withMembers(incident, await this.members.membersOf(f.rule, incident.id));
+        const [open, last] = await Promise.all([
+          assemble(f.loaded.state.open),
+          assemble(f.loaded.state.last),
+        ]);
+        const state: IncidentScopeState = {
+          ...f.loaded.state,
+          ...(open === undefined ? {} : { open }),
+          ...(last === undefined ? {} : { last }),
+        };
+        return { ...f, loaded: { ...f.loaded, state } };
+      }),
+    );
+  }
+
   /** The incident item of `rule` (`incident#<rule>`, docs/design/incidents.md). */
   incidentScope(rule: string): DynamoScopeStore<IncidentScopeState> {
     return new DynamoScopeStore(this.conn, incidentLayout(rule));
@@ -442,6 +476,14 @@ export class DynamoStore
 
   findIncidentScopes(): Promise<FoundIncidentScope[]> {
     return this.incidents.findIncidentScopes();
+  }
+
+  findIncidents(): Promise<FoundIncidentScope[]> {
+    return this.incidents.findIncidents();
+  }
+
+  get members(): DynamoIncidentMemberStore {
+    return this.incidents.members;
   }
 
   ruleScope(key: string): DynamoScopeStore<RuleScopeState> {

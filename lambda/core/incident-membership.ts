@@ -5,7 +5,7 @@
  * incident under that per-network incident) or published per network. So every per-network incident ends the
  * way it began, whatever the setting said in between, and in whichever cycle its alerts are sent. Pure.
  */
-import type { IncidentMember, IncidentScopeState } from './incidents.ts';
+import type { IncidentMember, IncidentScopeState, ShardMembers } from './incidents.ts';
 import type { RuleCell } from './rule-types.ts';
 
 /** What a per-network rule alert (or a change a silence holds) says about its per-network incident. */
@@ -43,11 +43,13 @@ function memberHolds(member: IncidentMember, transition: RuleTransition): boolea
 export function isIncidentTransition(
   scope: IncidentScopeState | undefined,
   transition: RuleTransition,
+  shard?: ShardMembers,
 ): boolean {
-  if (scope === undefined || transition.network === undefined) return false;
-  return [scope.open, scope.last].some(
-    (incident) => incident?.members.some((member) => memberHolds(member, transition)) === true,
-  );
+  if (transition.network === undefined) return false;
+  // The shard's working set (the current incident's members, and the one before's), then what an earlier
+  // version kept in the incident item itself.
+  const lists = [shard?.members, shard?.previous?.members, scope?.open?.members, scope?.last?.members];
+  return lists.some((members) => members?.some((member) => memberHolds(member, transition)) === true);
 }
 
 /**

@@ -7,7 +7,7 @@
  * joins, leaves, peaks and the incident alerts. Pure: no clock, no environment, no I/O.
  */
 import { cycleOrder } from './clock.ts';
-import { dueEscalation, type EscalationSchedule } from './escalation.ts';
+import { type EscalationSchedule, followTimers } from './escalation.ts';
 import type { RuleCondition } from './rule-kinds/index.ts';
 import type { RuleOp } from './rule-types.ts';
 import type { IncidentAlertRecord } from './types.ts';
@@ -31,11 +31,16 @@ export interface IncidentMember {
   /** Its worst reading in the incident (see {@link worse}), and when. */
   readonly peak?: number | boolean;
   readonly peakAt?: string;
-  /** Named by `incident.opened` or an `incident.updated` already. */
-  readonly announced: boolean;
+  /**
+   * Named by `incident.opened` or an `incident.updated` already: on a member of an earlier version's item only;
+   * a member of its shard's working set is announced when its `seq` is at most its part's `announced`.
+   */
+  readonly announced?: boolean;
+  /** Its join number in its shard's working set (1, 2, ...; 0: announced before join numbers existed). */
+  readonly seq?: number;
   /** Times it left and came back within this incident. */
   readonly flaps?: number;
-  /** The shard that judges it: a network no longer watched there leaves. */
+  /** The shard that judges it (on an earlier version's item: in a working set the shard is the set's). */
   readonly shard?: number;
   /**
    * The per-network incidents it joined with, by when each was triggered (ISO-8601; its rule cell id is
@@ -93,8 +98,15 @@ export interface Incident {
   readonly state: 'open' | 'resolved';
   readonly openedAt: string;
   readonly resolvedAt?: string;
-  /** Every network that ever joined, in joining order. */
+  /**
+   * Members kept in this item by an earlier version (every network that joined, in joining order), until their
+   * shard moves them to its working set; empty once moved. Each shard's members live in its working set
+   * ({@link ShardMembers}, items of their own: "any size"); {@link parts} sums them up. `incidents show` and
+   * the listing assemble every member ({@link withMembers}).
+   */
   readonly members: readonly IncidentMember[];
+  /** Each shard's share: counts, its worst and its unannounced members (a few each). Absent on an earlier version's item. */
+  readonly parts?: Readonly<Record<string, IncidentPart>>;
   /** Bounded to {@link TIMELINE_MAX} entries; the oldest beyond are counted in `timelineDropped`. */
   readonly timeline: readonly TimelineEntry[];
   readonly timelineDropped?: number;
@@ -110,6 +122,40 @@ export interface Incident {
   /** Bumped by every acknowledge and unacknowledge (issue 25). */
   readonly ackRev?: number;
 }
+
+/**
+ * One shard's share of an incident, as the incident item keeps it (bounded whatever the number of members): the
+ * shard's working set summed up when the shard last judged it.
+ */
+export interface IncidentPart {
+  /** Members active now, and every member that joined. */
+  readonly active: number;
+  readonly total: number;
+  /** The highest join number in the shard, and the highest announced (in `incident.opened` or `.updated`). */
+  readonly joined: number;
+  readonly announced: number;
+  /** Active members not yet announced, and the first few of them. */
+  readonly freshCount: number;
+  readonly fresh: readonly IncidentMember[];
+  /** The shard's worst members (active first, then by peak), a few. */
+  readonly worst: readonly IncidentMember[];
+}
+
+/**
+ * One shard's members of its rule's incident (its working set, kept in items of its own beside the incident
+ * item: `lambda/adapters/incident-members.ts`). Written before the incident item, so a member is never counted
+ * by the incident without its details stored (docs/design/incidents.md, Any size).
+ */
+export interface ShardMembers {
+  /** The incident they belong to; absent while an opening by this shard is not yet confirmed (adopted next). */
+  readonly incident?: string;
+  readonly members: readonly IncidentMember[];
+  /** The shard's members of the incident before (which per-network alerts it held). */
+  readonly previous?: { readonly incident: string; readonly members: readonly IncidentMember[] };
+}
+
+/** A shard with no working set. */
+export const EMPTY_SHARD_MEMBERS: ShardMembers = { members: [] };
 
 /** What one incident item holds (pk `state`, sk `incident#<rule>`). */
 export interface IncidentScopeState {
@@ -195,6 +241,13 @@ export interface IncidentJudgeInput {
    * them (the configuration changed) leaves. Undefined: none leaves that way.
    */
   readonly watched?: readonly string[];
+  /** The shard's working set as read (absent: none yet). */
+  readonly members?: ShardMembers;
+  /**
+   * How many shards run now (a schedule's event says it): the parts of shards at or past it leave, since no
+   * cycle of theirs will (CONTRACT §13, Networks no longer watched leave). Undefined: unknown, none leaves so.
+   */
+  readonly shardCount?: number;
   readonly groupIntervalMs: number;
   /** Unset: no reminders. */
   readonly remindEveryMs?: number;
@@ -207,25 +260,48 @@ export interface IncidentJudgeInput {
 /** An incident alert before the scope numbers it. */
 export type IncidentAlert = Omit<IncidentAlertRecord, 'seq'> & { readonly event: IncidentEvent };
 
+/** The shard's working set after a judgement: what to write before the incident item, when it changed. */
+export interface MembersJudged {
+  readonly members: ShardMembers;
+  /** The set differs from the one read: written before the incident item. */
+  readonly membersChanged: boolean;
+  /** A finished incident's working set the shard leaves behind (kept for `incidents show`). */
+  readonly archive?: ShardMembers;
+}
+
 /** What {@link judgeIncident} decided. */
 export type IncidentJudgement =
   | { readonly stale: true }
-  | { readonly stale: false; readonly changed: false }
-  | {
+  | ({ readonly stale: false; readonly changed: false } & MembersJudged)
+  | ({
       readonly stale: false;
       readonly changed: true;
       readonly state: IncidentScopeState;
       readonly alerts: readonly IncidentAlert[];
-    };
+    } & MembersJudged);
 
 /** Per-network incidents remembered per member ({@link IncidentMember.triggers}). */
 export const MEMBER_TRIGGERS_MAX = 2;
 /** Timeline entries kept per incident. */
 export const TIMELINE_MAX = 50;
 /** Networks named per timeline entry. */
-export const TIMELINE_NETWORKS = 10;
-/** Members an incident alert carries at most (its texts cut further where a channel has a size limit). */
-export const STORY_MAX_MEMBERS = 1000;
+export const TIMELINE_NETWORKS = 5;
+/**
+ * Members an incident alert names at most (with the count of all it is about): an alert names a bounded few,
+ * `incidents show ID` lists them all (CONTRACT §13, Any size).
+ */
+export const STORY_MAX_MEMBERS = 20;
+/**
+ * Members all parts of an incident keep of each sample (their worst, their unannounced), shared out among the
+ * shards (at least one each, at most {@link STORY_MAX_MEMBERS}): the item stays bounded whatever the number of
+ * members and shards (200 shards with ids of 128 characters: about 100 KB of samples).
+ */
+export const PARTS_SAMPLE_BUDGET = 200;
+
+/** Members each of `parts` parts keeps of each sample. */
+export function partSample(parts: number): number {
+  return Math.max(1, Math.min(STORY_MAX_MEMBERS, Math.floor(PARTS_SAMPLE_BUDGET / Math.max(1, parts))));
+}
 /** The `groupInterval` setting's default, bounds are 1 minute and 1 day. */
 export const DEFAULT_GROUP_INTERVAL_MS = 5 * 60_000;
 export const MIN_GROUP_INTERVAL_MS = 60_000;
@@ -255,13 +331,17 @@ export function worse(
 const ms = (iso: string): number => Date.parse(iso);
 
 /**
- * Applies one shard's view of a rule to the rule's incident scope (docs/design/incidents.md, The judge): a
- * network open in its cell joins (the first opens the incident: `incident.opened`), an active member whose
- * cell closed leaves (the last one resolves it: `incident.resolved` with every member's peak), a reading past
- * a member's peak raises it, networks not yet announced are announced in one `incident.updated` once the group
- * interval since the last notice has passed, and `incident.reminder` follows every `remindEveryMs` while open
- * and unacknowledged. A cycle of the shard not newer than the last one applied is stale; nothing changed:
- * `changed: false` (the caller writes nothing).
+ * Applies one shard's view of a rule to the rule's incident (docs/design/incidents.md, The judge). The shard's
+ * members live in its working set ({@link ShardMembers}), the incident item keeps each shard's part (counts and
+ * a few members), so neither grows with the number of networks. A network open in its cell joins the working
+ * set (the first of all shards opens the incident: `incident.opened`), an active member whose cell closed, or
+ * that is no longer watched, leaves (when no part of any shard has an active member the incident resolves:
+ * `incident.resolved` with the worst members' peaks), a reading past a member's peak raises it, members not
+ * yet announced (of every shard, still active) are announced in one `incident.updated` once the group interval
+ * has passed, and the timers (reminder, escalation, the correction for times a clock ahead wrote) follow
+ * {@link followTimers} as every incident's do. Parts of shards that no longer run leave. A cycle of the shard
+ * not newer than the last one applied is stale. `changed: false`: the incident item is not written (its
+ * working set may be: `membersChanged`).
  */
 export function judgeIncident(
   scope: IncidentScopeState | undefined,
@@ -269,20 +349,50 @@ export function judgeIncident(
 ): IncidentJudgement {
   const before = scope ?? EMPTY_INCIDENT_SCOPE;
   const shardKey = String(input.shard);
-  const last = Object.hasOwn(before.shards, shardKey) ? before.shards[shardKey] : undefined;
-  if (cycleOrder(last, input.at, input.decideByMs) === 'stale') return { stale: true };
+  const lastAt = Object.hasOwn(before.shards, shardKey) ? before.shards[shardKey] : undefined;
+  if (cycleOrder(lastAt, input.at, input.decideByMs) === 'stale') return { stale: true };
   const { at } = input;
   const op = input.subject.condition?.op;
   const alerts: IncidentAlert[] = [];
-  let open = before.open;
+  let open = before.open === undefined ? undefined : withParts(before.open, op);
   let lastIncident = before.last;
   let changed = false;
+
+  // The shard's working set, as it stands against the incident item.
+  const read = input.members ?? EMPTY_SHARD_MEMBERS;
+  let set: ShardMembers = read;
+  let setChanged = false;
+  let archive: ShardMembers | undefined;
+  if (set.incident !== undefined && set.incident !== open?.id) {
+    // Its incident resolved: the set is kept for `incidents show`, its members remembered as the previous ones.
+    archive = set;
+    set = { members: [], previous: { incident: set.incident, members: set.members.map(pastMember) } };
+    setChanged = true;
+  }
+  let nextSeq = set.members.reduce((max, m) => Math.max(max, m.seq ?? 0), 0) + 1;
+  if (open !== undefined) {
+    // Members an earlier version kept in the incident item move to their shard's working set.
+    const mine = open.members.filter((m) => (m.shard ?? 0) === input.shard);
+    if (mine.length > 0) {
+      const have = new Set(set.members.map((m) => m.network));
+      const moved = numbered(mine).filter((m) => !have.has(m.network));
+      set = { ...set, members: [...set.members, ...moved] };
+      open = { ...open, members: open.members.filter((m) => (m.shard ?? 0) !== input.shard) };
+      nextSeq = set.members.reduce((max, m) => Math.max(max, m.seq ?? 0), 0) + 1;
+      setChanged = true;
+      changed = true;
+    }
+    if (set.incident === undefined) {
+      set = { ...set, incident: open.id };
+      setChanged = true;
+    }
+  }
+
+  // Joins, leaves and peaks, in the order of the views (the shard's network order).
   const joined: string[] = [];
   const rejoined: string[] = [];
   const left: string[] = [];
-
-  // Joins, leaves and peaks, in the order of the views (the shard's network order).
-  const members = new Map((open?.members ?? []).map((m) => [m.network, m]));
+  const members = new Map(set.members.map((m) => [m.network, m]));
   for (const view of input.views) {
     const member = members.get(view.network);
     const active = member !== undefined && member.leftAt === undefined;
@@ -293,8 +403,7 @@ export function judgeIncident(
         members.set(view.network, {
           network: view.network,
           joinedAt: at,
-          announced: false,
-          shard: input.shard,
+          seq: nextSeq++,
           ...reading(view.value, at, undefined, op),
           ...withTrigger(undefined, view.triggeredAt),
         });
@@ -309,11 +418,11 @@ export function judgeIncident(
         });
         rejoined.push(view.network);
       }
-      changed = true;
+      setChanged = true;
     } else if (!view.open && active) {
       members.set(view.network, { ...member, leftAt: at });
       left.push(view.network);
-      changed = true;
+      setChanged = true;
     } else if (view.open && active && view.joins === true && isNewTrigger(member, view.triggeredAt)) {
       // Its cell closed and opened again unseen (a cycle whose incident write failed): the new one is ours too.
       members.set(view.network, {
@@ -321,38 +430,39 @@ export function judgeIncident(
         ...reading(view.value, at, member, op),
         ...withTrigger(member.triggers, view.triggeredAt),
       });
-      changed = true;
+      setChanged = true;
     } else if (view.open && active && view.value !== undefined) {
       const next = { ...member, ...reading(view.value, at, member, op) };
       // Only a peak that rises is worth a write; the latest value rides along with writes made anyway.
-      if (next.peak !== member.peak) changed = true;
+      if (next.peak !== member.peak) setChanged = true;
       members.set(view.network, next);
     }
   }
   if (input.watched !== undefined) {
     const watched = new Set(input.watched);
     for (const member of members.values()) {
-      if (member.shard === input.shard && member.leftAt === undefined && !watched.has(member.network)) {
+      if (member.leftAt === undefined && !watched.has(member.network)) {
         members.set(member.network, { ...member, leftAt: at });
         left.push(member.network);
-        changed = true;
+        setChanged = true;
       }
     }
   }
-  if (!changed && open === undefined) return { stale: false, changed: false };
+  set = { ...set, members: [...members.values()] };
+  const judgedSet = (): MembersJudged => ({
+    members: set,
+    membersChanged: setChanged,
+    ...(archive === undefined ? {} : { archive }),
+  });
 
-  let timeline: TimelineEntry[] = [...(open?.timeline ?? [])];
-  const note = (what: TimelineWhat, networks: readonly string[]) => {
-    if (networks.length === 0) return;
-    timeline.push({ at, what, networks: networks.slice(0, TIMELINE_NETWORKS), count: networks.length });
-  };
-  let memberList = [...members.values()];
-
+  const before1 = open?.parts?.[shardKey];
+  const partCount = Object.keys(open?.parts ?? {}).length + (before1 === undefined ? 1 : 0);
+  let part = partOf(set.members, before1?.announced ?? 0, op, partSample(partCount));
   if (open === undefined) {
-    // Opening: every network that joined in this commit is in `incident.opened`.
-    memberList = memberList.map((m) => ({ ...m, announced: true }));
-    timeline = [];
-    note('opened', joined);
+    if (part.active === 0) return { stale: false, changed: false, ...judgedSet() };
+    // Opening: the shard's active members are named by `incident.opened` (so announced).
+    const active = set.members.filter((m) => m.leftAt === undefined);
+    part = partOf(set.members, part.joined, op, partSample(1));
     open = {
       id: incidentId(input.subject.rule, at),
       kind: 'rule',
@@ -361,83 +471,116 @@ export function judgeIncident(
       ...(input.subject.condition === undefined ? {} : { condition: input.subject.condition }),
       state: 'open',
       openedAt: at,
-      members: memberList,
-      timeline,
+      members: [],
+      parts: { [shardKey]: part },
+      timeline: [
+        {
+          at,
+          what: 'opened',
+          networks: active.slice(0, TIMELINE_NETWORKS).map((m) => m.network),
+          count: active.length,
+        },
+      ],
       lastNoticeAt: at,
       alerts: { sent: 0, suppressed: 0 },
       stage: 1,
     };
-    alerts.push(incidentAlert('incident.opened', open, memberList, at));
+    alerts.push(incidentAlert('incident.opened', open, active, at));
+    changed = true;
   } else {
+    const parts: Record<string, IncidentPart> = { ...(open.parts ?? {}) };
+    if (!samePart(parts[shardKey], part)) changed = true;
+    parts[shardKey] = part;
+    // Shards that no longer run: their members leave with them, since no cycle of theirs will judge them.
+    let gone = 0;
+    if (input.shardCount !== undefined) {
+      for (const key of Object.keys(parts)) {
+        if (Number(key) >= input.shardCount) {
+          gone += parts[key]!.active;
+          delete parts[key];
+          changed = true;
+        }
+      }
+    }
+    const timeline = [...open.timeline];
+    const note = (what: TimelineWhat, networks: readonly string[], count = networks.length) => {
+      if (count === 0) return;
+      timeline.push({ at, what, networks: networks.slice(0, TIMELINE_NETWORKS), count });
+      changed = true;
+    };
     note('joined', joined);
     note('rejoined', rejoined);
-    note('left', left);
-    open = { ...open, members: memberList, timeline };
+    note('left', left, left.length + gone);
+    open = { ...open, parts, timeline };
   }
 
-  const activeNow = memberList.filter((m) => m.leftAt === undefined);
-  if (activeNow.length === 0) {
-    // The last member left: the incident resolves with every member's story.
+  const { active: activeNow, total } = partTotals(open);
+  if (activeNow === 0) {
+    // No member of any shard is active: the incident resolves with its worst members' story.
     const resolved: Incident = {
       ...open,
       state: 'resolved',
       resolvedAt: at,
-      timeline: [...open.timeline, { at, what: 'resolved', count: memberList.length }],
+      timeline: [...open.timeline, { at, what: 'resolved', count: total }],
     };
-    alerts.push(incidentAlert('incident.resolved', resolved, memberList, at));
+    alerts.push(incidentAlert('incident.resolved', resolved, sampleOf(resolved, 'worst'), at, total));
     lastIncident = withBoundedTimeline({ ...resolved, alerts: countSent(resolved, alerts.length) });
     open = undefined;
+    changed = true;
   } else {
-    const unannounced = memberList.filter((m) => !m.announced);
-    if (unannounced.length > 0 && ms(at) - ms(open.lastNoticeAt) >= input.groupIntervalMs) {
-      const names = new Set(unannounced.map((m) => m.network));
-      memberList = memberList.map((m) => (names.has(m.network) ? { ...m, announced: true } : m));
+    const fresh = Object.values(open.parts ?? {}).reduce((sum, p) => sum + p.freshCount, 0);
+    if (fresh > 0 && ms(at) - ms(open.lastNoticeAt) >= input.groupIntervalMs) {
+      const about = sampleOf(open, 'fresh');
+      const parts = Object.fromEntries(
+        Object.entries(open.parts ?? {}).map(([key, p]) => [
+          key,
+          { ...p, announced: p.joined, freshCount: 0, fresh: [] },
+        ]),
+      );
       open = {
         ...open,
-        members: memberList,
+        parts,
         lastNoticeAt: at,
-        timeline: [...open.timeline, { at, what: 'updated', count: unannounced.length }],
+        timeline: [...open.timeline, { at, what: 'updated', count: fresh }],
       };
-      alerts.push(incidentAlert('incident.updated', open, unannounced, at));
+      alerts.push(incidentAlert('incident.updated', open, about, at, fresh));
       changed = true;
     }
-    const remindFrom = open.lastRemindAt ?? open.openedAt;
+    // The timers every incident follows (reminder, escalation, times a clock ahead wrote pulled back).
+    const followed = followTimers(open, at, {
+      ...(input.remindEveryMs === undefined ? {} : { remindEveryMs: input.remindEveryMs }),
+      ...(input.escalateAfterMs === undefined ? {} : { escalateAfterMs: input.escalateAfterMs }),
+    });
     if (
-      input.remindEveryMs !== undefined &&
-      open.acknowledged === undefined &&
-      ms(at) - ms(remindFrom) >= input.remindEveryMs
+      followed.timers.openedAt !== open.openedAt ||
+      followed.timers.lastRemindAt !== open.lastRemindAt ||
+      !(ms(open.lastNoticeAt) <= ms(at))
     ) {
-      open = {
-        ...open,
-        lastRemindAt: at,
-        timeline: [...open.timeline, { at, what: 'reminded', count: activeNow.length }],
-      };
-      alerts.push(incidentAlert('incident.reminder', open, activeNow, at));
       changed = true;
     }
-    // Step 6 (issue 25): open, unacknowledged and old enough for the next stage of the escalation schedule.
-    const stage = dueEscalation(
-      {
-        openedAtMs: ms(open.openedAt),
-        stage: open.stage,
-        acknowledged: open.acknowledged !== undefined,
-        resolved: false,
-      },
-      input.escalateAfterMs ?? [],
-      ms(at),
-    );
-    if (stage !== undefined) {
+    open = {
+      ...followed.timers,
+      ...(ms(followed.timers.lastNoticeAt) <= ms(at) ? {} : { lastNoticeAt: at }),
+    };
+    const about = sampleOf(open, 'worst').filter((m) => m.leftAt === undefined);
+    if (followed.reminded !== undefined) {
+      open = { ...open, timeline: [...open.timeline, { at, what: 'reminded', count: activeNow }] };
+      alerts.push(
+        incidentAlert('incident.reminder', { ...open, stage: followed.reminded.stage }, about, at, activeNow),
+      );
+      changed = true;
+    }
+    if (followed.escalated !== undefined) {
       open = {
         ...open,
-        stage,
-        timeline: [...open.timeline, { at, what: 'escalated', count: activeNow.length, stage }],
+        timeline: [...open.timeline, { at, what: 'escalated', count: activeNow, stage: open.stage }],
       };
-      alerts.push(incidentAlert('incident.escalated', open, activeNow, at));
+      alerts.push(incidentAlert('incident.escalated', open, about, at, activeNow));
       changed = true;
     }
     open = withBoundedTimeline({ ...open, alerts: countSent(open, alerts.length) });
   }
-  if (!changed) return { stale: false, changed: false };
+  if (!changed) return { stale: false, changed: false, ...judgedSet() };
   return {
     stale: false,
     changed: true,
@@ -448,7 +591,124 @@ export function judgeIncident(
       ...(lastIncident === undefined ? {} : { last: lastIncident }),
     },
     alerts,
+    ...judgedSet(),
   };
+}
+
+/** What a working set remembers of a member of the incident before: which per-network incidents it held. */
+function pastMember(member: IncidentMember): IncidentMember {
+  return {
+    network: member.network,
+    joinedAt: member.joinedAt,
+    ...(member.leftAt === undefined ? {} : { leftAt: member.leftAt }),
+    ...(member.triggers === undefined ? {} : { triggers: member.triggers }),
+  };
+}
+
+/**
+ * An earlier version's members (`announced` flags, in the incident item) as a working set's: announced ones
+ * number 0 (at most any part's `announced`), the others 1, 2, ... in joining order.
+ */
+function numbered(legacy: readonly IncidentMember[]): IncidentMember[] {
+  let seq = 0;
+  return legacy.map((m) => {
+    const { announced, shard: _shard, ...rest } = m;
+    return { ...rest, seq: announced === false ? ++seq : (m.seq ?? 0) };
+  });
+}
+
+/** An incident with its parts: an earlier version's (every member in the item) summed up per shard. */
+function withParts(incident: Incident, op: RuleOp | undefined): Incident {
+  if (incident.parts !== undefined) return incident;
+  const byShard = new Map<string, IncidentMember[]>();
+  for (const m of incident.members) {
+    const key = String(m.shard ?? 0);
+    byShard.set(key, [...(byShard.get(key) ?? []), m]);
+  }
+  const parts = Object.fromEntries(
+    [...byShard].map(([key, members]) => [key, partOf(numbered(members), 0, op, partSample(byShard.size))]),
+  );
+  return { ...incident, parts };
+}
+
+/** A shard's part from its working set, members numbered up to `announced` being announced. */
+export function partOf(
+  members: readonly IncidentMember[],
+  announced: number,
+  op: RuleOp | undefined,
+  sample = STORY_MAX_MEMBERS,
+): IncidentPart {
+  const active = members.filter((m) => m.leftAt === undefined);
+  const fresh = active.filter((m) => (m.seq ?? 0) > announced);
+  const joined = members.reduce((max, m) => Math.max(max, m.seq ?? 0), 0);
+  const slim = (m: IncidentMember): IncidentMember => {
+    const { triggers: _t, flaps: _f, valueAt: _v, announced: _a, shard: _s, ...rest } = m;
+    return rest;
+  };
+  return {
+    active: active.length,
+    total: members.length,
+    joined,
+    announced: Math.min(announced, joined),
+    freshCount: fresh.length,
+    fresh: fresh.slice(0, sample).map(slim),
+    worst: worstFirst(members, op).slice(0, sample).map(slim),
+  };
+}
+
+/** Members active first, then by peak (the rule's operator), then in joining order. */
+function worstFirst(members: readonly IncidentMember[], op: RuleOp | undefined): IncidentMember[] {
+  return [...members].sort((a, b) => {
+    const activeA = a.leftAt === undefined;
+    if (activeA !== (b.leftAt === undefined)) return activeA ? -1 : 1;
+    if (a.peak === undefined || b.peak === undefined)
+      return a.peak === undefined ? (b.peak === undefined ? 0 : 1) : -1;
+    if (worse(op, a.peak, b.peak)) return -1;
+    if (worse(op, b.peak, a.peak)) return 1;
+    return 0;
+  });
+}
+
+/** Two parts alike but for the members' latest values (not worth a write alone). */
+function samePart(a: IncidentPart | undefined, b: IncidentPart): boolean {
+  if (a === undefined) return false;
+  const key = (p: IncidentPart) =>
+    JSON.stringify({ ...p, fresh: p.fresh.map(unvalued), worst: p.worst.map(unvalued) });
+  return key(a) === key(b);
+}
+
+function unvalued(m: IncidentMember): Omit<IncidentMember, 'value' | 'valueAt'> {
+  const { value: _v, valueAt: _a, ...rest } = m;
+  return rest;
+}
+
+/** An incident's members across its parts (and an earlier version's members still in its item). */
+export function partTotals(incident: Incident): { readonly total: number; readonly active: number } {
+  if (incident.parts === undefined) {
+    return {
+      total: incident.members.length,
+      active: incident.members.filter((m) => m.leftAt === undefined).length,
+    };
+  }
+  const parts = Object.values(incident.parts);
+  return {
+    total: parts.reduce((sum, p) => sum + p.total, 0),
+    active: parts.reduce((sum, p) => sum + p.active, 0),
+  };
+}
+
+/**
+ * The few members an incident item knows beyond its counts, worst first: each part's worst (`worst`) or its
+ * unannounced (`fresh`); an earlier version's item: its members.
+ */
+export function sampleOf(incident: Incident, which: 'worst' | 'fresh'): IncidentMember[] {
+  if (incident.parts === undefined) {
+    return which === 'fresh'
+      ? incident.members.filter((m) => m.announced === false && m.leftAt === undefined)
+      : worstFirst(incident.members, incident.condition?.op);
+  }
+  const all = Object.values(incident.parts).flatMap((p) => p[which]);
+  return worstFirst(all, incident.condition?.op).slice(0, STORY_MAX_MEMBERS);
 }
 
 /** A member's value and peak after a reading (none: as they were). */
@@ -497,6 +757,17 @@ function withBoundedTimeline(incident: Incident): Incident {
   };
 }
 
+/**
+ * An incident with every member (`incidents show`): an earlier version's members still in its item, and those
+ * of the shards' working sets and archives; members of a shard no longer in its parts (it stopped running)
+ * left when it did, at the latest when the incident resolved.
+ */
+export function withMembers(incident: Incident, stored: readonly IncidentMember[]): Incident {
+  const byNetwork = new Map(incident.members.map((m) => [m.network, m]));
+  for (const m of stored) byNetwork.set(m.network, m);
+  return { ...incident, members: [...byNetwork.values()] };
+}
+
 /** The members an alert is about, worst first (by peak, for the rule's operator), capped. */
 export function storyMembers(incident: Incident, members: readonly IncidentMember[]): StoryMember[] {
   const op = incident.condition?.op;
@@ -522,8 +793,9 @@ export function incidentAlert(
   incident: Incident,
   about: readonly IncidentMember[],
   at: string,
+  count: number = about.length,
 ): IncidentAlert {
-  const members = incident.members;
+  const { total, active } = partTotals(incident);
   return {
     event,
     at,
@@ -539,9 +811,9 @@ export function incidentAlert(
       openedAt: incident.openedAt,
       ...(incident.resolvedAt === undefined ? {} : { resolvedAt: incident.resolvedAt }),
       members: storyMembers(incident, about),
-      count: about.length,
-      total: members.length,
-      active: members.filter((m) => m.leftAt === undefined).length,
+      count: Math.max(count, Math.min(about.length, STORY_MAX_MEMBERS)),
+      total,
+      active,
     },
   };
 }

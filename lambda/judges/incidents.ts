@@ -16,7 +16,7 @@
  * acknowledgement with it), so its resolve is sent; with `rule`, an open cell joins only when its trigger is
  * this cycle's (or held back by the alert cap): a per-network incident opened under `none` ends per network.
  */
-import { commitJudged } from '../commit.ts';
+import { COMMIT_ATTEMPTS } from '../commit.ts';
 import type { EscalationSchedule } from '../core/escalation.ts';
 import { isIncidentTransition, mayJoin, type RuleTransition } from '../core/incident-membership.ts';
 import {
@@ -26,6 +26,7 @@ import {
   type IncidentScopeState,
   judgeIncident,
   type MemberView,
+  type ShardMembers,
 } from '../core/incidents.ts';
 import { ruleNetworks } from '../core/rule-eval.ts';
 import { conditionOf } from '../core/rule-kinds/index.ts';
@@ -36,7 +37,9 @@ import { describeError, StoreError } from '../errors.ts';
 import { type DrainResult, drainOutbox, type OutboxDeps } from '../outbox.ts';
 import type {
   FoundIncidentScope,
+  IncidentMemberStore,
   IncidentStore,
+  LoadedMembers,
   RuleStateStore,
   StateStore,
   VersionedState,
@@ -55,6 +58,8 @@ export interface IncidentSettings extends RulesSettings {
   readonly remindEveryMs?: number;
   /** The `escalateAfter` setting (docs/acknowledge.md): the stages' ages; unset or empty: no escalation. */
   readonly escalateAfterMs?: EscalationSchedule;
+  /** How many shards run (the schedule's event says it): parts of shards past it leave their incidents. */
+  readonly shardCount?: number;
 }
 
 /** Waiting alerts kept in an incident item before the oldest move out: an incident alert can name 1,000 networks. */
@@ -91,13 +96,18 @@ export function rulesAndIncidentsJudge(
   if (incidents === undefined || deps.ruleState === undefined) {
     return rulesJudge(deps, settings, deadline);
   }
-  // Each rule's incident item as this cycle leaves it: what the rule items' alerts are sent as (set by judge).
-  const decided = new Map<string, IncidentScopeState>();
+  // Each rule's incident item and the shard's working set as this cycle leaves them: what the rule items'
+  // alerts are sent as (set by judge).
+  const decided = new Map<string, { state: IncidentScopeState; members?: ShardMembers }>();
   const recordOnly = (alert: Pick<AlertRecord, 'event'>): boolean => {
     if (!isGroupedRuleAlert(alert)) return false;
     const transition = alert as RuleTransition & { readonly rule?: string };
-    return transition.rule !== undefined && isIncidentTransition(decided.get(transition.rule), transition);
+    if (transition.rule === undefined) return false;
+    const left = decided.get(transition.rule);
+    return isIncidentTransition(left?.state, transition, left?.members);
   };
+  const shard = settings.ruleShard ?? 0;
+  const memberStore = boundStore(incidents.members, deadline);
   const rules = rulesJudge({ ...deps, recordOnly }, settings, deadline);
   const bound = boundStore(incidents, deadline);
   // Every incident item, read alongside the requests (one Query): the rules judged, and any left waiting.
@@ -150,13 +160,14 @@ export function rulesAndIncidentsJudge(
                 : undefined;
           if (views.length === 0 && watched === undefined)
             return { rule, store, loaded, queued: [], state: loaded.state };
-          return commitIncident(rule, store, loaded, evidence, {
+          return commitIncident(rule, store, loaded, evidence, memberStore, {
             subject:
               subject === undefined
                 ? { rule }
                 : { rule, ruleText: subject.text, condition: conditionOf(subject) },
-            shard: settings.ruleShard ?? 0,
+            shard,
             views,
+            ...(settings.shardCount === undefined ? {} : { shardCount: settings.shardCount }),
             ...(watched === undefined ? {} : { watched }),
             groupIntervalMs: settings.groupIntervalMs ?? DEFAULT_GROUP_INTERVAL_MS,
             ...(settings.remindEveryMs === undefined ? {} : { remindEveryMs: settings.remindEveryMs }),
@@ -178,15 +189,17 @@ export function rulesAndIncidentsJudge(
                     cause: reason,
                   }),
           });
-          // Its outbox is still sent, from what was read.
+          // Its outbox is still sent, from what was read; the working set as this cycle left it.
           const scope = scopes.get(rule);
-          if (scope !== undefined)
+          const members = reason instanceof IncidentWriteError ? reason.members : undefined;
+          if (scope !== undefined || members !== undefined)
             runs.push({
               rule,
-              store: scope.store,
-              loaded: scope.loaded,
+              store: scope?.store ?? boundStore(incidents.incidentScope(rule), deadline),
+              loaded: scope?.loaded ?? EMPTY,
               queued: [],
-              state: scope.loaded.state,
+              state: scope?.loaded.state ?? EMPTY_INCIDENT_SCOPE,
+              ...(members === undefined ? {} : { members }),
             });
         }
       });
@@ -202,13 +215,37 @@ export function rulesAndIncidentsJudge(
             state: scope.loaded.state,
           });
       }
-      for (const run of runs) decided.set(run.rule, run.state);
+      // A rule's per-network alerts waiting in the rule items are sent as the shard's working set says: read
+      // it where this cycle did not (the rule was not judged, its incident closed), and the shard has a share.
+      const missing = runs.filter(
+        (run) => run.members === undefined && hasShare(run.state, shard) && waitsFor(verdict, run.rule),
+      );
+      const readSets = await Promise.allSettled(
+        missing.map((run) => memberStore.loadMembers(run.rule, shard)),
+      );
+      let unreadSets = false;
+      readSets.forEach((outcome, i) => {
+        const run = missing[i]!;
+        if (outcome.status === 'fulfilled') runs[runs.indexOf(run)] = { ...run, members: outcome.value.set };
+        else unreadSets = true;
+      });
+      for (const run of runs)
+        decided.set(run.rule, {
+          state: run.state,
+          ...(run.members === undefined ? {} : { members: run.members }),
+        });
       // A write that failed may have landed all the same (its answer lost, the deadline cut it): which network
       // joined is then unknown here, so the rule items' alerts wait for a later cycle, which decides from the
       // item as stored (docs/design/incidents.md, Switching groupBy).
-      const uncertain = settled.some(
-        (outcome) => outcome.status === 'rejected' && mayHaveLanded(outcome.reason),
-      );
+      const uncertain =
+        unreadSets ||
+        settled.some(
+          (outcome) =>
+            outcome.status === 'rejected' &&
+            (outcome.reason instanceof IncidentWriteError
+              ? outcome.reason.uncertain
+              : mayHaveLanded(outcome.reason)),
+        );
       return withIncidents(verdict, runs, failures, deps, uncertain);
     },
   };
@@ -238,6 +275,8 @@ interface IncidentRun {
   readonly written?: boolean;
   /** The item's state after this cycle: what it wrote, or what it read. */
   readonly state: IncidentScopeState;
+  /** The shard's working set after this cycle (absent: not read, none needed). */
+  readonly members?: ShardMembers;
 }
 
 /**
@@ -283,33 +322,176 @@ function viewsOf(rule: Rule, verdict: RulesVerdict, grouping: boolean): MemberVi
   return views;
 }
 
+/**
+ * One rule's incident in this shard's cycle: the working set is written before the incident item (a member is
+ * never counted without its details stored), each conditioned on the version read; when another cycle wrote
+ * either first, both are judged again on what it wrote. An opening this cycle made is then named in the
+ * working set (one more write; if it fails, the next cycle adopts the open incident).
+ */
 async function commitIncident(
   rule: string,
   store: StateStore<IncidentScopeState>,
   first: VersionedState<IncidentScopeState>,
   evidence: Evidence,
-  input: Omit<Parameters<typeof judgeIncident>[1], 'at' | 'decideByMs'>,
+  memberStore: IncidentMemberStore | undefined,
+  input: Omit<Parameters<typeof judgeIncident>[1], 'at' | 'decideByMs' | 'members'>,
 ): Promise<IncidentRun> {
-  const done = await commitJudged(store, `the incident (incident#${rule})`, first, evidence.claim, (item) => {
-    const judged = judgeIncident(item.version === 0 ? undefined : item.state, {
+  const what = `the incident (incident#${rule})`;
+  // A quiet shard reads no working set: only one with an open cell, or a share in the open incident.
+  const open = first.state.open;
+  const key = String(input.shard);
+  const needsMembers =
+    memberStore !== undefined &&
+    (input.views.some((v) => v.open) ||
+      (open !== undefined &&
+        ((open.parts !== undefined && Object.hasOwn(open.parts, key)) ||
+          open.members.some((m) => (m.shard ?? 0) === input.shard))));
+  let members: LoadedMembers | undefined;
+  const loadMembers = async (): Promise<LoadedMembers> => {
+    try {
+      return await memberStore!.loadMembers(rule, input.shard);
+    } catch (error) {
+      throw new StoreError(`cannot read the members of ${what}: ${describeError(error)}`, { cause: error });
+    }
+  };
+  if (needsMembers) members = await loadMembers();
+  const read = members;
+  /**
+   * The incident item's write failed. Refused (a 4xx applies nothing): the working set goes back to what was
+   * read, so the per-network alerts go as if none joined (published per network); when that fails too, or the
+   * write may have landed, membership is uncertain and they wait for the next cycle, which decides from what is
+   * stored.
+   */
+  const failedWrite = async (error: unknown, message: string): Promise<IncidentWriteError> => {
+    if (mayHaveLanded(error)) return new IncidentWriteError(message, error, members?.set, true);
+    if (members === undefined || read === undefined || members === read) {
+      return new IncidentWriteError(message, error, members?.set, false);
+    }
+    try {
+      if (await memberStore!.writeMembers(rule, input.shard, read.set, members)) {
+        return new IncidentWriteError(message, error, read.set, false);
+      }
+    } catch {
+      // Uncertain: below.
+    }
+    return new IncidentWriteError(message, error, members.set, true);
+  };
+  let loaded = first;
+  for (let attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
+    const judged = judgeIncident(loaded.version === 0 ? undefined : loaded.state, {
       ...input,
+      ...(members === undefined ? {} : { members: members.set }),
       at: evidence.at,
       decideByMs: evidence.claim.untilMs,
     });
-    // Unchanged: nothing to write (a steady attack writes only when a peak rises).
-    if (judged.stale || !judged.changed) return { stale: true };
-    const nextSeq = item.state.nextSeq;
+    if (judged.stale) return { rule, store, loaded, queued: [], state: loaded.state, ...setOf(members) };
+    if (members !== undefined && judged.membersChanged) {
+      if (judged.archive !== undefined) {
+        try {
+          await memberStore!.archiveMembers(rule, input.shard, judged.archive);
+        } catch (error) {
+          throw new StoreError(
+            `cannot keep the members of a finished incident of ${what}: ${describeError(error)}`,
+            {
+              cause: error,
+            },
+          );
+        }
+      }
+      let written: boolean;
+      try {
+        written = await memberStore!.writeMembers(rule, input.shard, judged.members, members);
+      } catch (error) {
+        throw new StoreError(`cannot write the members of ${what}: ${describeError(error)}`, {
+          cause: error,
+        });
+      }
+      if (!written) {
+        members = await loadMembers();
+        continue;
+      }
+      members = { set: judged.members, version: members.version + 1, stale: [] };
+    }
+    if (!judged.changed) return { rule, store, loaded, queued: [], state: loaded.state, ...setOf(members) };
+    const nextSeq = loaded.state.nextSeq;
     const alerts = judged.alerts.map((alert, i) => ({ ...alert, seq: nextSeq + i }) as AlertRecord);
-    return { stale: false, state: { ...judged.state, nextSeq: nextSeq + alerts.length }, alerts };
-  });
-  return {
-    rule,
-    store,
-    loaded: done.loaded,
-    queued: done.queued,
-    written: done.state !== done.loaded.state,
-    state: done.state,
-  };
+    const state = { ...judged.state, nextSeq: nextSeq + alerts.length };
+    let committed: boolean;
+    try {
+      committed = await store.commit(state, loaded.version, alerts, evidence.claim);
+    } catch (error) {
+      throw await failedWrite(error, `cannot write ${what}: ${describeError(error)}`);
+    }
+    if (committed) {
+      members = await named(memberStore, rule, input.shard, members, state);
+      return { rule, store, loaded, queued: alerts, written: true, state, ...setOf(members) };
+    }
+    try {
+      loaded = await store.load();
+    } catch (error) {
+      throw new StoreError(`cannot read ${what}: ${describeError(error)}`, { cause: error });
+    }
+  }
+  throw new StoreError(`${what} kept changing under this cycle (${COMMIT_ATTEMPTS} attempts)`);
+}
+
+/** A failed write of an incident: the working set as this cycle left it, and whether membership is uncertain. */
+class IncidentWriteError extends StoreError {
+  constructor(
+    message: string,
+    cause: unknown,
+    readonly members: ShardMembers | undefined,
+    readonly uncertain: boolean,
+  ) {
+    super(message, { cause });
+  }
+}
+
+/** Whether the incident (open, or the latest resolved) has members of `shard` in its working sets. */
+function hasShare(state: IncidentScopeState, shard: number): boolean {
+  const key = String(shard);
+  return [state.open, state.last].some(
+    (incident) => incident?.parts !== undefined && Object.hasOwn(incident.parts, key),
+  );
+}
+
+/** Whether a rule item of this cycle has a per-network alert of `rule` waiting or queued (or spilled: unknown). */
+function waitsFor(verdict: RulesVerdict, rule: string): boolean {
+  return verdict.runs.some(
+    (run) =>
+      run.queued.some((a) => isGroupedRuleAlert(a) && a.rule === rule) ||
+      run.loaded.outbox.some(
+        (entry) =>
+          (entry as { spilled?: boolean }).spilled === true ||
+          (isGroupedRuleAlert(entry as Pick<AlertRecord, 'event'>) &&
+            (entry as { rule?: string }).rule === rule),
+      ),
+  );
+}
+
+const setOf = (members: LoadedMembers | undefined): { members?: ShardMembers } =>
+  members === undefined ? {} : { members: members.set };
+
+/** The working set named after the incident this cycle opened (best effort: else the next cycle adopts it). */
+async function named(
+  memberStore: IncidentMemberStore | undefined,
+  rule: string,
+  shard: number,
+  members: LoadedMembers | undefined,
+  state: IncidentScopeState,
+): Promise<LoadedMembers | undefined> {
+  if (memberStore === undefined || members === undefined) return members;
+  const id = state.open?.id;
+  if (id === undefined || members.set.incident !== undefined) return members;
+  const set = { ...members.set, incident: id };
+  try {
+    if (await memberStore.writeMembers(rule, shard, set, members)) {
+      return { set, version: members.version + 1, stale: [] };
+    }
+  } catch {
+    // The next cycle adopts it.
+  }
+  return { ...members, set };
 }
 
 /** The rules judge's verdict with the incidents: their alerts queued, their items sent after the rule items. */

@@ -275,7 +275,7 @@ describe('parseMonitorContext with shardSize', () => {
     // Prepare: ids of 10 characters take 13 each in the input ("id-0000001",), less the last comma;
     // the shards after the first are the longest (pollFilter false, and a shard index of one digit here)
     const networks = fleet(2000, 'id-').map((id) => id.replace(/\d+$/, (n) => n.padStart(7, '0')));
-    const empty = { index: 1, networks: [], pollFilter: false };
+    const empty = { index: 1, networks: [], pollFilter: false, count: 2 };
     const largest = Math.floor((MAX_SCHEDULE_INPUT_CHARS - scheduleInputChars(empty) + 1) / 13);
 
     // Act

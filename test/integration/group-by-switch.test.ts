@@ -190,7 +190,7 @@ describe('switching groupBy while incidents are open (dynalite, loopback API)', 
       'incident.resolved [a2,a1]',
       'network.rule_resolved a3',
     ]);
-    const [scope] = await none.store.findIncidentScopes();
+    const [scope] = await none.store.findIncidents();
     expect(scope?.loaded.state.open).toBeUndefined();
     expect(scope?.loaded.state.last?.members.map((member) => member.network)).toEqual(['a1', 'a2']);
     // Every transition is recorded once either way.
@@ -407,6 +407,7 @@ describe('switching groupBy while incidents are open (dynalite, loopback API)', 
       return wrapped;
     };
     const lossyStore: IncidentStore = {
+      members: m.store.members,
       incidentScope: (rule) => wrap(m.store.incidentScope(rule)),
       findIncidentScopes: async () =>
         (await m.store.findIncidentScopes()).map((f) => ({ ...f, store: wrap(f.store) })),
@@ -465,6 +466,7 @@ describe('switching groupBy while incidents are open (dynalite, loopback API)', 
     await cycle(rule);
     pps['a1'] = 600_000;
     const refusing: IncidentStore = {
+      members: rule.store.members,
       incidentScope: (name) => refused(rule.store.incidentScope(name)),
       findIncidentScopes: async () =>
         (await rule.store.findIncidentScopes()).map((f) => ({ ...f, store: refused(f.store) })),

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { loadConfig } from '../../lambda/config.ts';
-import type { IncidentScopeState } from '../../lambda/core/incidents.ts';
+import { type IncidentScopeState, STORY_MAX_MEMBERS } from '../../lambda/core/incidents.ts';
 import { CLAIM_GRACE_MS, type CycleLog, type CycleSettings, runCycle } from '../../lambda/cycle.ts';
 import type { IncidentStore, StateStore } from '../../lambda/ports.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
@@ -226,6 +226,7 @@ describe('incidents across networks in the poll cycle (dynalite, loopback API, s
         release: died,
       }) as StateStore<IncidentScopeState>;
     const crashing: IncidentStore = {
+      members: m.store.members,
       incidentScope: (rule) => crash(m.store.incidentScope(rule)),
       findIncidentScopes: async () =>
         (await m.store.findIncidentScopes()).map((f) => ({ ...f, store: crash(f.store) })),
@@ -267,9 +268,14 @@ describe('incidents across networks in the poll cycle (dynalite, loopback API, s
     const [opened, updated] = accepted.map(sqsOf);
     expect(opened!.networkCount + updated!.networkCount).toBe(1000);
     expect(updated!.networksTotal).toBe(1000);
+    // Each alert names a bounded few (the worst first), and counts them all.
+    for (const doc of [opened!, updated!]) expect(doc.networks.length).toBeLessThanOrEqual(STORY_MAX_MEMBERS);
     for (const input of accepted) expect(Buffer.byteLength(input.Message!)).toBeLessThan(SNS_MAX_BYTES);
     for (const input of accepted) expect(input.Subject!.length).toBeLessThanOrEqual(99);
-    const scopes = await m.store.findIncidentScopes();
+    // The incident item holds counts and a few members; every member is listed from the working sets.
+    const [item] = await m.store.findIncidentScopes();
+    expect(item?.loaded.state.open?.members).toEqual([]);
+    const scopes = await m.store.findIncidents();
     expect(scopes[0]?.loaded.state.open?.members).toHaveLength(1000);
   }, 60_000);
 

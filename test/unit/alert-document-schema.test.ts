@@ -16,10 +16,13 @@ import {
   acknowledgeHealthIncident,
   acknowledgeIncident,
   acknowledgeMonitorIncident,
+  acknowledgeRuleIncident,
 } from '../../lambda/core/incident-ack.ts';
-import { type IncidentScopeState, judgeIncident } from '../../lambda/core/incidents.ts';
+import { type IncidentScopeState, judgeIncident, type ShardMembers } from '../../lambda/core/incidents.ts';
 import { type HealthState, judgeHealth, type NetworkOutcome } from '../../lambda/core/network-health.ts';
 import { evaluateRules } from '../../lambda/core/rule-eval.ts';
+import { followRuleIncidents } from '../../lambda/core/rule-incidents.ts';
+import type { RuleState } from '../../lambda/core/rule-types.ts';
 import { parseRules } from '../../lambda/core/rules.ts';
 import { dueAnnouncements, type HeldChanges } from '../../lambda/core/silence.ts';
 import type { AlertEvent, AlertRecord } from '../../lambda/core/types.ts';
@@ -233,6 +236,65 @@ function healthIncidentAlerts(): AlertRecord[] {
   return alerts;
 }
 
+/**
+ * A rule's incident on one network (`groupBy=none`) followed: triggered, reminded, escalated, acknowledged, then
+ * resolved at the stage reached (evaluateRules, followRuleIncidents, acknowledgeRuleIncident); a baseline rule
+ * and a boolean rule beside it, so that every kind's follow-up is rendered.
+ */
+function ruleCellIncidentAlerts(): AlertRecord[] {
+  const { rules } = parseRules(
+    'pps: traffic.in_pps > 50000; flag: attack.on == true; surge: traffic.in_pps > 3x baseline',
+  );
+  let state: RuleState | undefined;
+  let nextSeq = 1;
+  const alerts: AlertRecord[] = [];
+  for (let i = 0; i <= 20; i++) {
+    const at = minute(i);
+    const pps = i < 11 ? 1000 : i < 19 ? 90_000 : 1000;
+    const evaluated = evaluateRules({
+      rules,
+      networks: ['net-2'],
+      state,
+      at,
+      observations: [
+        {
+          networkId: 'net-2',
+          at,
+          readings: {
+            pps: { kind: 'value', value: pps },
+            flag: { kind: 'value', value: pps > 50_000 },
+            surge: { kind: 'value', value: pps },
+          },
+        },
+      ],
+    });
+    const followed = followRuleIncidents({
+      rules,
+      state: evaluated.state,
+      at,
+      observations: [{ networkId: 'net-2', at, readings: { pps: { kind: 'value', value: pps } } }],
+      settings: { remindEveryMs: 120_000, escalateAfterMs: [180_000] },
+      room: 100,
+    });
+    state = followed.state;
+    for (const alert of [...evaluated.alerts, ...followed.alerts])
+      alerts.push({ ...alert, seq: nextSeq++ } as AlertRecord);
+    if (i === 15) {
+      const acked = acknowledgeRuleIncident({ rules: state, nextSeq }, `pps/net-2/${minute(11)}`, {
+        by: 'arn:aws:iam::123456789012:user/ops',
+        at,
+        note: 'scrubbing',
+      });
+      if (acked.outcome === 'acknowledged' && acked.alert !== undefined) {
+        state = acked.state.rules;
+        nextSeq = acked.state.nextSeq;
+        alerts.push(acked.alert);
+      }
+    }
+  }
+  return alerts;
+}
+
 /** The alerts of one rule's incident across networks: opened, updated, a reminder, resolved (judgeIncident). */
 function incidentAlerts(): AlertRecord[] {
   const rule = parseRules('flood: traffic.in.pps > 500k').rules[0]!;
@@ -242,6 +304,7 @@ function incidentAlerts(): AlertRecord[] {
     condition: { path: rule.path, op: rule.op, threshold: rule.threshold },
   };
   let state: IncidentScopeState | undefined;
+  let members: ShardMembers | undefined;
   const alerts: AlertRecord[] = [];
   const steps: Array<[number, Array<[string, boolean, number]>]> = [
     [
@@ -271,7 +334,9 @@ function incidentAlerts(): AlertRecord[] {
       groupIntervalMs: 300_000,
       remindEveryMs: 360_000,
       escalateAfterMs: [300_000],
+      ...(members === undefined ? {} : { members }),
     });
+    if (!judged.stale) members = judged.members;
     if (judged.stale || !judged.changed) continue;
     alerts.push(...judged.alerts.map((a, n) => ({ ...a, seq: (state?.nextSeq ?? 1) + n })));
     state = { ...judged.state, nextSeq: judged.state.nextSeq + judged.alerts.length };
@@ -504,6 +569,42 @@ describe('every event kind, as its producer makes it, validates', () => {
     const { stage: _stage, ...withoutStage } = documents[2]!;
     expect(errorsOf(withoutStage)).not.toEqual([]);
     expect(errorsOf({ ...documents[2], networkCount: 1 })).not.toEqual([]);
+  });
+
+  it("a rule's incident on one network reminded, escalated, acknowledged and resolved: documents of its shape, valid", () => {
+    // Act
+    const alerts = ruleCellIncidentAlerts().filter((a) => a.rule === 'pps');
+    const documents = alerts.map((alert) => sqsDocument(alert));
+
+    // Assess
+    expect(alerts.map((a) => `${a.event}@${a.stage ?? 1}`)).toEqual([
+      'network.rule_triggered@1',
+      'incident.reminder@1',
+      'incident.escalated@2',
+      'incident.reminder@2',
+      'incident.acknowledged@2',
+      // Acknowledged: no reminder at minute 17; the resolve is sent at the stage reached.
+      'network.rule_resolved@2',
+    ]);
+    for (const document of documents) {
+      expect(errorsOf(document), JSON.stringify(document)).toEqual([]);
+      expect(document['incident']).toBe(`pps/net-2/${minute(11)}`);
+    }
+    expect(documents[2]).toMatchObject({ action: 'trigger', stage: 2, network: 'net-2', rule: 'pps' });
+    expect(documents[4]).toMatchObject({
+      action: 'acknowledge',
+      acknowledgedBy: 'arn:aws:iam::123456789012:user/ops',
+      detail: 'scrubbing',
+    });
+    expect(documents[5]).toMatchObject({ action: 'resolve', stage: 2 });
+    // The boolean and the baseline rules' follow-ups validate too.
+    for (const alert of ruleCellIncidentAlerts().filter((a) => a.rule !== 'pps'))
+      expect(errorsOf(sqsDocument(alert)), JSON.stringify(alert)).toEqual([]);
+    // Not vacuous: an escalation without its stage, or a reminder without its network, fails.
+    const { stage: _stage, ...withoutStage } = documents[2]!;
+    expect(errorsOf(withoutStage)).not.toEqual([]);
+    const { network: _network, ...withoutNetwork } = documents[1]!;
+    expect(errorsOf(withoutNetwork)).not.toEqual([]);
   });
 
   it('the producers make every event kind', () => {

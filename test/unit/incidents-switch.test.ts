@@ -6,11 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { isIncidentTransition, mayJoin } from '../../lambda/core/incident-membership.ts';
 import {
+  EMPTY_SHARD_MEMBERS,
   type IncidentJudgeInput,
   type IncidentScopeState,
   judgeIncident,
   MEMBER_TRIGGERS_MAX,
   type MemberView,
+  type ShardMembers,
 } from '../../lambda/core/incidents.ts';
 import type { RuleCell } from '../../lambda/core/rule-types.ts';
 
@@ -23,8 +25,23 @@ const input = (minute: number, views: MemberView[]): IncidentJudgeInput => ({
   views,
   groupIntervalMs: 60_000,
 });
-const stateOf = (judged: ReturnType<typeof judgeIncident>): IncidentScopeState | undefined =>
-  'state' in judged ? judged.state : undefined;
+
+/** The incident item and the shard's working set, carried from one judgement to the next as the store would. */
+interface Held {
+  readonly state?: IncidentScopeState;
+  readonly set: ShardMembers;
+}
+const START: Held = { set: EMPTY_SHARD_MEMBERS };
+function step(held: Held, judgeInput: IncidentJudgeInput) {
+  const judged = judgeIncident(held.state, { ...judgeInput, members: held.set });
+  if (judged.stale) return { judged, held };
+  const state = judged.changed ? judged.state : held.state;
+  let set = judged.members;
+  if (set.incident === undefined && state?.open !== undefined) set = { ...set, incident: state.open.id };
+  return { judged, held: { ...(state === undefined ? {} : { state }), set } };
+}
+const unchanged = (judged: ReturnType<typeof judgeIncident>) =>
+  !judged.stale && !judged.changed && !judged.membersChanged;
 
 describe('judgeIncident with views that may not join', () => {
   it('an open cell with joins=false neither opens nor joins; one that may join records its trigger time', () => {
@@ -35,13 +52,13 @@ describe('judgeIncident with views that may not join', () => {
     ];
 
     // Act
-    const solo = judgeIncident(undefined, input(1, views.slice(0, 1)));
-    const both = judgeIncident(undefined, input(1, views));
+    const solo = step(START, input(1, views.slice(0, 1)));
+    const both = step(START, input(1, views));
 
     // Assess
-    expect(solo).toEqual({ stale: false, changed: false });
-    const open = stateOf(both)?.open;
-    expect(open?.members.map((m) => [m.network, m.triggers])).toEqual([['a2', [at(1)]]]);
+    expect(unchanged(solo.judged)).toBe(true);
+    expect(both.held.state?.open?.id).toBe(`flood@${at(1)}`);
+    expect(both.held.set.members.map((m) => [m.network, m.triggers])).toEqual([['a2', [at(1)]]]);
   });
 
   it.each([
@@ -49,83 +66,70 @@ describe('judgeIncident with views that may not join', () => {
     ['joins=true (this cycle queued its trigger)', true, ['a1', 'a2']],
   ])('a network that triggers while the incident is open: %s', (_, joins, members) => {
     // Prepare
-    const opened = stateOf(
-      judgeIncident(
-        undefined,
-        input(0, [{ network: 'a1', open: true, value: 9, triggeredAt: at(0), joins: true }]),
-      ),
-    );
+    const opened = step(
+      START,
+      input(0, [{ network: 'a1', open: true, value: 9, triggeredAt: at(0), joins: true }]),
+    ).held;
 
     // Act
-    const next = judgeIncident(
-      opened,
-      input(1, [{ network: 'a2', open: true, value: 7, triggeredAt: at(1), joins }]),
-    );
+    const next = step(opened, input(1, [{ network: 'a2', open: true, value: 7, triggeredAt: at(1), joins }]));
 
     // Assess
-    expect((stateOf(next) ?? opened)?.open?.members.map((m) => m.network)).toEqual(members);
+    expect(next.held.set.members.map((m) => m.network)).toEqual(members);
   });
 
   it('under joins=false the members still leave and the last one resolves the incident', () => {
     // Prepare
-    const opened = stateOf(
-      judgeIncident(
-        undefined,
-        input(0, [{ network: 'a1', open: true, value: 9, triggeredAt: at(0), joins: true }]),
-      ),
-    );
+    const opened = step(
+      START,
+      input(0, [{ network: 'a1', open: true, value: 9, triggeredAt: at(0), joins: true }]),
+    ).held;
 
     // Act: an active member's open cell, not to join: it stays a member (nothing to write), then leaves.
-    const steady = judgeIncident(opened, input(1, [{ network: 'a1', open: true, value: 9, joins: false }]));
-    const closed = judgeIncident(opened, input(2, [{ network: 'a1', open: false, value: 1 }]));
+    const steady = step(opened, input(1, [{ network: 'a1', open: true, value: 9, joins: false }]));
+    const closed = step(opened, input(2, [{ network: 'a1', open: false, value: 1 }]));
 
     // Assess
-    expect(steady).toEqual({ stale: false, changed: false });
-    expect('alerts' in closed ? closed.alerts.map((a) => a.event) : []).toEqual(['incident.resolved']);
-    expect(stateOf(closed)?.open).toBeUndefined();
-    expect(stateOf(closed)?.last?.members[0]?.triggers).toEqual([at(0)]);
+    expect(unchanged(steady.judged)).toBe(true);
+    expect('alerts' in closed.judged ? closed.judged.alerts.map((a) => a.event) : []).toEqual([
+      'incident.resolved',
+    ]);
+    expect(closed.held.state?.open).toBeUndefined();
+    expect(closed.held.set.members[0]?.triggers).toEqual([at(0)]);
   });
 
   it('a rejoin and an unseen reopening add their trigger times, at most MEMBER_TRIGGERS_MAX kept', () => {
     // Prepare
-    let scope = stateOf(
-      judgeIncident(
-        undefined,
-        input(0, [{ network: 'a1', open: true, value: 9, triggeredAt: at(0), joins: true }]),
-      ),
-    );
-    scope = stateOf(
-      judgeIncident(
-        scope,
-        input(1, [
-          { network: 'a1', open: false, value: 1 },
-          { network: 'a2', open: true, value: 9, triggeredAt: at(1), joins: true },
-        ]),
-      ),
-    );
+    let held = step(
+      START,
+      input(0, [{ network: 'a1', open: true, value: 9, triggeredAt: at(0), joins: true }]),
+    ).held;
+    held = step(
+      held,
+      input(1, [
+        { network: 'a1', open: false, value: 1 },
+        { network: 'a2', open: true, value: 9, triggeredAt: at(1), joins: true },
+      ]),
+    ).held;
 
     // Act: a1 back (a rejoin), then its cell reopened unseen, then the same cell again.
-    const rejoined = stateOf(
-      judgeIncident(
-        scope,
-        input(2, [{ network: 'a1', open: true, value: 9, triggeredAt: at(2), joins: true }]),
-      ),
-    );
-    const reopened = stateOf(
-      judgeIncident(
-        rejoined,
-        input(3, [{ network: 'a1', open: true, value: 9, triggeredAt: at(3), joins: true }]),
-      ),
-    );
-    const same = judgeIncident(
+    const rejoined = step(
+      held,
+      input(2, [{ network: 'a1', open: true, value: 9, triggeredAt: at(2), joins: true }]),
+    ).held;
+    const reopened = step(
+      rejoined,
+      input(3, [{ network: 'a1', open: true, value: 9, triggeredAt: at(3), joins: true }]),
+    ).held;
+    const same = step(
       reopened,
       input(4, [{ network: 'a1', open: true, value: 9, triggeredAt: at(3), joins: true }]),
     );
 
     // Assess
-    expect(rejoined?.open?.members[0]?.triggers).toEqual([at(0), at(2)]);
-    expect(reopened?.open?.members[0]?.triggers).toEqual([at(2), at(3)].slice(-MEMBER_TRIGGERS_MAX));
-    expect(same).toEqual({ stale: false, changed: false });
+    expect(rejoined.set.members[0]?.triggers).toEqual([at(0), at(2)]);
+    expect(reopened.set.members[0]?.triggers).toEqual([at(2), at(3)].slice(-MEMBER_TRIGGERS_MAX));
+    expect(unchanged(same.judged)).toBe(true);
   });
 });
 

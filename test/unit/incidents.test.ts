@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
+  EMPTY_SHARD_MEMBERS,
+  type Incident,
   type IncidentJudgeInput,
   type IncidentScopeState,
   incidentRow,
   judgeIncident,
   type MemberView,
+  type ShardMembers,
   STORY_MAX_MEMBERS,
   TIMELINE_MAX,
+  TIMELINE_NETWORKS,
+  withMembers,
 } from '../../lambda/core/incidents.ts';
 
 const MIN = 60_000;
@@ -40,29 +45,59 @@ function views(step: Step): MemberView[] {
 
 /** Replays steps, returning the events published after each and the final state. */
 function replay(steps: readonly Step[], extra: Partial<IncidentJudgeInput> = {}) {
-  let state: IncidentScopeState | undefined;
+  let raw: IncidentScopeState | undefined;
+  // Each shard's working set, and the finished ones kept (what the store keeps beside the incident item).
+  const sets = new Map<number, ShardMembers>();
+  const archived: ShardMembers[] = [];
   const published: string[][] = [];
   const alerts: unknown[][] = [];
+  let writes = 0;
   for (const step of steps) {
-    const judged = judgeIncident(state, {
+    const shard = step.shard ?? 0;
+    const judged = judgeIncident(raw, {
       subject,
-      shard: step.shard ?? 0,
+      shard,
       at: at(step.minute),
       views: views(step),
       groupIntervalMs: 5 * MIN,
       ...extra,
+      members: sets.get(shard) ?? EMPTY_SHARD_MEMBERS,
       ...(step.watched === undefined ? {} : { watched: step.watched }),
     });
+    if (!judged.stale) {
+      if (judged.archive !== undefined) archived.push(judged.archive);
+      sets.set(shard, judged.members);
+    }
     if (judged.stale || !judged.changed) {
       published.push([]);
       alerts.push([]);
       continue;
     }
-    state = { ...judged.state, nextSeq: judged.state.nextSeq + judged.alerts.length };
+    writes++;
+    raw = { ...judged.state, nextSeq: judged.state.nextSeq + judged.alerts.length };
+    // The cycle names its working set after the incident it opened.
+    const set = sets.get(shard)!;
+    if (set.incident === undefined && raw.open !== undefined)
+      sets.set(shard, { ...set, incident: raw.open.id });
     published.push(judged.alerts.map((a) => a.event));
     alerts.push([...judged.alerts]);
   }
-  return { state, published, alerts };
+  const assemble = (incident: Incident | undefined): Incident | undefined => {
+    if (incident === undefined) return undefined;
+    const stored = [...archived, ...sets.values()]
+      .filter((set) => set.incident === incident.id)
+      .flatMap((set) => set.members);
+    return withMembers(incident, stored);
+  };
+  const state =
+    raw === undefined
+      ? undefined
+      : {
+          ...raw,
+          ...(raw.open === undefined ? {} : { open: assemble(raw.open)! }),
+          ...(raw.last === undefined ? {} : { last: assemble(raw.last)! }),
+        };
+  return { state, raw, sets, published, alerts, writes };
 }
 
 describe('judgeIncident over sequences', () => {
@@ -152,7 +187,7 @@ describe('judgeIncident over sequences', () => {
     ]);
     expect(published.flat()).toEqual(['incident.opened']);
     const b = state?.open?.members.find((m) => m.network === 'b');
-    expect(b).toMatchObject({ flaps: 2, peak: 700_000, announced: true });
+    expect(b).toMatchObject({ flaps: 2, peak: 700_000, seq: 2 }); // its join number kept: announced once
     expect(b?.leftAt).toBeUndefined();
     expect(state?.open?.timeline.map((t) => t.what)).toEqual([
       'opened',
@@ -184,50 +219,37 @@ describe('judgeIncident over sequences', () => {
       views: [{ network: 'a', open: false, value: 1 }],
       groupIntervalMs: 5 * MIN,
     });
-    expect(judged).toEqual({ stale: false, changed: false });
+    expect(judged).toEqual({
+      stale: false,
+      changed: false,
+      members: EMPTY_SHARD_MEMBERS,
+      membersChanged: false,
+    });
   });
 
-  it('a peak is written only when it rises', () => {
-    let state: IncidentScopeState | undefined;
-    const step = (minute: number, value: number) => {
-      const judged = judgeIncident(state, {
-        subject,
-        shard: 0,
-        at: at(minute),
-        views: [{ network: 'a', open: true, value }],
-        groupIntervalMs: 5 * MIN,
-      });
-      if (!judged.stale && judged.changed) state = judged.state;
-      return !judged.stale && judged.changed;
-    };
-    expect([step(0, 600_000), step(1, 500_000), step(2, 900_000), step(3, 800_000)]).toEqual([
-      true,
-      false,
-      true,
-      false,
-    ]);
-    expect(state?.open?.members[0]).toMatchObject({ peak: 900_000, peakAt: at(2) });
+  it('a peak is written only when it rises (the working set; the incident item when it is among the worst)', () => {
+    const values = [600_000, 500_000, 900_000, 800_000];
+    const runs = values.map((_, n) =>
+      replay(values.slice(0, n + 1).map((v, minute) => ({ minute, views: { a: [true, v] } }))),
+    );
+    // Each step changed the incident item (and its working set) only when the peak rose.
+    expect(runs.map((r) => r.published.length === 1 || r.writes > runs[runs.indexOf(r) - 1]!.writes)).toEqual(
+      [true, false, true, false],
+    );
+    expect(runs[3]!.state?.open?.members[0]).toMatchObject({ peak: 900_000, peakAt: at(2) });
   });
 
   it('a `<` rule peaks at the lowest value', () => {
     const low = { ...subject, condition: { ...subject.condition, op: '<' as const } };
-    const first = judgeIncident(undefined, {
-      subject: low,
-      shard: 0,
-      at: at(0),
-      views: [{ network: 'a', open: true, value: 50 }],
-      groupIntervalMs: 5 * MIN,
-    });
-    if (first.stale || !first.changed) throw new Error('expected a change');
-    const second = judgeIncident(first.state, {
-      subject: low,
-      shard: 0,
-      at: at(1),
-      views: [{ network: 'a', open: true, value: 10 }],
-      groupIntervalMs: 5 * MIN,
-    });
-    if (second.stale || !second.changed) throw new Error('expected a change');
-    expect(second.state.open?.members[0]?.peak).toBe(10);
+    const { state } = replay(
+      [
+        { minute: 0, views: { a: [true, 50] } },
+        { minute: 1, views: { a: [true, 10] } },
+        { minute: 2, views: { a: [true, 30] } },
+      ],
+      { subject: low },
+    );
+    expect(state?.open?.members[0]?.peak).toBe(10);
   });
 
   it('reminders every remindEvery while open, with the active members; none once acknowledged', () => {
@@ -265,7 +287,7 @@ describe('judgeIncident over sequences', () => {
     expect(published).toEqual([['incident.opened'], ['incident.resolved']]);
   });
 
-  it('1,000 networks attacked in one cycle: one opened carrying every member, then one resolved', () => {
+  it('1,000 networks attacked in one cycle: one opened naming the worst few and counting all, then one resolved', () => {
     const ids = Array.from({ length: 1000 }, (_, i) => `net-${i}`);
     const open: Step = {
       minute: 0,
@@ -279,7 +301,10 @@ describe('judgeIncident over sequences', () => {
     expect(opened.story.members).toHaveLength(Math.min(1000, STORY_MAX_MEMBERS));
     expect(opened.story.members[0]?.network).toBe('net-999');
     expect(state?.last?.timeline.length).toBeLessThanOrEqual(TIMELINE_MAX);
-    expect(state?.last?.timeline[0]?.networks).toHaveLength(10);
+    expect(state?.last?.timeline[0]?.networks).toHaveLength(TIMELINE_NETWORKS);
+    // The incident item keeps counts and a few; every member is in the working set.
+    expect(state?.last?.members).toHaveLength(1000);
+    expect(JSON.stringify(replay([open, close]).raw).length).toBeLessThan(20_000);
   });
 
   it('the timeline stays bounded however long a network flaps', () => {

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { AlertDocument } from '../../lambda/core/alert-documents.ts';
 import { renderAlert } from '../../lambda/core/alert-text.ts';
 import { acknowledgeIncident } from '../../lambda/core/incident-ack.ts';
-import { type IncidentScopeState, judgeIncident } from '../../lambda/core/incidents.ts';
+import { type IncidentScopeState, judgeIncident, type ShardMembers } from '../../lambda/core/incidents.ts';
 import type { AlertRecord } from '../../lambda/core/types.ts';
 import { channelsContext, resourceIdStartingWith, synthMonitor } from '../infra/synth.ts';
 
@@ -232,14 +232,19 @@ describe('the PagerDuty input template of the pipe', () => {
   it('an incident opened, acknowledged and resolved is trigger, acknowledge, resolve of one dedup_key (issue 25)', () => {
     // Prepare: a real incident of one rule, acknowledged by the CLI, then resolved by the judge.
     const subject = { rule: 'flood' };
-    const judge = (state: IncidentScopeState | undefined, minute: number, open: boolean) =>
-      judgeIncident(state, {
+    let members: ShardMembers | undefined;
+    const judge = (state: IncidentScopeState | undefined, minute: number, open: boolean) => {
+      const judged = judgeIncident(state, {
         subject,
         shard: 0,
         at: new Date(Date.UTC(2026, 10, 22, 10, minute)).toISOString(),
         views: [{ network: 'edge-1', open, value: 900_000 }],
         groupIntervalMs: 300_000,
+        ...(members === undefined ? {} : { members }),
       });
+      if (!judged.stale) members = judged.members;
+      return judged;
+    };
     const opened = judge(undefined, 0, true);
     if (opened.stale || !opened.changed) throw new Error('expected an opening');
     const acked = acknowledgeIncident({ ...opened.state, nextSeq: 2 }, opened.state.open!.id, {
