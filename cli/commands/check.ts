@@ -3,13 +3,13 @@ import { createSecretsClient } from '../../lambda/adapters/secrets-client.ts';
 import { createApiClient } from '../../lambda/composition-root.ts';
 import { loadConfig, type MonitorConfig } from '../../lambda/config.ts';
 import { extractFigures, figureCandidates } from '../../lambda/core/figures.ts';
-import { checkRules } from '../../lambda/core/rule-check.ts';
 import { describeShape, suggestStatusPaths } from '../../lambda/core/shape.ts';
 import { DEFAULT_STATUS_PATHS, displayStatus, extractStatus } from '../../lambda/core/status.ts';
 import type { ApiResponse } from '../../lambda/core/types.ts';
 import { SETTINGS, unknownSettings } from '../../lambda/settings.ts';
 import { defineCommand } from '../args.ts';
 import { printExpectedStatus } from '../check/expected-status.ts';
+import { printRules } from '../check/rules.ts';
 import { clip, palette, printable, renderTable, useColour } from '../format.ts';
 import { type CliIo, println } from '../io.ts';
 
@@ -106,41 +106,6 @@ function printFigureFields(
   println(io.stdout, `    npx cdk deploy -c ${SETTINGS.figureFields.context}=${list}`);
 }
 
-/**
- * Each rule against each network that answered: the value it reads, or why it reads nothing, with the nearest
- * numeric path of the body. The names of the rules that read nothing anywhere.
- */
-function printRules(
-  io: CliIo,
-  config: MonitorConfig,
-  networks: readonly ApiResponse[],
-  mark: { ok: string; fail: string },
-): string[] {
-  if (config.rules.length === 0) return [];
-  const answered = networks.flatMap((response, i) =>
-    response.ok ? [{ network: config.networks[i] ?? '', body: response.json }] : [],
-  );
-  if (answered.length === 0) return [];
-  println(io.stdout, 'rules          each rule against each network that answered');
-  const blind: string[] = [];
-  for (const check of checkRules(config.rules, answered)) {
-    println(
-      io.stdout,
-      `  ${check.readsNowhere ? mark.fail : mark.ok} ${clip(printable(check.rule.text), 120)}`,
-    );
-    if (check.readsNowhere) blind.push(check.rule.name);
-    for (const cell of check.cells) {
-      const id = clip(printable(cell.network), 40);
-      const said = cell.reads
-        ? `reads ${String(cell.value)}`
-        : `${cell.why === 'missing' ? 'path missing' : `not a ${check.rule.threshold.kind === 'boolean' ? 'true/false' : 'number'} (${cell.found})`}: ${printable(check.rule.path)}` +
-          (cell.suggestion === undefined ? '' : ` (did you mean ${printable(cell.suggestion)}?)`);
-      println(io.stdout, `      ${id}: ${said}`);
-    }
-  }
-  return blind;
-}
-
 export const checkCommand = defineCommand({
   name: 'check',
   description: [
@@ -150,8 +115,9 @@ export const checkCommand = defineCommand({
     "    prints the body's structure and how to set SHIELDWATCH_STATUS_PATH;",
     '  - GET /api/networks/{id}/realtime for each network in SHIELDWATCH_NETWORKS: its numeric figures,',
     '    the numeric paths seen and a suggested SHIELDWATCH_FIGURE_FIELDS (the figures sent as metrics);',
-    '    and each rule of SHIELDWATCH_RULES against each network that answered: the value it reads, or',
-    '    "path missing" (or of another type) with the nearest numeric path of the body;',
+    '  - the rules in force (SHIELDWATCH_RULES), each against each network that answered: the value it',
+    '    reads and whether it meets the condition now, or "path missing" (or of another type) with the',
+    '    nearest numeric path of the body;',
     '  - SHIELDWATCH_EXPECTED_STATUS against the status found and those the store recorded (its newest',
     '    1000 filter snapshots, when this directory or the AWS settings have a store): one that differs only',
     '    in case or spaces, or is a likely typo, is a failure; one never reported is a warning.',
@@ -292,12 +258,6 @@ export const checkCommand = defineCommand({
           renderTable(['id', 'result', 'answer', 'figures / error'], rows).replace(/^/gm, '  '),
         );
         printFigureFields(io, config, networks, warn);
-        const blind = printRules(io, config, networks, { ok, fail });
-        if (blind.length > 0) {
-          problems.push(
-            `${blind.length === 1 ? 'rule' : 'rules'} ${blind.map((name) => JSON.stringify(name)).join(', ')} ${blind.length === 1 ? 'reads' : 'read'} nothing on any network (it can never trigger)`,
-          );
-        }
         const failed = config.networks.filter((_, i) => networks[i]?.ok !== true);
         if (failed.length > 0) {
           const names = failed.map((id) => JSON.stringify(clip(printable(id), 40)));
@@ -306,12 +266,24 @@ export const checkCommand = defineCommand({
           );
         }
       }
+      const { blind, metNow } = printRules(io, config, networks, { ok, fail });
+      for (const { rule, networks: met } of metNow) {
+        // No surprise alert: a rule already over its line alerts within its first cycles.
+        warnings.push(
+          `rule ${JSON.stringify(rule)} meets its condition now on ${met.map((id) => clip(printable(id), 40)).join(', ')} (it alerts within its first cycles)`,
+        );
+      }
+      if (blind.length > 0) {
+        problems.push(
+          `${blind.length === 1 ? 'rule' : 'rules'} ${blind.map((name) => JSON.stringify(name)).join(', ')} ${blind.length === 1 ? 'reads' : 'read'} nothing on any network (it can never trigger)`,
+        );
+      }
       if (problems.length === 0) {
         println(
           io.stdout,
           warnings.length === 0
             ? colour.green('ready to monitor')
-            : `${colour.green('ready to monitor')}, ${colour.yellow(`but ${warnings.join('; ')} (see warn above)`)}`,
+            : `${colour.green('ready to monitor')}, ${colour.yellow(`but ${warnings.join('; ')} (see above)`)}`,
         );
         return 0;
       }

@@ -73,4 +73,33 @@ describe('check evaluates every rule against each network body', () => {
     expect(ready.code, describeRun(ready)).toBe(0);
     expect(ready.stdout).toContain('ready to monitor');
   });
+
+  it('lists the rules in force with what each reads and whether it meets its condition now; one met now warns (exit 0)', async () => {
+    const run = await runCli(
+      ['check'],
+      settings(
+        'pps: traffic.in.pps > 1k for 3; attack: attack.active == true on edge-2; surge: traffic.in.bps > 3x baseline',
+      ),
+    );
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(run.stdout).toContain(
+      'rules          3 in force (SHIELDWATCH_RULES), each against each network that answered',
+    );
+    expect(run.stdout).toContain('edge-1: reads 1200 (condition MET now: triggers after 3 cycles in a row)');
+    expect(run.stdout).toContain('edge-2: reads 80 (condition not met)');
+    expect(run.stdout).toContain('edge-2: reads false (condition not met)');
+    expect(run.stdout).toContain('edge-1: reads 9000 (its baseline is learned from the first 10 values read');
+    expect(run.stdout).toMatch(
+      /^ready to monitor, but rule "pps" meets its condition now on edge-1 \(it alerts within its first cycles\)/m,
+    );
+  });
+
+  it('without rules says none is in force', async () => {
+    const run = await runCli(['check'], settings(''));
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(run.stdout).toContain(
+      'rules          none in force (SHIELDWATCH_RULES not set; see docs/rules.md)',
+    );
+    expect(run.stdout).toMatch(/^ready to monitor$/m);
+  });
 });
