@@ -142,7 +142,7 @@ export const demoCommand = defineCommand({
       if ((await incidentsCommand.run({ format: 'table' }, demoIo)) !== 0) {
         throw new Error("shieldwatch incidents failed on the demo's table");
       }
-      const attack = (await storeView.findIncidentScopes()).flatMap((s) => {
+      const attack = (await storeView.findIncidents()).flatMap((s) => {
         const incident = s.loaded.state.last ?? s.loaded.state.open;
         return incident === undefined ? [] : [incident.id];
       })[0];

@@ -31,7 +31,7 @@ async function readIncidents(io: CliIo, since?: string): Promise<IncidentView[]>
     const dynamo = new DynamoStore(store.client, config.table);
     const [scopes, monitor, health, ruleItems, events] = await storeCall(store, () =>
       Promise.all([
-        dynamo.findIncidentScopes(),
+        dynamo.findIncidents(),
         dynamo.load(),
         dynamo.allHealthItems(),
         dynamo.allRuleItems(),

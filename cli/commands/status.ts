@@ -888,7 +888,7 @@ export const statusCommand = defineCommand({
             view.querySnapshots({ kind: 'filter' }, { limit: 1 }),
             view.allRuleItems(),
             silenceView.list(),
-            view.findIncidentScopes(),
+            view.findIncidents(),
             view.allHealthItems(),
           ]);
         // The networks shown, and those with an open rule incident (for the value their rule reads now).
