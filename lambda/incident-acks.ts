@@ -7,7 +7,8 @@
  * records and publishes it through the outbox like every other alert (claim, record, publish, remove).
  * Shared by `shieldwatch ack`/`unack` and the acknowledge function. A blind-spot incident's id names its shard
  * (`network.unreachable/<shard>/...`): it is acknowledged alike in that shard's health item (`health#<shard>`);
- * one of the monitor's own (`filter.status_changed/...`, `api.unreachable/...`) in the monitor state item.
+ * one of the monitor's own (`filter.status_changed/...`, `api.unreachable/...`) in the monitor state item; a
+ * rule's on one network (`<rule>/<network>/<triggeredAt>`, `groupBy=none`) in the rule item that holds its cell.
  */
 import { COMMIT_ATTEMPTS } from './commit.ts';
 import type { AckIncidentView } from './core/ack-page.ts';
@@ -17,24 +18,33 @@ import {
   acknowledgeHealthIncident,
   acknowledgeIncident,
   acknowledgeMonitorIncident,
+  acknowledgeRuleIncident,
   incidentRuleOf,
   openHealthIncidentView,
   openMonitorIncidentView,
+  openRuleIncidentView,
   type TimersAckDecision,
   type UnackDecision,
   unacknowledgeHealthIncident,
   unacknowledgeIncident,
   unacknowledgeMonitorIncident,
+  unacknowledgeRuleIncident,
 } from './core/incident-ack.ts';
 import type { Incident, IncidentScopeState } from './core/incidents.ts';
 import { monitorIncidentOpenerOf } from './core/monitor-incidents.ts';
 import { type HealthState, healthShardOf } from './core/network-health.ts';
+import { ruleIncidentOf } from './core/rule-incidents.ts';
 import { describeError, StoreError } from './errors.ts';
-import type { StateStore, VersionedState } from './ports.ts';
+import type { FoundRuleItem, RuleScopeState, StateStore, VersionedState } from './ports.ts';
 
 /** The incident scopes, as the incident store gives them (docs/design/incidents.md, Ports and files). */
 export interface IncidentScopes {
   incidentScope(rule: string): StateStore<IncidentScopeState>;
+  /**
+   * Every rule item of every shard (one Query on pk `state`, sk from `rules#`): they hold the cells whose
+   * per-network incidents (`groupBy=none`) are acknowledged in them. Without it those ids are not found.
+   */
+  allRuleItems?(): Promise<readonly FoundRuleItem[]>;
   /** A shard's health item, which holds its blind-spot incidents (docs/alerts.md, Blind spots). */
   healthScope(shard: number): StateStore<HealthState>;
   /** The monitor state item (`state/monitor`), which holds the status's and the API's incidents. */
@@ -51,10 +61,14 @@ export type UnackResult =
   | { readonly outcome: 'unacknowledged' | 'not-acknowledged'; readonly view: AckIncidentView }
   | { readonly outcome: 'not-open'; readonly resolvedAt?: string };
 
-/** Whether `id` is an incident id `ack` can look for: a rule's (`<rule>@<at>`), a blind spot's, or the monitor's. */
+/**
+ * Whether `id` is an incident id `ack` can look for: a rule's across networks (`<rule>@<at>`), a rule's on one
+ * network (`<rule>/<network>/<at>`), a blind spot's, or the monitor's.
+ */
 export function isAckableId(id: string): boolean {
   return (
     incidentRuleOf(id) !== undefined ||
+    ruleIncidentOf(id) !== undefined ||
     healthShardOf(id) !== undefined ||
     monitorIncidentOpenerOf(id) !== undefined
   );
@@ -95,6 +109,64 @@ async function settle<S, R>(
 }
 
 type AckAlerts = Parameters<StateStore<IncidentScopeState>['commit']>[2];
+
+/**
+ * Acknowledgements a rule item keeps waiting for the next cycle at most: each may carry a note and who (a few
+ * KB), and the item's worst case counts this many beyond its own alerts (docs/design/rule-state.md).
+ */
+export const RULE_ACKS_WAITING_MAX = 8;
+
+/**
+ * The rule items that hold a cell of per-network rule incident `id`, first the one whose cell is open (several
+ * may hold copies for a moment while a network moves; docs/design/rule-state.md), by key.
+ */
+async function ruleItemsOf(scopes: IncidentScopes, id: string): Promise<FoundRuleItem[]> {
+  if (scopes.allRuleItems === undefined) return [];
+  let found: readonly FoundRuleItem[];
+  try {
+    found = await scopes.allRuleItems();
+  } catch (error) {
+    throw new StoreError(`cannot read incident ${id}: ${describeError(error)}`, { cause: error });
+  }
+  return found
+    .filter((item) => openRuleIncidentView(item.loaded.state, id) !== undefined)
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/**
+ * A per-network rule incident's acknowledgement or its withdrawal, settled in the rule item that holds its
+ * open cell (read again and decided again when a cycle wrote first). An item with
+ * {@link RULE_ACKS_WAITING_MAX} acknowledgements waiting takes no more until the next cycle sent them.
+ */
+async function settleRuleCell<R>(
+  scopes: IncidentScopes,
+  id: string,
+  decide: (state: RuleScopeState) => TimersAckDecision<RuleScopeState>,
+): Promise<R> {
+  const [item] = await ruleItemsOf(scopes, id);
+  if (item === undefined) return { outcome: 'not-open' } as R;
+  let loaded: VersionedState<RuleScopeState> = item.loaded;
+  for (let attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
+    if (attempt > 1) loaded = await load(item.store, id);
+    const decision = decide(loaded.state);
+    const settled = timersSettled<R, RuleScopeState>(decision);
+    if (!('write' in settled)) return settled.result;
+    const waiting = loaded.outbox.filter((entry) => entry.event === 'incident.acknowledged').length;
+    if (settled.alerts.length > 0 && waiting >= RULE_ACKS_WAITING_MAX) {
+      throw new StoreError(
+        `cannot write incident ${id}: ${waiting} acknowledgements wait in its rule item (${item.key}); try again after the next poll cycle`,
+      );
+    }
+    let written: boolean;
+    try {
+      written = await item.store.commit(settled.write, loaded.version, settled.alerts);
+    } catch (error) {
+      throw new StoreError(`cannot write incident ${id}: ${describeError(error)}`, { cause: error });
+    }
+    if (written) return settled.result;
+  }
+  throw new StoreError(`incident ${id} kept changing (${COMMIT_ATTEMPTS} attempts)`);
+}
 
 /**
  * A blind-spot or monitor incident's decision (both kept as timers beside what opened them) as the result of
@@ -142,6 +214,9 @@ export async function acknowledge(
       timersSettled<AckResult, HealthState>(acknowledgeHealthIncident(state, id, ack)),
     );
   }
+  if (ruleIncidentOf(id) !== undefined) {
+    return settleRuleCell<AckResult>(scopes, id, (state) => acknowledgeRuleIncident(state, id, ack));
+  }
   const rule = incidentRuleOf(id);
   if (rule === undefined) return { outcome: 'not-open' };
   return settle<IncidentScopeState, AckResult>(scopes.incidentScope(rule), id, (scope) => {
@@ -177,6 +252,9 @@ export async function unacknowledge(
       timersSettled<UnackResult, HealthState>(unacknowledgeHealthIncident(state, id)),
     );
   }
+  if (ruleIncidentOf(id) !== undefined) {
+    return settleRuleCell<UnackResult>(scopes, id, (state) => unacknowledgeRuleIncident(state, id));
+  }
   const rule = incidentRuleOf(id);
   if (rule === undefined) return { outcome: 'not-open' };
   return settle<IncidentScopeState, UnackResult>(scopes.incidentScope(rule), id, (scope) => {
@@ -206,6 +284,10 @@ export async function findOpenIncident(
   const shard = healthShardOf(id);
   if (shard !== undefined) {
     return openHealthIncidentView((await load(scopes.healthScope(shard), id)).state, id);
+  }
+  if (ruleIncidentOf(id) !== undefined) {
+    const [item] = await ruleItemsOf(scopes, id);
+    return item === undefined ? undefined : openRuleIncidentView(item.loaded.state, id);
   }
   const rule = incidentRuleOf(id);
   if (rule === undefined) return undefined;

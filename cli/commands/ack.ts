@@ -24,7 +24,8 @@ function incidentIdOf(command: string, id: string): string {
   if (id.length > MAX_ID_CHARS || !isAckableId(id)) {
     throw new UsageError(
       `${JSON.stringify(printable(id.slice(0, 80)))} is no incident id; ids look like flood@2026-05-01T10:04:00.000Z, ` +
-        'network.unreachable/0/2026-05-01T10:04:00.000Z, filter.status_changed/2026-05-01T10:04:00.000Z ' +
+        'flood/edge-1/2026-05-01T10:04:00.000Z, network.unreachable/0/2026-05-01T10:04:00.000Z, ' +
+        'filter.status_changed/2026-05-01T10:04:00.000Z ' +
         'or api.unreachable/2026-05-01T10:04:00.000Z ' +
         `(the "incident" of an alert, or shieldwatch status) (${command})`,
     );
@@ -121,10 +122,12 @@ export const ackCommand = defineCommand({
     'ack flood@2026-05-01T10:04:00.000Z',
     "ack flood@2026-05-01T10:04:00.000Z --note 'scrubbing at the upstream' --stack Shieldwatch",
     "ack api.unreachable/2026-05-01T10:02:00.000Z --note 'provider status page: outage'",
+    'ack flood/edge-1/2026-05-01T10:04:00.000Z',
   ],
   notes: [
     'The id is the "incident" of an alert (the PagerDuty dedup_key, the chat thread), as shieldwatch status',
-    "shows it: a rule's incident, a blind spot's (network.unreachable/...), the filter status away from the",
+    "shows it: a rule's incident (flood@..., or with groupBy=none flood/<network>/...), a blind spot's",
+    '(network.unreachable/...), the filter status away from the',
     "expected one (filter.status_changed/...) or the API's (api.unreachable/..., api.auth_failed/...,",
     'filter.status_unreadable/...).',
     'Written to the store named (--stack NAME, AWS settings) or to the local store of this directory.',
@@ -151,7 +154,8 @@ export const ackCommand = defineCommand({
       const ack = result.view.acknowledged;
       println(
         io.stdout,
-        `incident ${printable(id)} was already acknowledged${ack === undefined ? '' : ` by ${printable(ack.by)} at ${ack.at}`}; nothing changed`,
+        // A rule's incident on one network keeps when it was acknowledged, not who (docs/acknowledge.md).
+        `incident ${printable(id)} was already acknowledged${ack === undefined ? '' : `${ack.by === '' ? '' : ` by ${printable(ack.by)}`} at ${ack.at}`}; nothing changed`,
       );
     } else {
       println(

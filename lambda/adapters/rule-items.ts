@@ -4,6 +4,7 @@
  * networks into items that stay far below DynamoDB's 400 KB item limit. No I/O.
  */
 
+import { ESCALATE_MAX_STAGES, FIRST_STAGE, type IncidentTimers } from '../core/escalation.ts';
 import { own } from '../core/own-record.ts';
 import { ruleIncidentId } from '../core/rule-eval.ts';
 import { conditionOf, ruleKind } from '../core/rule-kinds/index.ts';
@@ -11,8 +12,12 @@ import { decodeValues, encodeValues, NUMBER_CHARS } from '../core/rule-kinds/val
 import type { HeldTransition, MovedCells, Rule, RuleCell, RuleState } from '../core/rule-types.ts';
 import type { RuleScopeState } from '../ports.ts';
 
-/** Worst-case bytes of one rule item's state text: the item also holds its outbox (see {@link ALERT_BUDGET_BYTES}). */
-export const STATE_BUDGET_BYTES = 100_000;
+/**
+ * Worst-case bytes of one rule item's state text: the item also holds its outbox (see {@link ALERT_BUDGET_BYTES}).
+ * 108 KB since cells keep their incident's timers (37 bytes a cell at the worst), so that a shard of 150
+ * networks with three rules, one a baseline, is still one item (docs/design/rule-state.md).
+ */
+export const STATE_BUDGET_BYTES = 108_000;
 /** Worst-case bytes of the alerts one commit appends to a rule item, and of those kept in it between spills. */
 export const ALERT_BUDGET_BYTES = 100_000;
 /** Most alerts one commit appends (a DynamoDB expression holds at most 4 KB; each alert takes ~25 characters). */
@@ -28,6 +33,14 @@ export { decodeValues, encodeValues };
 const CELL_OVERHEAD = 48;
 /** A held resolve's time (`,0,"<11>"`), beside its values in the cell's list; a kind with a reference adds it. */
 const HELD_CHARS = 2 + NUMBER_CHARS + 3;
+/** A held resolve's stage (`,0,11`: the reference slot, then the stage, at most {@link ESCALATE_MAX_STAGES} + 1). */
+const HELD_STAGE_CHARS = 5;
+/**
+ * An open incident's timers (`,0,"<stage>.<remind>.<ack>.<opened>"`: the incident slot, then the stage and
+ * three signed base-36 offsets in ms from the cell's `triggeredAt`, each at most {@link OFFSET_DIGITS} digits).
+ */
+const OFFSET_DIGITS = 8;
+const TIMERS_CHARS = 2 + 3 + 2 + 3 * (2 + OFFSET_DIGITS);
 /** The run slot of a cell holding a transition back (rule-limit.ts): its event. */
 const HELD_TRIGGER = -1;
 const HELD_RESOLVE = -2;
@@ -59,6 +72,59 @@ const decodeTime = (text: unknown): string | undefined => {
     : undefined;
 };
 
+/** Largest offset a timers text holds (about 89 years): a time further from the incident's start is cut to it. */
+const MAX_OFFSET_MS = 36 ** OFFSET_DIGITS - 1;
+
+/** A time as a signed base-36 offset in ms from `since` (empty: none). */
+function encodeOffset(since: number, iso: string | undefined): string {
+  if (iso === undefined) return '';
+  const ms = Date.parse(iso) - since;
+  if (!Number.isFinite(ms)) return '';
+  return Math.max(-MAX_OFFSET_MS, Math.min(MAX_OFFSET_MS, Math.round(ms))).toString(36);
+}
+
+function decodeOffset(since: number, text: string | undefined): string | undefined {
+  if (text === undefined || !/^-?[0-9a-z]{1,8}$/.test(text)) return undefined;
+  const at = new Date(since + Number.parseInt(text, 36));
+  return Number.isFinite(at.getTime()) ? at.toISOString() : undefined;
+}
+
+/**
+ * An open incident's timers as one short text (`rule-incidents.ts`): its stage, then its last reminder, its
+ * acknowledgement's time and when it opened (only when a clock ahead made that differ from `triggeredAt`), as
+ * offsets from `triggeredAt`; empty ones at the end are left out. Who acknowledged and the note are not kept
+ * here (a cell's worst case stays small): the `incident.acknowledged` alert and its event item carry them.
+ */
+function encodeTimers(triggeredAt: string, timers: IncidentTimers): string {
+  const since = Date.parse(triggeredAt);
+  const opened = timers.openedAt === triggeredAt ? undefined : timers.openedAt;
+  const stage = Math.max(FIRST_STAGE, Math.min(ESCALATE_MAX_STAGES + 1, Math.trunc(timers.stage)));
+  return [
+    String(Number.isFinite(stage) ? stage : FIRST_STAGE),
+    encodeOffset(since, timers.lastRemindAt),
+    encodeOffset(since, timers.acknowledged?.at),
+    encodeOffset(since, opened),
+  ]
+    .join('.')
+    .replace(/\.+$/, '');
+}
+
+function decodeTimers(triggeredAt: string, text: string): IncidentTimers | undefined {
+  const since = Date.parse(triggeredAt);
+  if (!Number.isFinite(since)) return undefined;
+  const [stageText, remind, ack, opened] = text.split('.');
+  const stage = Number(stageText);
+  if (!Number.isSafeInteger(stage) || stage < FIRST_STAGE) return undefined;
+  const lastRemindAt = decodeOffset(since, remind);
+  const ackAt = decodeOffset(since, ack);
+  return {
+    openedAt: decodeOffset(since, opened) ?? triggeredAt,
+    stage,
+    ...(lastRemindAt === undefined ? {} : { lastRemindAt }),
+    ...(ackAt === undefined ? {} : { acknowledged: { by: '', at: ackAt } }),
+  };
+}
+
 function encodeCell(rule: string, network: string, cell: RuleCell): StoredCell {
   const held = cell.held;
   const stored: (number | string)[] = [
@@ -78,6 +144,11 @@ function encodeCell(rule: string, network: string, cell: RuleCell): StoredCell {
   if (held !== undefined) {
     stored.push(held.at === cell.triggeredAt ? 0 : encodeTime(held.at));
     stored.push(held.baseline === undefined ? 0 : encodeValues([held.baseline]));
+    stored.push(held.stage === undefined || held.stage <= FIRST_STAGE ? 0 : held.stage);
+  } else if (cell.timers !== undefined && cell.triggeredAt !== undefined) {
+    // A cell holds no transition and timers at once (the timers are an open incident's, once its trigger went
+    // out), so its timers take the slot a held transition's time would.
+    stored.push(encodeTimers(cell.triggeredAt, cell.timers));
   }
   while (stored.length > 3 && stored[stored.length - 1] === 0) stored.pop();
   return stored;
@@ -85,7 +156,7 @@ function encodeCell(rule: string, network: string, cell: RuleCell): StoredCell {
 
 function decodeCell(rule: string, network: string, stored: unknown): RuleCell | undefined {
   if (!Array.isArray(stored)) return undefined;
-  const [open, run, values, window, since, incident, heldAt, baseline] = stored as unknown[];
+  const [open, run, values, window, since, incident, heldAt, baseline, heldStage] = stored as unknown[];
   const heldEvent =
     run === HELD_TRIGGER
       ? 'network.rule_triggered'
@@ -110,9 +181,15 @@ function decodeCell(rule: string, network: string, stored: unknown): RuleCell | 
         at,
         values: heldValues,
         ...(typeof median === 'number' ? { baseline: median } : {}),
+        ...(Number.isSafeInteger(heldStage) && (heldStage as number) > FIRST_STAGE
+          ? { stage: heldStage as number }
+          : {}),
       };
       cell.held = held;
     }
+  } else if (cell.open && cell.triggeredAt !== undefined && typeof heldAt === 'string') {
+    const timers = decodeTimers(cell.triggeredAt, heldAt);
+    if (timers !== undefined) cell.timers = timers;
   }
   if ((cell.open || cell.held !== undefined) && cell.triggeredAt !== undefined) {
     cell.incident = typeof incident === 'string' ? incident : ruleIncidentId(rule, network, cell.triggeredAt);
@@ -245,8 +322,9 @@ export function networkStateBytes(rules: readonly Rule[], network: string): numb
     // the kind's memory holds at most memoryValues.
     const kind = ruleKind(rule);
     const values = rule.forCycles + kind.memoryValues;
-    const held = HELD_CHARS + (kind.hasReference ? NUMBER_CHARS + 3 : 0);
-    bytes += CELL_OVERHEAD + held + values * NUMBER_CHARS;
+    // A cell holds a transition back or an open incident's timers, never both.
+    const held = HELD_CHARS + (kind.hasReference ? NUMBER_CHARS + 3 : 0) + HELD_STAGE_CHARS;
+    bytes += CELL_OVERHEAD + Math.max(held, TIMERS_CHARS) + values * NUMBER_CHARS;
   }
   return bytes;
 }

@@ -9,11 +9,14 @@ import type { RenderedAlert } from './types.ts';
 
 /**
  * The alerts that carry the link: those that open an incident or remind of it (a reminder, and an escalation,
- * which reminds the next line), a rule's or a blind spot's. Not the update, the acknowledgement or the end:
+ * which reminds the next line), a rule's (across networks or on one) or a blind spot's. Not the update, the acknowledgement or the end:
  * nothing to take there.
  */
 export const ACK_LINK_EVENTS: ReadonlySet<string> = new Set([
   'incident.opened',
+  // A rule's trigger on one network opens that network's incident (`groupBy=none`; recorded only, never
+  // published, when it joined the rule's incident across networks).
+  'network.rule_triggered',
   // The blind spots open incidents too (CONTRACT §13); their reminders and escalations are `incident.*` above.
   'network.unreachable',
   'network.rule_unreadable',

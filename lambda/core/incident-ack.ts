@@ -6,12 +6,13 @@
  * click, or two at once, publishes once); an incident that is not open (resolved, or never was) is refused.
  * Pure: the scope, the time and who are parameters. A blind-spot incident (`network.unreachable/...`,
  * `network.rule_unreadable/...`) is acknowledged alike in its shard's health item ({@link acknowledgeHealthIncident}),
- * and one of the monitor's own (`filter.status_changed/...`, `api.unreachable/...`) in the monitor state item
- * ({@link acknowledgeMonitorIncident}).
+ * one of the monitor's own (`filter.status_changed/...`, `api.unreachable/...`) in the monitor state item
+ * ({@link acknowledgeMonitorIncident}), and a rule's on one network (`<rule>/<network>/<triggeredAt>`,
+ * `groupBy=none`) in the rule item that holds its cell ({@link acknowledgeRuleIncident}).
  */
 import type { AckIncidentView } from './ack-page.ts';
 import type { MonitorState } from './decide.ts';
-import { FIRST_STAGE } from './escalation.ts';
+import { FIRST_STAGE, type IncidentTimers } from './escalation.ts';
 import { type Acknowledgement, type Incident, type IncidentScopeState, incidentAlert } from './incidents.ts';
 import {
   type MonitorIncidentOpener,
@@ -28,7 +29,16 @@ import {
   healthIncidentAlert,
   type OpenHealthIncident,
 } from './network-health.ts';
+import { own } from './own-record.ts';
+import { cellTimers, ruleIncidentAlert, ruleIncidentOf, withTimers } from './rule-incidents.ts';
+import type { RuleCell, RuleState } from './rule-types.ts';
 import type { AlertRecord, HealthMember } from './types.ts';
+
+/** A rule item's state as the acknowledgement reads and writes it (`ports.ts` RuleScopeState, kept pure here). */
+interface RuleScopeState {
+  readonly rules: RuleState;
+  readonly nextSeq: number;
+}
 
 /** Longest note kept with an acknowledgement, in characters. */
 export const ACK_NOTE_MAX_CHARS = 500;
@@ -377,4 +387,116 @@ export function unacknowledgeMonitorIncident(state: MonitorState, id: string): M
 export function openMonitorIncidentView(state: MonitorState, id: string): AckIncidentView | undefined {
   const found = openMonitorIncident(state, id);
   return found === undefined ? undefined : monitorView(state, found.open, found.timers);
+}
+
+/** What acknowledging (or withdrawing) a rule's incident on one network (`groupBy=none`) decided. */
+export type RuleCellAckDecision = TimersAckDecision<RuleScopeState>;
+
+/** Where a rule item holds the open cell of incident `id`: its cells, or cells on their way to another item. */
+interface OpenRuleCell {
+  readonly rule: string;
+  readonly network: string;
+  readonly cell: RuleCell;
+  readonly timers: IncidentTimers;
+  readonly moved: boolean;
+}
+
+/** The open cell of per-network rule incident `id` in the rule item `scope`, with its timers; undefined otherwise. */
+function openRuleCell(scope: RuleScopeState, id: string): OpenRuleCell | undefined {
+  const parsed = ruleIncidentOf(id);
+  if (parsed === undefined) return undefined;
+  const { rule, network } = parsed;
+  const found = (cell: RuleCell | undefined, moved: boolean): OpenRuleCell | undefined => {
+    const timers = cell === undefined || cell.incident !== id ? undefined : cellTimers(cell);
+    return timers === undefined || cell === undefined ? undefined : { rule, network, cell, timers, moved };
+  };
+  return (
+    found(own(own(scope.rules.cells, rule), network), false) ??
+    found(own(own(scope.rules.moved, network)?.cells, rule), true)
+  );
+}
+
+/** The rule item with the cell of `open` changed to `cell`, where it was found. */
+function withRuleCell(scope: RuleScopeState, open: OpenRuleCell, cell: RuleCell): RuleScopeState {
+  const set = <T>(record: Readonly<Record<string, T>> | undefined, key: string, value: T) => {
+    const next: Record<string, T> = { ...record };
+    // A network id may be `__proto__`: an own property all the same.
+    Object.defineProperty(next, key, { value, enumerable: true, writable: true, configurable: true });
+    return next;
+  };
+  const rules = scope.rules;
+  if (!open.moved) {
+    const row = set(own(rules.cells, open.rule), open.network, cell);
+    return { ...scope, rules: { ...rules, cells: set(rules.cells, open.rule, row) } };
+  }
+  const record = own(rules.moved, open.network)!;
+  const moved = set(rules.moved, open.network, { ...record, cells: set(record.cells, open.rule, cell) });
+  return { ...scope, rules: { ...rules, moved } };
+}
+
+function ruleCellView(id: string, open: OpenRuleCell, timers: IncidentTimers): AckIncidentView {
+  return {
+    id,
+    rule: open.rule,
+    openedAt: open.cell.triggeredAt ?? timers.openedAt,
+    networks: [{ network: open.network, active: true }],
+    stage: timers.stage,
+    ...(timers.acknowledged === undefined ? {} : { acknowledged: timers.acknowledged }),
+  };
+}
+
+/**
+ * Acknowledges per-network rule incident `id` (`<rule>/<network>/<triggeredAt>`) in the rule item that holds its
+ * cell (as read): `acknowledged` on the cell's timers, `incident.acknowledged` with the item's next sequence
+ * number, in one write. The item keeps when it was acknowledged, not who or the note (`rule-items.ts`): the
+ * alert, and its event item, carry those.
+ */
+export function acknowledgeRuleIncident(
+  scope: RuleScopeState,
+  id: string,
+  ack: { readonly by: string; readonly at: string; readonly note?: string },
+): RuleCellAckDecision {
+  const open = openRuleCell(scope, id);
+  if (open === undefined) return { outcome: 'not-open' };
+  if (open.timers.acknowledged !== undefined)
+    return { outcome: 'already', view: ruleCellView(id, open, open.timers) };
+  const note = ack.note === undefined ? '' : cleanAckText(ack.note, ACK_NOTE_MAX_CHARS);
+  const acknowledged: Acknowledgement = {
+    by: cleanAckText(ack.by, ACK_BY_MAX_CHARS) || 'unknown',
+    at: ack.at,
+    ...(note === '' ? {} : { note }),
+  };
+  const next: IncidentTimers = { ...open.timers, acknowledged };
+  const alert = {
+    ...ruleIncidentAlert('incident.acknowledged', { name: open.rule }, open.network, open.cell, next, ack.at),
+    seq: scope.nextSeq,
+    acknowledgedBy: acknowledged.by,
+    ...(note === '' ? {} : { detail: note }),
+  } as AlertRecord;
+  return {
+    outcome: 'acknowledged',
+    state: { ...withRuleCell(scope, open, withTimers(open.cell, next)), nextSeq: scope.nextSeq + 1 },
+    view: ruleCellView(id, open, next),
+    alert,
+  };
+}
+
+/** Withdraws the acknowledgement of per-network rule incident `id`; nothing is published. */
+export function unacknowledgeRuleIncident(scope: RuleScopeState, id: string): RuleCellAckDecision {
+  const open = openRuleCell(scope, id);
+  if (open === undefined) return { outcome: 'not-open' };
+  if (open.timers.acknowledged === undefined)
+    return { outcome: 'not-acknowledged', view: ruleCellView(id, open, open.timers) };
+  const { acknowledged: _withdrawn, ...next } = open.timers;
+  return {
+    outcome: 'unacknowledged',
+    state: withRuleCell(scope, open, withTimers(open.cell, next)),
+    view: ruleCellView(id, open, next),
+  };
+}
+
+/** A per-network rule incident as the acknowledge pages show it, when its cell in `scope` is open. */
+export function openRuleIncidentView(scope: RuleScopeState, id: string): AckIncidentView | undefined {
+  const open = openRuleCell(scope, id);
+  return open === undefined ? undefined : ruleCellView(id, open, open.timers);
 }

@@ -9,16 +9,21 @@
 import { ALERT_EVENT_TEXTS } from './alert-events.ts';
 import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { formatDuration, momentOf } from './alert-time.ts';
+import { incidentLines, incidentTag } from './monitor-incident-text.ts';
+import type { RuleIncidentEvent } from './rule-incidents.ts';
 import { conditionOf, kindOf, type RuleCondition } from './rule-kinds/index.ts';
 import type { RuleOp } from './rule-types.ts';
 import { parseRules } from './rules.ts';
-import type { AlertRecord, RuleAlertRecord, Severity } from './types.ts';
+import type { AlertRecord, AlertRecordOf, RuleAlertRecord, Severity } from './types.ts';
 import { escapeHidden, foldVisible, shorten } from './visible-text.ts';
 
 /** Raw characters folded for a subject or SMS; anything longer is cut first so a huge id costs nothing. */
 const MAX_FOLD_INPUT = 1000;
 const MAX_TEXT_IN_EMAIL = 2000;
 const MAX_VALUES_IN_EMAIL = 100;
+
+/** A record of the family: a trigger or resolve, or its incident's reminder, escalation or acknowledgement. */
+type RuleFamilyRecord = RuleAlertRecord | AlertRecordOf<RuleIncidentEvent>;
 
 /** The operator that holds exactly when `op` fails: a resolve shows the value on the other side. */
 const NEGATED: Readonly<Record<RuleOp, RuleOp>> = {
@@ -62,22 +67,54 @@ function oneLine(text: unknown, fallback: string): string {
   return foldVisible(shorten(text, MAX_FOLD_INPUT));
 }
 
-/** The pieces of the subject and SMS: `net N: rule verb (path value op threshold)`. */
+/**
+ * Whether the record is a reminder, escalation or acknowledgement of the rule's incident on one network
+ * (`rule-incidents.ts`): within this family, the `incident.*` events.
+ */
+export function isRuleFollowUp(alert: Pick<AlertRecord, 'event'>): boolean {
+  return typeof alert.event === 'string' && alert.event.startsWith('incident.');
+}
+
+/**
+ * The pieces of the subject and SMS: `net N: rule verb (path value op threshold)`. A reminder, escalation or
+ * acknowledgement says first what it is (`REMINDER `, `ESCALATED stage 2: `, `ACK by alice: `), and compares the
+ * value this cycle read when it has one (an acknowledgement has none), or names the condition alone.
+ */
 function parts(alert: AlertRecord) {
   const shape = conditionOfAlert(alert);
   const resolved = alert.event === 'network.rule_resolved';
+  const followUp = isRuleFollowUp(alert);
   const op = shape === undefined ? 'vs' : resolved ? NEGATED[shape.op] : shape.op;
   const threshold =
     shape === undefined
       ? shortValue(alert.threshold)
       : kindOf(shape.threshold).shortThreshold(shape.threshold, alert, shortValue);
+  const texts = ALERT_EVENT_TEXTS[resolved ? 'network.rule_resolved' : 'network.rule_triggered'];
+  const hasValue = typeof alert.value === 'number' || typeof alert.value === 'boolean';
+  const comparison =
+    !followUp || hasValue
+      ? `${shortValue(alert.value)} ${op} ${threshold}`
+      : shape === undefined
+        ? ''
+        : `${op} ${threshold}`;
   return {
+    tag: followUp ? incidentTag(alert) : '',
     network: oneLine(alert.network, '?'),
     rule: oneLine(alert.rule, '?'),
-    texts: ALERT_EVENT_TEXTS[resolved ? 'network.rule_resolved' : 'network.rule_triggered'],
+    verb: followUp && alert.event !== 'incident.acknowledged' ? `still ${texts.subject}` : texts.subject,
+    smsVerb: followUp && alert.event !== 'incident.acknowledged' ? `still ${texts.sms}` : texts.sms,
     path: shape === undefined ? undefined : foldVisible(shape.path),
-    comparison: `${shortValue(alert.value)} ${op} ${threshold}`,
+    comparison,
   };
+}
+
+/**
+ * ` (path comparison)`, ` (path)` or ` (comparison)` (`path` undefined: the rule's path is unknown), or nothing
+ * when there is neither. Its length grows with `path` alone, as `fitTwo` counts it.
+ */
+function condition(path: string | undefined, comparison: string): string {
+  if (path === undefined) return comparison === '' ? '' : ` (${comparison})`;
+  return comparison === '' ? ` (${path})` : ` (${path} ${comparison})`;
 }
 
 /**
@@ -106,7 +143,7 @@ export function ruleSubject(alert: AlertRecord, prefix: string): string {
   const p = parts(alert);
   return fitTwo(
     (network, path) =>
-      `${prefix}net ${network}: ${p.rule} ${p.texts.subject} (${p.path === undefined ? '' : `${path} `}${p.comparison})`,
+      `${prefix}${p.tag}net ${network}: ${p.rule} ${p.verb}${condition(p.path === undefined ? undefined : path, p.comparison)}`,
     p.network,
     p.path ?? '',
     SUBJECT_MAX_CHARS,
@@ -114,13 +151,13 @@ export function ruleSubject(alert: AlertRecord, prefix: string): string {
 }
 
 /** The SMS of a rule alert, before the final ASCII guard; `when` is `seen ...`. */
-export function ruleSms(alert: RuleAlertRecord, name: string, when: string): string {
+export function ruleSms(alert: RuleFamilyRecord, name: string, when: string): string {
   const p = parts(alert);
   const lasted = alert.event === 'network.rule_resolved' ? durationOf(alert) : undefined;
   const after = lasted === undefined ? '' : ` after ${lasted}`;
   return fitTwo(
     (network, path) =>
-      `${name}: net ${network}: ${p.rule} ${p.texts.sms}${after} (${p.path === undefined ? '' : `${path} `}${p.comparison}), ${when}.`,
+      `${name}: ${p.tag}net ${network}: ${p.rule} ${p.smsVerb}${after}${condition(p.path === undefined ? undefined : path, p.comparison)}, ${when}.`,
     p.network,
     p.path ?? '',
     SMS_MAX_CHARS,
@@ -128,8 +165,8 @@ export function ruleSms(alert: RuleAlertRecord, name: string, when: string): str
 }
 
 /** How long the incident lasted, from its trigger to this alert; undefined when either time is unknown. */
-function durationOf(alert: RuleAlertRecord): string | undefined {
-  const since = momentOf(alert.triggeredAt);
+function durationOf(alert: AlertRecord): string | undefined {
+  const since = momentOf(triggeredAtOf(alert));
   const seen = momentOf(alert.at);
   return since === undefined || seen === undefined ? undefined : formatDuration(seen.ms - since.ms);
 }
@@ -144,11 +181,46 @@ function emailText(text: unknown): string {
     : '(unknown)';
 }
 
-/** The email lines of a rule alert: the rule as written, the network, the values and the baseline, the times. */
-export function ruleEmailLines(
-  alert: RuleAlertRecord,
+/** When the incident was triggered: a trigger's or resolve's `triggeredAt`, a follow-up's `openedAt`. */
+function triggeredAtOf(alert: AlertRecord): unknown {
+  return isRuleFollowUp(alert)
+    ? (alert as { readonly openedAt?: unknown }).openedAt
+    : (alert as { readonly triggeredAt?: unknown }).triggeredAt;
+}
+
+/**
+ * The email lines of a reminder, escalation or acknowledgement of the rule's incident on one network: the rule,
+ * the network, the value this cycle read, when it triggered and how long ago, then its stage, who acknowledged
+ * and the note, and its id.
+ */
+function followUpLines(
+  alert: AlertRecord,
   field: (label: string, value: string) => string,
+  chat: boolean,
 ): string[] {
+  const lines = [
+    field('Rule', emailText(alert.ruleText ?? alert.rule)),
+    field('Network', emailText(alert.network)),
+  ];
+  if (typeof alert.value === 'number' || typeof alert.value === 'boolean')
+    lines.push(field('Value (latest)', exact(alert.value)));
+  const triggered = momentOf(triggeredAtOf(alert));
+  if (triggered !== undefined) lines.push(field('Triggered', `${triggered.iso} (${triggered.human})`));
+  const open = durationOf(alert);
+  if (open !== undefined) lines.push(field('Open for', open));
+  return [...lines, ...incidentLines(alert, field, chat)];
+}
+
+/**
+ * The email lines of a rule alert: the rule as written, the network, the values and the baseline, the times
+ * (`chat`: without the incident's id, which the chat's common lines give).
+ */
+export function ruleEmailLines(
+  alert: RuleFamilyRecord,
+  field: (label: string, value: string) => string,
+  chat = false,
+): string[] {
+  if (isRuleFollowUp(alert)) return followUpLines(alert, field, chat);
   const shape = conditionOfAlert(alert);
   const resolved = alert.event === 'network.rule_resolved';
   const lines = [
@@ -172,7 +244,7 @@ export function ruleEmailLines(
       ),
     );
   }
-  const triggered = momentOf(alert.triggeredAt);
+  const triggered = momentOf(triggeredAtOf(alert));
   if (triggered !== undefined) lines.push(field('Triggered', `${triggered.iso} (${triggered.human})`));
   if (resolved) lines.push(field('Lasted', durationOf(alert) ?? 'unknown'));
   if (typeof alert.incident === 'string' && alert.incident !== '')

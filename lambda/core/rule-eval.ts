@@ -161,6 +161,8 @@ function applyReading(
     values,
     incident,
     triggeredAt,
+    // The resolve of an incident that escalated carries the stage it reached (docs/acknowledge.md).
+    ...(cell.open && cell.timers !== undefined ? { stage: cell.timers.stage } : {}),
   };
   const next: RuleCell = cell.open
     ? { open: false, run: 0, values: [] }

@@ -90,6 +90,7 @@ function holding(cell: RuleCell, alert: RuleAlert): RuleCell {
     at: alert.at,
     values: alert.values,
     ...(alert.baseline === undefined ? {} : { baseline: alert.baseline }),
+    ...(alert.stage === undefined ? {} : { stage: alert.stage }),
   };
   // A resolved cell is closed: it keeps the incident's start and id until its resolve goes out.
   return alert.event === 'network.rule_resolved'
@@ -123,5 +124,6 @@ function heldAlert(rule: Rule, network: string, cell: RuleCell, held: HeldTransi
     values: held.values,
     incident: cell.incident ?? ruleIncidentId(rule.name, network, triggeredAt),
     triggeredAt,
+    ...(held.stage === undefined ? {} : { stage: held.stage }),
   };
 }

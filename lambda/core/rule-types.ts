@@ -8,6 +8,7 @@
 /** Comparison operators of a rule. */
 export type RuleOp = '>' | '>=' | '<' | '<=' | '==' | '!=';
 
+import type { IncidentTimers } from './escalation.ts';
 import type { RuleCondition, RuleThreshold } from './rule-kinds/index.ts';
 
 /** What a rule compares the field with: one kind's threshold (`rule-kinds/`, one file per kind). */
@@ -68,6 +69,13 @@ export interface RuleCell {
    * A held resolve keeps the incident's `triggeredAt` and `incident` on the (closed) cell.
    */
   readonly held?: HeldTransition;
+  /**
+   * The timers of the open incident (`rule-incidents.ts`): its stage, its last reminder, its acknowledgement,
+   * and when it opened once a clock ahead made that differ from `triggeredAt`. Absent (a cell written before
+   * they were kept, or one that has not reminded, escalated or been acknowledged yet): opened at
+   * `triggeredAt`, stage 1.
+   */
+  readonly timers?: IncidentTimers;
 }
 
 /** A transition held back by the alert cap: what its alert needs beyond the cell and the rule. */
@@ -79,6 +87,8 @@ export interface HeldTransition {
   readonly values: readonly (number | boolean)[];
   /** The reference its threshold came from (a baseline rule's median). */
   readonly baseline?: number;
+  /** A held resolve: the stage its incident reached (absent: 1). */
+  readonly stage?: number;
 }
 
 /** All rule memory of one scope (a shard's networks): cells by rule name, then network id. */
@@ -140,5 +150,12 @@ export interface RuleAlertFields {
 /** The events of a rule alert. */
 export type RuleAlertEvent = 'network.rule_triggered' | 'network.rule_resolved';
 
-/** A rule alert as the evaluator makes it; the rule state store gives it its sequence number. */
-export type RuleAlert = { readonly event: RuleAlertEvent; readonly at: string } & RuleAlertFields;
+/**
+ * A rule alert as the evaluator makes it; the rule state store gives it its sequence number. A resolve carries
+ * the stage its incident reached (absent: 1).
+ */
+export type RuleAlert = {
+  readonly event: RuleAlertEvent;
+  readonly at: string;
+  readonly stage?: number;
+} & RuleAlertFields;

@@ -47,9 +47,11 @@ export function ruleHeldText(alert: AlertRecord, room: number): string {
 
 /**
  * What still holds of a rule's incident across networks (the `groupBy` setting at `rule`): the rule, not one
- * network ({@link AlertFamily.heldText}).
+ * network ({@link AlertFamily.heldText}). An escalation held back of a rule's incident on one network (`groupBy`
+ * at `none`: its record names the network) is named as its trigger is.
  */
 export function groupedHeldText(alert: AlertRecord, room: number): string {
+  if (typeof alert.network === 'string') return ruleHeldText(alert, room);
   return `rule ${shorten(oneLine(alert.rule, '?'), Math.max(8, room - 15))} triggered`;
 }
 

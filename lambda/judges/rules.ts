@@ -9,6 +9,12 @@
  */
 import { commitJudged, type Judgement } from '../commit.ts';
 import { evaluateRules } from '../core/rule-eval.ts';
+import {
+  followRuleIncidents,
+  isRuleIncidentAlert,
+  type RuleIncidentSettings,
+  ruleIncidentOf,
+} from '../core/rule-incidents.ts';
 import { withConditions } from '../core/rule-kinds/index.ts';
 import { limitRuleAlerts } from '../core/rule-limit.ts';
 import {
@@ -136,6 +142,11 @@ export async function applyRules(
     readonly at: string;
     readonly observations: readonly RuleNetworkObservation[];
     readonly claim: { readonly claimant: string; readonly untilMs: number };
+    /**
+     * The timers of the incidents the cells have open (`groupBy=none`: each network's incident is its own):
+     * reminders and escalations are queued with the transitions. Undefined: not followed here.
+     */
+    readonly follow?: RuleIncidentSettings;
   },
 ): Promise<RuleItemsResult> {
   if (shard === undefined) return { runs: [], failures: [] };
@@ -313,16 +324,28 @@ async function commitScope(
         scope.maxAlerts,
       );
       if (result.stale) return { stale: true };
+      // The open incidents' reminders and escalations, within what is left of the commit's alert cap (one that
+      // does not fit is due again next cycle: its timers are left as they were).
+      const followed =
+        input.follow === undefined
+          ? { state: result.state, alerts: [] }
+          : followRuleIncidents({
+              rules: input.rules,
+              state: result.state,
+              at: input.at,
+              observations: input.observations,
+              settings: input.follow,
+              room: scope.maxAlerts - result.alerts.length,
+            });
       const nextSeq = loaded.state.nextSeq;
       // Each alert carries its rule's parsed condition: its texts never parse the rule text (rule-kinds/).
-      const queued: AlertRecord[] = withConditions(input.rules, result.alerts).map((alert, i) => ({
-        ...alert,
-        seq: nextSeq + i,
-      }));
+      const queued: AlertRecord[] = [...withConditions(input.rules, result.alerts), ...followed.alerts].map(
+        (alert, i) => ({ ...alert, seq: nextSeq + i }) as AlertRecord,
+      );
       return {
         stale: false,
         state: {
-          rules: settledState(scope.key, mine, result.state, start.gens, owners, others, start.duplicates),
+          rules: settledState(scope.key, mine, followed.state, start.gens, owners, others, start.duplicates),
           nextSeq: nextSeq + queued.length,
         },
         alerts: queued,
@@ -339,11 +362,12 @@ async function commitScope(
  * their new items hold is deleted (a conditional delete: only while nothing changed it).
  */
 export async function drainRuleScopes(
-  deps: Omit<OutboxDeps, 'state'>,
+  given: Omit<OutboxDeps, 'state'>,
   runs: readonly RuleScopeRun[],
   options: DrainOptions,
   shard?: ShardRules,
 ): Promise<DrainResult> {
+  const deps = followUpsAsTheirTrigger(given);
   const total: Omit<DrainResult, 'pending'> = { delivered: [], failed: [], suppressed: [] };
   let pending = 0;
   // Each item as it stands after this cycle's writes: a left-behind item is deleted only once its cells' new
@@ -388,12 +412,46 @@ export async function drainRuleScopes(
   return { ...total, pending };
 }
 
+/**
+ * The outbox's deps with `recordOnly` extended to the reminders, escalations and acknowledgements of a
+ * per-network rule incident: recorded only when its trigger is (its network a member of the rule's incident
+ * across networks, docs/design/incidents.md, Switching groupBy), since that incident reminds and escalates for
+ * it. A cycle of `none` follows every open cell, also one left open by `rule` whose incident is the rule's.
+ */
+function followUpsAsTheirTrigger(deps: Omit<OutboxDeps, 'state'>): Omit<OutboxDeps, 'state'> {
+  const recordOnly = deps.recordOnly;
+  if (recordOnly === undefined) return deps;
+  return {
+    ...deps,
+    recordOnly: (alert) => {
+      if (recordOnly(alert)) return true;
+      const record = alert as AlertRecord;
+      if (!isRuleIncidentAlert(record)) return false;
+      const triggeredAt = ruleIncidentOf(record.incident)?.triggeredAt;
+      return recordOnly({
+        ...record,
+        event: 'network.rule_triggered',
+        ...(triggeredAt === undefined ? {} : { triggeredAt }),
+      } as AlertRecord);
+    },
+  };
+}
+
 /** What the rules judge judges by. */
 export interface RulesSettings {
   readonly networks: readonly string[];
   readonly rules?: readonly Rule[];
   /** The shard whose rule items this cycle owns. @default 0 */
   readonly ruleShard?: number;
+  /**
+   * The `groupBy` setting: at `none` each network's rule incident is its own, and its reminders and escalations
+   * are the rule items' (`rule-incidents.ts`); at `rule` the incident across networks has them. @default 'rule'
+   */
+  readonly groupBy?: 'rule' | 'none';
+  /** The `remindEvery` setting: reminders of open incidents; unset: none. */
+  readonly remindEveryMs?: number;
+  /** The `escalateAfter` setting (docs/acknowledge.md): the stages' ages; unset or empty: no escalation. */
+  readonly escalateAfterMs?: RuleIncidentSettings['escalateAfterMs'];
 }
 
 /** The rules judge's verdict, with what the incidents judge groups by (docs/design/incidents.md). */
@@ -428,6 +486,14 @@ export function rulesJudge(
   // Readings are taken only when some item judges a network of this cycle; only they outlive the body.
   const rules = (shard?.planned.length ?? 0) === 0 ? [] : (settings.rules ?? []);
   const readings: Array<Record<string, RuleReading> | undefined> = [];
+  // With `groupBy=none` each network's incident is its own: its cell keeps its timers (rule-incidents.ts).
+  const follow: RuleIncidentSettings | undefined =
+    (settings.groupBy ?? 'rule') === 'none'
+      ? {
+          ...(settings.remindEveryMs === undefined ? {} : { remindEveryMs: settings.remindEveryMs }),
+          ...(settings.escalateAfterMs === undefined ? {} : { escalateAfterMs: settings.escalateAfterMs }),
+        }
+      : undefined;
   return {
     ...(rules.length === 0
       ? {}
@@ -446,7 +512,13 @@ export function rulesJudge(
       });
       let result: RuleItemsResult;
       try {
-        result = await applyRules(shard, { rules, at: evidence.at, observations, claim: evidence.claim });
+        result = await applyRules(shard, {
+          rules,
+          at: evidence.at,
+          observations,
+          claim: evidence.claim,
+          ...(follow === undefined ? {} : { follow }),
+        });
       } catch (error) {
         result = { runs: [], failures: [{ key: 'rules', error: error as StoreError }] };
       }

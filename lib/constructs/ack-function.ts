@@ -21,13 +21,18 @@ export const DEFAULT_ACK_CONCURRENCY = 2;
  * The partition keys the function reads and updates: `state`, where the incident items are
  * (`state`/`incident#<rule>`, docs/design/incidents.md), the shards' health items that hold the blind
  * spots' incidents (`state`/`health#<shard>`) and the monitor state item that holds the monitor's own
- * (`state`/`monitor`: the status away, the API's). IAM has no condition key for the sort key; the function's
- * code writes only `incident#`, `health#` and `monitor` items, each conditioned on its version.
+ * (`state`/`monitor`: the status away, the API's), and the rule items that hold a rule's incident on one
+ * network (`state`/`rules#...`). IAM has no condition key for the sort key; the function's code writes only
+ * `incident#`, `health#`, `monitor` and `rules#` items, each conditioned on its version.
  */
 export const ACK_ITEM_PARTITIONS = [KEY.state] as const;
 
-/** The partition the function may Query: alerts of an incident item moved out of it by a long SNS outage. */
-export const ACK_QUERY_PARTITIONS = [KEY.outbox] as const;
+/**
+ * The partitions the function may Query: alerts of an incident item moved out of it by a long SNS outage, and
+ * the rule items (`state`/`rules#...`), one of which holds the cell of a rule's incident on one network
+ * (`groupBy=none`), whose id does not name its shard.
+ */
+export const ACK_QUERY_PARTITIONS = [KEY.outbox, KEY.state] as const;
 
 /** Properties of {@link AckFunction}. */
 export interface AckFunctionProps {

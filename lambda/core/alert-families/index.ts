@@ -3,7 +3,8 @@
  * (`alert-events.ts`) does not compile until it has its entry here, and an entry does not compile until it has
  * every text, attribute, action and level of {@link AlertFamily}. The renderers look an alert's family up
  * here; nothing else dispatches on a family. An `incident.*` alert about a blind spot (its networks as `members`) is the health family's;
- * one about the monitor's own incidents (neither, its id `filter.status_changed/...`, `api.unreachable/...`) the status or API family's.
+ * one about the monitor's own incidents (neither, its id `filter.status_changed/...`, `api.unreachable/...`) the status or API family's;
+ * one about a rule's incident on one network (a rule and a network, no story: `groupBy=none`) the rule family's.
  *
  * The keys are the family tags of `alert-events.ts`: `incident` and `recovery` are the API's incidents and
  * their ends (one family, `api.ts`), `grouped` a rule's incident across networks (`incident.ts`).
@@ -11,6 +12,7 @@
 import { type EventFamily, type EventsOf, eventTexts } from '../alert-events.ts';
 import { isHealthIncidentAlert } from '../health-alert-text.ts';
 import { isMonitorIncidentAlert, monitorIncidentFamilyOf } from '../monitor-incidents.ts';
+import { isRuleIncidentAlert } from '../rule-incidents.ts';
 import type { AlertRecord, AlertRecordOf } from '../types.ts';
 import { API_FAMILY } from './api.ts';
 import type { AlertFamily } from './family.ts';
@@ -56,6 +58,8 @@ export function familyOf(
   // A reminder, escalation or acknowledgement of a blind spot keeps its `incident.*` event (CONTRACT §14) and is
   // told by its record (its networks as `members`, not a rule's `story`): the health family's.
   if (alert !== undefined && isHealthIncidentAlert(alert)) return HEALTH_FAMILY as AlertFamily<AlertRecord>;
+  // A rule's incident on one network (`groupBy=none`): a rule and a network, no story, no members.
+  if (alert !== undefined && isRuleIncidentAlert(alert)) return RULE_FAMILY as AlertFamily<AlertRecord>;
   // One of the monitor's own incidents (the status away, the API's), told by its record's shape (no rule's
   // story, no blind spot's networks): its opener's family.
   if (alert !== undefined && isMonitorIncidentAlert(alert)) {

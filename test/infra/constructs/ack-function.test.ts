@@ -83,7 +83,8 @@ describe('AckFunction in the stack', () => {
             Effect: 'Allow',
             Action: 'dynamodb:Query',
             Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] },
-            Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['outbox'] } },
+            // Spilled alerts, and the rule items that hold a rule's incident on one network (groupBy=none).
+            Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['outbox', 'state'] } },
           },
           { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: ids.secret } },
         ],
