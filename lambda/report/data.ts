@@ -109,7 +109,10 @@ export interface ReportData {
   /** The same figures as `shieldwatch uptime` for the window; null without filter snapshots. */
   readonly uptime: UptimeReport | null;
   readonly band: StatusInterval[];
-  /** Statuses in the order their colours are given (longest first); the expected one first when set. */
+  /**
+   * Statuses in the legend's order (longest held first; the expected one first when set). Their colours do
+   * not depend on it: each has its own (status-colours.ts).
+   */
   readonly statuses: string[];
   readonly expected?: string;
   /** Times of the confirmed status changes (filter.status_changed), epoch ms, with their texts. */
@@ -312,7 +315,7 @@ export function statusIntervals(
   return out;
 }
 
-/** The statuses in colour order: the expected one first when set, then by time held, longest first. */
+/** The statuses in legend order: the expected one first when set, then by time held, longest first. */
 function statusOrder(uptime: UptimeReport | null, expected: string | undefined): string[] {
   const held = (uptime?.statuses ?? []).map((s) => s.status).filter((s) => s !== UNREADABLE_STATUS);
   return expected === undefined ? held : [expected, ...held.filter((s) => s !== expected)];

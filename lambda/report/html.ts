@@ -10,6 +10,7 @@ import { SETTINGS } from '../settings.ts';
 import type { ChartPanel } from './charts.ts';
 import { formatShare, type ReportData, type StatusInterval, uptimeRows } from './data.ts';
 import type { ReportIncident } from './incidents.ts';
+import { statusColour } from './status-colours.ts';
 import { withUnit } from './units.ts';
 
 /** The page's inline parts: the chart library and the page's own CSS and script. */
@@ -26,9 +27,6 @@ export interface ReportAssets {
 export const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; " +
   "base-uri 'none'; form-action 'none'";
-
-/** Status colours in the page's CSS: s0..s(n-1), then the palette repeats. */
-const STATUS_COLOURS = 8;
 
 /** Controls but tab and line feed, invisible format characters (bidi overrides and isolates), separators. */
 const HIDDEN_IN_PAGE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\p{Cf}\u2028\u2029]/gu;
@@ -90,13 +88,15 @@ function shown(text: string, max = 60): string {
   return chars.length <= max ? escapeHtml(text) : `${escapeHtml(chars.slice(0, max - 1).join(''))}…`;
 }
 
-/** The class of a status's colour. */
+/**
+ * The classes of a status's colour: its own hue, the same in every report (status-colours.ts); green for the
+ * expected status and a red mark for any other only when an expected status is set.
+ */
 function statusClass(data: ReportData, status: string | null): string {
   if (status === null) return 'gap';
   if (status === UNREADABLE_STATUS) return 'unreadable';
-  const index = data.statuses.indexOf(status);
-  if (data.expected !== undefined && status === data.expected) return 'expected';
-  return `s${(index < 0 ? data.statuses.length : index) % STATUS_COLOURS}`;
+  if (data.expected === undefined) return `s${statusColour(status)}`;
+  return status === data.expected ? 'expected' : `s${statusColour(status)} status-away`;
 }
 
 function statusName(status: string | null): string {
