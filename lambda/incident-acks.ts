@@ -30,7 +30,7 @@ import {
   unacknowledgeMonitorIncident,
   unacknowledgeRuleIncident,
 } from './core/incident-ack.ts';
-import type { Incident, IncidentScopeState } from './core/incidents.ts';
+import { type Incident, type IncidentScopeState, sampleOf } from './core/incidents.ts';
 import { monitorIncidentOpenerOf } from './core/monitor-incidents.ts';
 import { type HealthState, healthShardOf } from './core/network-health.ts';
 import { ruleIncidentOf } from './core/rule-incidents.ts';
@@ -299,7 +299,8 @@ export async function findOpenIncident(
 
 /** What the acknowledge pages show of an incident: its networks active first, each with its peak. */
 export function ackView(incident: Incident): AckIncidentView {
-  const networks = incident.members.map((m) => ({
+  // The incident item names a few (its parts' worst); an earlier version's item, every member.
+  const networks = sampleOf(incident, 'worst').map((m) => ({
     network: m.network,
     ...(m.peak === undefined ? {} : { peak: m.peak }),
     active: m.leftAt === undefined,

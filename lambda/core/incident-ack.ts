@@ -13,7 +13,14 @@
 import type { AckIncidentView } from './ack-page.ts';
 import type { MonitorState } from './decide.ts';
 import { FIRST_STAGE, type IncidentTimers } from './escalation.ts';
-import { type Acknowledgement, type Incident, type IncidentScopeState, incidentAlert } from './incidents.ts';
+import {
+  type Acknowledgement,
+  type Incident,
+  type IncidentScopeState,
+  incidentAlert,
+  partTotals,
+  sampleOf,
+} from './incidents.ts';
 import {
   type MonitorIncidentOpener,
   type MonitorIncidentTimers,
@@ -110,9 +117,10 @@ export function acknowledgeIncident(
     ],
     alerts: { ...open.alerts, sent: open.alerts.sent + 1 },
   };
-  const active = incident.members.filter((m) => m.leftAt === undefined);
+  // The worst active members the incident item knows (its parts' samples), and how many are active.
+  const active = sampleOf(incident, 'worst').filter((m) => m.leftAt === undefined);
   const alert: AlertRecord = {
-    ...incidentAlert('incident.acknowledged', incident, active, ack.at),
+    ...incidentAlert('incident.acknowledged', incident, active, ack.at, partTotals(incident).active),
     seq: scope.nextSeq,
     acknowledgedBy: acknowledged.by,
     ...(note === '' ? {} : { detail: note }),
