@@ -435,6 +435,11 @@ async function commitIncident(
   throw new StoreError(`${what} kept changing under this cycle (${COMMIT_ATTEMPTS} attempts)`);
 }
 
+/** Whether the rule's open incident `id` is acknowledged now (not the open one: the item does not say). */
+function incidentAcknowledged(state: IncidentScopeState, id: string): boolean | undefined {
+  return state.open?.id === id ? state.open.acknowledged !== undefined : undefined;
+}
+
 /** A failed write of an incident: the working set as this cycle left it, and whether membership is uncertain. */
 class IncidentWriteError extends StoreError {
   constructor(
@@ -529,6 +534,7 @@ function withIncidents(
           {
             ...deps,
             state: run.store,
+            acknowledged: incidentAcknowledged,
             ...(deps.published === undefined ? {} : { published: deps.published.forScope(`${key}:`) }),
           },
           run.loaded,

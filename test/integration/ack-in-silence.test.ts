@@ -259,7 +259,7 @@ describe('an incident acknowledged inside a silence (dynalite, loopback API, fak
   // Known gap: the rule incident's scope does not tell the outbox whether its incident is acknowledged now
   // (`acknowledged` of OutboxDeps, passed by lambda/judges/incidents.ts), so a withdrawn acknowledgement is still
   // sent after the announcement. Drop `.fails` when that judge passes it.
-  it.fails('a rule across networks acknowledged and withdrawn inside the silence: no acknowledgement at its end', async () => {
+  it('a rule across networks acknowledged and withdrawn inside the silence: no acknowledgement at its end', async () => {
     const { id, published } = await withdrawnInside(KINDS[3]!);
 
     expect(published[0]).toEqual(['silence.still_holding', 'trigger', id]);
