@@ -26,7 +26,12 @@ describe('planShards', () => {
 
     // Assess
     expect(shards).toEqual(
-      slices.map((slice, index) => ({ index, networks: slice, pollFilter: index === 0 })),
+      slices.map((slice, index) => ({
+        index,
+        networks: slice,
+        pollFilter: index === 0,
+        count: slices.length,
+      })),
     );
   });
 
@@ -82,15 +87,17 @@ describe('scheduledEvent', () => {
     });
   });
 
-  it("adds a shard's index (its rule items), networks and whether it polls the filter", () => {
+  it("adds a shard's index (its rule items), how many shards run, networks and whether it polls the filter", () => {
     const [first, second] = planShards(ids(4), 2);
     expect(scheduledEvent(fields, first)).toMatchObject({
       shard: 0,
+      shards: 2,
       networks: ['n1', 'n2'],
       pollFilter: true,
     });
     expect(scheduledEvent(fields, second)).toMatchObject({
       shard: 1,
+      shards: 2,
       networks: ['n3', 'n4'],
       pollFilter: false,
     });
