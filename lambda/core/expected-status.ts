@@ -1,7 +1,7 @@
 /**
  * The expected filter status against the statuses the API was seen to report: whether the setting names one
  * of them exactly, or differs from one only in case or spaces (the monitor compares exactly, so
- * `SHIELDWATCH_EXPECTED_STATUS=Active` against an API that says `active` keeps the status away for good), or is
+ * an expected status `Active` against an API that says `active` keeps the status away for good), or is
  * a likely typo of one, or names a status never seen. Pure: no I/O.
  */
 import { nearest } from './nearest.ts';

@@ -2,7 +2,7 @@
  * A filter status's colour in the report and the hosted page: one of {@link STATUS_COLOURS} hues chosen from
  * the status text alone (FNV-1a), so a status keeps its colour from one report to the next and from one run
  * to the next, whatever other statuses the window holds or how long each was held. The hues have no red and
- * no green: those say good and bad, and only an expected status (SHIELDWATCH_EXPECTED_STATUS) says which is
+ * no green: those say good and bad, and only an expected status (the expected-status setting) says which is
  * which (the expected status is green, one away from it is marked red). Pure.
  */
 
