@@ -6,6 +6,7 @@ import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { createDynamoClient } from './adapters/aws-clients.ts';
 import { PowertoolsCycleMetrics } from './adapters/cloudwatch-metrics.ts';
+import { lambdaHeartbeat } from './adapters/monitor-heartbeat.ts';
 import { createSecretsClient } from './adapters/secrets-client.ts';
 import { createSnsClient } from './adapters/sns-client.ts';
 import { LogAlertPublisher } from './adapters/sns-publisher.ts';
@@ -18,15 +19,19 @@ import { METRIC_NAMESPACE, SERVICE_NAME } from './metric-names.ts';
 
 const logger = new Logger({ serviceName: SERVICE_NAME });
 const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: SERVICE_NAME });
-let monitor: Monitor | undefined;
+let monitor: (Monitor & { readonly beat: () => Promise<void> }) | undefined;
 
-function coldStart(): Monitor {
+/** The schedule's interval (EventBridge: once a minute): the heartbeat is fresh for two of them. */
+const SCHEDULE_EVERY_MS = 60_000;
+
+function coldStart(): Monitor & { readonly beat: () => Promise<void> } {
   const env = process.env;
   const config = loadConfig(env);
-  return buildMonitor({
+  const dynamo = createDynamoClient(env);
+  const built = buildMonitor({
     config,
     env,
-    dynamo: createDynamoClient(env),
+    dynamo,
     ...(config.topicArn === undefined ? {} : { sns: createSnsClient(env) }),
     // The API key's secret, and the acknowledge link's signing key (docs/acknowledge.md).
     ...(config.apiKey.kind === 'secret' || config.ackLink !== undefined
@@ -38,6 +43,18 @@ function coldStart(): Monitor {
       logger.warn('alert (no topic configured)', { alert }),
     ),
   });
+  // One store, one monitor (docs/design/cycle.md): a CLI cycle with other settings is refused while it is fresh.
+  const heartbeat = lambdaHeartbeat({
+    client: dynamo,
+    config,
+    keys: built.keys,
+    everyMs: SCHEDULE_EVERY_MS,
+    ...(env['AWS_LAMBDA_FUNCTION_NAME'] === undefined
+      ? {}
+      : { functionName: env['AWS_LAMBDA_FUNCTION_NAME'] }),
+    now: Date.now,
+  });
+  return { ...built, beat: () => heartbeat() };
 }
 
 /** The scheduled event; a shard's schedule may carry its slice of the networks. */
@@ -75,8 +92,11 @@ async function poll(event: PollEvent, context: Context) {
   };
   const deadline = lambdaDeadline(Date.now(), context.getRemainingTimeInMillis());
   let result: Awaited<ReturnType<typeof runCycle>>;
+  // Beside the cycle, never failing it: a heartbeat not written only lets a CLI cycle through unchecked.
+  const beat = monitor.beat().catch((error: unknown) => logger.warn('heartbeat not written', error as Error));
   try {
     result = await runCycle(monitor.deps, settings, deadline);
+    await beat;
   } catch (error) {
     // The cycle has not run (store or key), or ran in part (its state committed): say so in the structured
     // log, then let the platform retry.

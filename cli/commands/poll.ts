@@ -6,6 +6,7 @@ import { type CycleResult, runCycle } from '../../lambda/cycle.ts';
 import { defineCommand } from '../args.ts';
 import { clip, palette, printable, renderTable, useColour } from '../format.ts';
 import { type CliIo, println } from '../io.ts';
+import { LiveMonitorConflict, liveGuard, TAKE_OVER_OPTION } from '../live-monitor.ts';
 import { openMonitor } from '../monitor.ts';
 
 function describeSnapshot(snapshot: Snapshot): string {
@@ -88,12 +89,16 @@ export const pollCommand = defineCommand({
     'snapshot per observation, detects a filter status change and sends its alert (SNS when',
     'SHIELDWATCH_TOPIC_ARN is set, otherwise printed here), then prints a short summary.',
   ].join('\n'),
-  options: { verbose: { type: 'boolean', description: "also print the cycle's log lines (stderr)" } },
+  options: {
+    verbose: { type: 'boolean', description: "also print the cycle's log lines (stderr)" },
+    ...TAKE_OVER_OPTION,
+  },
   examples: ['poll', 'poll --verbose', 'poll --stack Shieldwatch'],
   notes: [
     'Exit codes: 0 the cycle ran (API failures are recorded, not fatal); 1 the store could not be',
     "written, the key could not be read or this machine's clock is more than a minute off the store's",
-    '(nothing is written then); 2 bad configuration (every problem is listed).',
+    '(nothing is written then); 2 bad configuration (every problem is listed), or another monitor (a run,',
+    'the deployed schedule) is live on the store with other settings (they are named; --take-over goes on).',
   ].join('\n'),
   async run(values, io) {
     const config = loadConfig(io.env);
@@ -117,6 +122,22 @@ export const pollCommand = defineCommand({
     try {
       // Before anything is written: a cycle timed by a clock far off the store's is refused (docs/design/cycle.md, Clocks).
       await checkClock(opening).catch(unanswered);
+      // One store, one monitor: not with other settings than the live one's (docs/design/cycle.md).
+      const guard = liveGuard({
+        command: 'poll',
+        config,
+        store,
+        keys: monitor.keys,
+        now: io.now,
+        takeOver: values['take-over'] === true,
+      });
+      try {
+        await guard.check(opening);
+      } catch (error) {
+        if (!(error instanceof LiveMonitorConflict)) return unanswered(error);
+        println(io.stderr, `shieldwatch poll: ${error.message}`);
+        return error.exitCode;
+      }
       const result = await runCycle(monitor.deps, monitor.settings, deadlines.cycleDeadline(io.now()));
       println(io.stdout, summarize(result, io, monitor.deps.publisher.target, config.expectedStatus));
       println(io.stdout, `store: ${store.description}`);

@@ -5,6 +5,7 @@ import { runCycle, StoreError } from '../../lambda/cycle.ts';
 import { defineCommand } from '../args.ts';
 import { palette, parseCount, parseDurationMs, useColour } from '../format.ts';
 import { type CliIo, println } from '../io.ts';
+import { type LiveGuard, LiveMonitorConflict, liveGuard, TAKE_OVER_OPTION } from '../live-monitor.ts';
 import { cycleLine, openMonitor } from '../monitor.ts';
 
 /** What {@link monitor} needs besides the opened monitor. */
@@ -19,6 +20,11 @@ export interface MonitorLoopOptions {
   readonly stopping: AbortSignal;
   /** Aborted: the cycle in flight is cut short. */
   readonly cutting: AbortSignal;
+  /**
+   * One store, one monitor: checked and beaten before each cycle; a conflict ends the loop.
+   * @default - none: no heartbeat
+   */
+  readonly live?: LiveGuard;
 }
 
 /** How a run went. */
@@ -26,6 +32,8 @@ export interface MonitorLoopResult {
   readonly cycles: number;
   /** Cycles that could not run (the store or the key failed); each was logged and the run went on. */
   readonly failed: number;
+  /** Another monitor went live on the store with other settings: the run stopped, saying so. */
+  readonly conflict?: LiveMonitorConflict;
 }
 
 /**
@@ -50,6 +58,8 @@ export async function monitor(
         await opened.store.revive();
         // Before every cycle: the clock may have been set since the last one (docs/design/cycle.md, Clocks).
         await opened.checkClock(options.cutting);
+        await options.live?.check(options.cutting);
+        await options.live?.beat(options.cutting);
         const result = await runCycle(
           opened.monitor.deps,
           opened.monitor.settings,
@@ -58,6 +68,7 @@ export async function monitor(
         );
         println(io.stdout, cycleLine(result, io));
       } catch (error) {
+        if (error instanceof LiveMonitorConflict) return { cycles, failed, conflict: error };
         failed++;
         println(
           io.stderr,
@@ -99,13 +110,17 @@ export const runCommand = defineCommand({
     },
     cycles: { type: 'string', value: 'N', description: 'stop after N cycles (default: run until stopped)' },
     verbose: { type: 'boolean', description: "also print the cycle's log lines (stderr)" },
+    ...TAKE_OVER_OPTION,
   },
   examples: ['run', 'run --every 30s', 'run --every 5s --cycles 3 --verbose'],
   notes: [
     "A cycle that cannot run (the store unreachable, the key unreadable, this machine's clock more than a",
     "minute off the store's) is logged on stderr and the next one runs as planned; the embedded store is",
     'kept running meanwhile and restarted when it has gone.',
-    'Exit 0 when stopped, 1 when any cycle could not run.',
+    'While it runs it records a heartbeat in the store with a fingerprint of its settings (keyed hashes, no',
+    'value): a poll or run with other settings on the same store is refused (exit 2) until it stops.',
+    'Exit 0 when stopped, 1 when any cycle could not run, 2 when another monitor is live on the store with',
+    'other settings (at the start, or when one took over with --take-over).',
   ].join('\n'),
   async run(values, io: CliIo) {
     const everyMs = parseDurationMs('--every', values.every, 1000, 86_400_000);
@@ -113,6 +128,24 @@ export const runCommand = defineCommand({
       values.cycles === undefined ? Number.POSITIVE_INFINITY : parseCount('--cycles', values.cycles);
     const config = loadConfig(io.env);
     const opened = await openMonitor(io, config, values.verbose);
+    const live = liveGuard({
+      command: 'run',
+      config,
+      store: opened.store,
+      keys: opened.monitor.keys,
+      now: io.now,
+      takeOver: values['take-over'] === true,
+      everyMs,
+    });
+    try {
+      // Before the first line: a run refused is told at once, not after its first interval.
+      await live.check();
+    } catch (error) {
+      await opened.close();
+      if (!(error instanceof LiveMonitorConflict)) throw error;
+      println(io.stderr, `shieldwatch run: ${error.message}`);
+      return error.exitCode;
+    }
     const stopping = new AbortController();
     const cutting = new AbortController();
     let signals = 0;
@@ -133,22 +166,25 @@ export const runCommand = defineCommand({
       `shieldwatch run: every ${everyMs / 1000}s, ${config.networks.length} network(s), alerts to ${opened.monitor.deps.publisher.target}; store: ${opened.store.description}`,
     );
     try {
-      const { cycles, failed } = await monitor(opened, io, {
+      const { cycles, failed, conflict } = await monitor(opened, io, {
         everyMs,
         maxCycles,
         cycleTimeoutMs: config.cycleTimeoutMs,
         stopping: stopping.signal,
         cutting: cutting.signal,
+        live,
       });
+      if (conflict !== undefined) println(io.stderr, `shieldwatch run: ${conflict.message}`);
       println(
         io.stdout,
         `stopped after ${cycles} cycle(s)${failed === 0 ? '' : `, ${failed} of them could not run`}`,
       );
-      return failed === 0 ? 0 : 1;
+      return conflict !== undefined ? conflict.exitCode : failed === 0 ? 0 : 1;
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       io.closed?.removeEventListener('abort', onClosed);
+      await live.stop();
       await opened.close();
     }
   },

@@ -1,7 +1,11 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { LiveMonitorConflict, liveGuard } from '../../cli/live-monitor.ts';
+import { createApiKeyProvider } from '../../lambda/adapters/api-key.ts';
+import { loadConfig } from '../../lambda/config.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 import { startDynamoProxy } from '../fixtures/fake-aws.ts';
@@ -110,6 +114,45 @@ describe('the Lambda handler', () => {
     const paths = api.requests.slice(before).map((r) => r.url);
     expect(paths.sort()).toEqual(['/api/networks/edge-7/realtime', '/api/networks/edge-8/realtime']);
     expect(result).toMatchObject({ networksOk: 2, filterOk: undefined });
+  });
+
+  it("records the deployed monitor's heartbeat: a CLI cycle with other settings on its table is refused, the same settings go on (issue 32.1)", async () => {
+    // Prepare
+    const { handler } = await import('../../lambda/handler.ts');
+
+    // Act
+    await handler(scheduled, lambdaContext(20_000));
+
+    // Assess: the item, which holds no value
+    const item = (
+      await DynamoDBDocumentClient.from(dynamo.client).send(
+        new GetCommand({
+          TableName: dynamo.table,
+          Key: { pk: 'state', sk: 'heartbeat' },
+          ConsistentRead: true,
+        }),
+      )
+    ).Item;
+    expect(item).toMatchObject({ everyMs: 60_000, owner: { kind: 'lambda' } });
+    expect(JSON.stringify(item)).not.toContain(KEY);
+    // A CLI on the same table: what `poll` runs before its cycle
+    const guard = (env: Record<string, string | undefined>) => {
+      const config = loadConfig(env);
+      return liveGuard({
+        command: 'poll',
+        config,
+        store: { client: dynamo.client, description: 'the deployed table' },
+        keys: createApiKeyProvider(config.apiKey, env),
+        now: Date.now,
+        takeOver: false,
+      });
+    };
+    await expect(guard(process.env).check()).resolves.toBeUndefined();
+    const refused = guard({ ...process.env, SHIELDWATCH_RULES: 'pps: traffic.in.pps > 300k' }).check();
+    await expect(refused).rejects.toBeInstanceOf(LiveMonitorConflict);
+    await expect(refused).rejects.toThrow(
+      /live monitor {2}the deployed schedule[\s\S]*differs {7}SHIELDWATCH_RULES[\s\S]*npx cdk deploy/,
+    );
   });
 
   it('throws when the store cannot be written, so the platform retries', async () => {
