@@ -131,14 +131,18 @@ export function liveGuard(options: {
       if (options.takeOver) return;
       const heartbeat = await heartbeats.read(signal);
       if (heartbeat === undefined) return;
-      const key = await options.keys.get();
+      // Only another monitor's heartbeat is compared: the key is read and hashed for nothing else.
+      const mine =
+        heartbeat.owner.id === owner.id
+          ? heartbeat.fingerprint
+          : await fingerprint(await options.keys.get(), heartbeat.fingerprint.salt);
       const nowMs = options.now();
       const verdict = judgeHeartbeat({
         heartbeat,
         nowMs,
         selfId: owner.id,
         alive: ownerAlive,
-        fingerprintUnder: (theirs) => fingerprint(key, theirs),
+        fingerprintUnder: () => mine,
       });
       // A run that has written its heartbeat was live itself: the other took over since.
       const running = beating;
@@ -161,7 +165,7 @@ export function liveGuard(options: {
           at: new Date(options.now()).toISOString(),
           everyMs: options.everyMs,
           owner,
-          fingerprint: fingerprint(key, salt),
+          fingerprint: await fingerprint(key, salt),
         },
         signal,
       );

@@ -129,14 +129,11 @@ export function lambdaHeartbeat(parts: {
     kind: 'lambda',
     description: `the deployed schedule (function ${parts.functionName ?? '?'}, every ${parts.everyMs / 1000}s)`,
   };
-  return async (signal) =>
-    store.write(
-      {
-        at: new Date(parts.now()).toISOString(),
-        everyMs: parts.everyMs,
-        owner,
-        fingerprint: fingerprint(await parts.keys.get(), salt),
-      },
+  return async (signal) => {
+    const at = new Date(parts.now()).toISOString();
+    await store.write(
+      { at, everyMs: parts.everyMs, owner, fingerprint: await fingerprint(await parts.keys.get(), salt) },
       signal,
     );
+  };
 }

@@ -8,7 +8,7 @@
  * writer's, and the API key's is scrypt's (a slow hash), so what is stored tells whether two settings are equal
  * and nothing that lets anyone recompute one. Pure, apart from the hashing.
  */
-import { createHmac, randomBytes, scryptSync } from 'node:crypto';
+import { createHmac, randomBytes, scrypt } from 'node:crypto';
 import type { MonitorConfig } from '../config.ts';
 import { printRule } from './rules.ts';
 
@@ -91,22 +91,30 @@ function canonical(config: MonitorConfig): Record<Exclude<FingerprintedSetting, 
 }
 
 /**
- * The API key's digest: scrypt (N 2^14, about 16 MB and tens of ms), so a stored digest is no cheap test of
- * guesses; computed once per process and salt by its callers' cache.
+ * The API key's digest: scrypt (N 2^14, about 16 MB and tens of ms, off the event loop), so a stored digest is
+ * no cheap test of guesses; computed once per process and salt by {@link fingerprinter}.
  */
-function keyDigest(key: string, salt: string): string {
-  return scryptSync(key, `shieldwatch-live-key\n${salt}`, 16, { N: 2 ** 14, r: 8, p: 1 }).toString(
-    'base64url',
-  );
+function keyDigest(key: string, salt: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    scrypt(key, `shieldwatch-live-key\n${salt}`, 16, { N: 2 ** 14, r: 8, p: 1 }, (error, derived) => {
+      if (error === null) resolve(derived.toString('base64url'));
+      else reject(error);
+    });
+  });
 }
 
 /** The fingerprint of `config` and `key` under `salt`. */
-export function fingerprintSettings(config: MonitorConfig, key: string, salt: string): SettingsFingerprint {
+export async function fingerprintSettings(
+  config: MonitorConfig,
+  key: string,
+  salt: string,
+): Promise<SettingsFingerprint> {
   const texts = canonical(config);
   const digest = (name: string, text: string) =>
     createHmac('sha256', salt).update(`shieldwatch-live\n${name}\n${text}`).digest('base64url').slice(0, 22);
+  const apiKey = await keyDigest(key, salt);
   const digests = Object.fromEntries(
-    FINGERPRINTED.map((name) => [name, name === 'apiKey' ? keyDigest(key, salt) : digest(name, texts[name])]),
+    FINGERPRINTED.map((name) => [name, name === 'apiKey' ? apiKey : digest(name, texts[name])]),
   ) as Record<FingerprintedSetting, string>;
   return { salt, digests };
 }
@@ -115,8 +123,10 @@ export function fingerprintSettings(config: MonitorConfig, key: string, salt: st
  * Fingerprints of one configuration under any salt, each computed once: a reader compares under the live
  * monitor's salt, a writer keeps its own. The key is asked for each time (a rotated secret changes it).
  */
-export function fingerprinter(config: MonitorConfig): (key: string, salt: string) => SettingsFingerprint {
-  const cache = new Map<string, SettingsFingerprint>();
+export function fingerprinter(
+  config: MonitorConfig,
+): (key: string, salt: string) => Promise<SettingsFingerprint> {
+  const cache = new Map<string, Promise<SettingsFingerprint>>();
   return (key, salt) => {
     const id = `${salt}\n${key}`;
     let found = cache.get(id);
@@ -124,6 +134,7 @@ export function fingerprinter(config: MonitorConfig): (key: string, salt: string
       found = fingerprintSettings(config, key, salt);
       if (cache.size >= 8) cache.clear();
       cache.set(id, found);
+      found.catch(() => cache.delete(id));
     }
     return found;
   };
@@ -156,8 +167,8 @@ export type LiveVerdict =
 
 /**
  * Judges the heartbeat for a cycle from this process. `alive` says whether a heartbeat's owner still runs (a
- * `run` on this machine whose process is gone is not); `fingerprintUnder` makes this process's fingerprint
- * under the heartbeat's salt.
+ * `run` on this machine whose process is gone is not); `fingerprintUnder` gives this process's fingerprint
+ * under the heartbeat's salt (made beforehand: {@link fingerprinter}).
  */
 export function judgeHeartbeat(input: {
   readonly heartbeat: Heartbeat | undefined;

@@ -27,12 +27,12 @@ const fp = (env: Record<string, string | undefined>, key = KEY, salt = SALT) =>
   fingerprintSettings(loadConfig({ ...BASE, ...env }), key, salt);
 
 describe('the settings fingerprint', () => {
-  it('is the same for the same settings, whatever the order of networks and rules', () => {
-    const reordered = fp({
+  it('is the same for the same settings, whatever the order of networks and rules', async () => {
+    const reordered = await fp({
       SHIELDWATCH_NETWORKS: 'edge-2,edge-1',
       SHIELDWATCH_RULES: 'attack: attack.active == true\npps: traffic.in.pps > 300k for 2',
     });
-    expect(fingerprintDifferences(fp({}), reordered)).toEqual([]);
+    expect(fingerprintDifferences(await fp({}), reordered)).toEqual([]);
   });
 
   it.each([
@@ -45,45 +45,47 @@ describe('the settings fingerprint', () => {
     [{ SHIELDWATCH_TOPIC_ARN: undefined }, ['topicArn']],
     [{ SHIELDWATCH_API_URL: 'https://api2.example.com' }, ['apiUrl']],
     [{ SHIELDWATCH_CONCURRENCY: '3', SHIELDWATCH_TIMEOUT_MS: '1000' }, []],
-  ] as const)('%j differs in %j', (env, differs) => {
-    expect(fingerprintDifferences(fp({}), fp(env))).toEqual(differs);
+  ] as const)('%j differs in %j', async (env, differs) => {
+    expect(fingerprintDifferences(await fp({}), await fp(env))).toEqual(differs);
   });
 
-  it('a different key differs in apiKey only', () => {
-    expect(fingerprintDifferences(fp({}), fp({}, 'sk-other'))).toEqual(['apiKey']);
+  it('a different key differs in apiKey only', async () => {
+    expect(fingerprintDifferences(await fp({}), await fp({}, 'sk-other'))).toEqual(['apiKey']);
   });
 
-  it('holds no value: neither the key, nor a rule, a URL, a network, a status or a topic', () => {
-    const text = JSON.stringify(fp({}));
+  it('holds no value: neither the key, nor a rule, a URL, a network, a status or a topic', async () => {
+    const text = JSON.stringify(await fp({}));
     for (const value of [KEY, 'traffic.in.pps', 'api.example.com', 'edge-1', '"active"', '123456789012']) {
       expect(text).not.toContain(value);
     }
-    expect(Object.keys(fp({}).digests).sort()).toEqual([...FINGERPRINTED].sort());
+    expect(Object.keys((await fp({})).digests).sort()).toEqual([...FINGERPRINTED].sort());
   });
 
-  it('under another salt every digest is another (no digest can be looked up across stores)', () => {
-    const a = fp({});
-    const b = fp({}, KEY, 'b3RoZXJzYWx0b3RoZXJzYQ');
+  it('under another salt every digest is another (no digest can be looked up across stores)', async () => {
+    const a = await fp({});
+    const b = await fp({}, KEY, 'b3RoZXJzYWx0b3RoZXJzYQ');
     for (const name of FINGERPRINTED) expect(a.digests[name]).not.toBe(b.digests[name]);
   });
 
-  it('a fingerprinter computes each salt once', () => {
+  it('a fingerprinter computes each salt once', async () => {
     const make = fingerprinter(loadConfig(BASE));
     expect(make(KEY, SALT)).toBe(make(KEY, SALT));
-    expect(make(KEY, SALT)).toEqual(fp({}));
+    expect(await make(KEY, SALT)).toEqual(await fp({}));
   });
 });
 
-describe('judgeHeartbeat', () => {
+describe('judgeHeartbeat', async () => {
   const NOW = Date.parse('2026-11-23T10:00:00.000Z');
-  const theirs = fp({ SHIELDWATCH_RULES: undefined });
+  const theirs = await fp({ SHIELDWATCH_RULES: undefined });
+  const mineFp = await fp({});
+  const otherKey = await fp({}, 'sk-other');
   const heartbeat = (agoMs: number, owner: Partial<Heartbeat['owner']> = {}): Heartbeat => ({
     at: new Date(NOW - agoMs).toISOString(),
     everyMs: 5_000,
     owner: { id: 'other', kind: 'run', description: 'run', ...owner },
     fingerprint: theirs,
   });
-  const judge = (hb: Heartbeat | undefined, mine = fp({}), alive = true) =>
+  const judge = (hb: Heartbeat | undefined, mine = mineFp, alive = true) =>
     judgeHeartbeat({
       heartbeat: hb,
       nowMs: NOW,
@@ -105,7 +107,7 @@ describe('judgeHeartbeat', () => {
 
   it('the same settings go on; an owner that is gone does not count', () => {
     expect(judge(heartbeat(1_000), theirs)).toBe('go');
-    expect(judge(heartbeat(1_000), fp({}), false)).toBe('go');
+    expect(judge(heartbeat(1_000), mineFp, false)).toBe('go');
   });
 
   it('a refusal names what differs', () => {
@@ -113,7 +115,7 @@ describe('judgeHeartbeat', () => {
       heartbeat: heartbeat(1_000),
       nowMs: NOW,
       alive: () => true,
-      fingerprintUnder: () => fp({}, 'sk-other'),
+      fingerprintUnder: () => otherKey,
     });
     expect(verdict).toMatchObject({ kind: 'refuse', differs: ['apiKey', 'rules'] });
   });
