@@ -10,6 +10,7 @@
  * one of the monitor's own (`filter.status_changed/...`, `api.unreachable/...`) in the monitor state item; a
  * rule's on one network (`<rule>/<network>/<triggeredAt>`, `groupBy=none`) in the rule item that holds its cell.
  */
+
 import { COMMIT_ATTEMPTS } from './commit.ts';
 import type { AckIncidentView } from './core/ack-page.ts';
 import type { MonitorState } from './core/decide.ts';
@@ -19,7 +20,6 @@ import {
   acknowledgeIncident,
   acknowledgeMonitorIncident,
   acknowledgeRuleIncident,
-  incidentRuleOf,
   openHealthIncidentView,
   openMonitorIncidentView,
   openRuleIncidentView,
@@ -30,10 +30,9 @@ import {
   unacknowledgeMonitorIncident,
   unacknowledgeRuleIncident,
 } from './core/incident-ack.ts';
+import { parseIncidentId } from './core/incident-kinds.ts';
 import { type Incident, type IncidentScopeState, sampleOf } from './core/incidents.ts';
-import { monitorIncidentOpenerOf } from './core/monitor-incidents.ts';
-import { type HealthState, healthShardOf } from './core/network-health.ts';
-import { ruleIncidentOf } from './core/rule-incidents.ts';
+import type { HealthState } from './core/network-health.ts';
 import { describeError, StoreError } from './errors.ts';
 import type { FoundRuleItem, RuleScopeState, StateStore, VersionedState } from './ports.ts';
 
@@ -66,12 +65,7 @@ export type UnackResult =
  * network (`<rule>/<network>/<at>`), a blind spot's, or the monitor's.
  */
 export function isAckableId(id: string): boolean {
-  return (
-    incidentRuleOf(id) !== undefined ||
-    ruleIncidentOf(id) !== undefined ||
-    healthShardOf(id) !== undefined ||
-    monitorIncidentOpenerOf(id) !== undefined
-  );
+  return parseIncidentId(id) !== undefined;
 }
 
 async function load<S>(store: StateStore<S>, id: string): Promise<VersionedState<S>> {
@@ -203,23 +197,23 @@ export async function acknowledge(
   id: string,
   ack: { readonly by: string; readonly at: string; readonly note?: string },
 ): Promise<AckResult> {
-  if (monitorIncidentOpenerOf(id) !== undefined) {
+  // Where the incident lives, by its id (the kinds' registry): one acknowledgement, written to that item.
+  const ref = parseIncidentId(id);
+  if (ref === undefined) return { outcome: 'not-open' };
+  if (ref.home === 'monitor') {
     return settle(scopes.monitorState, id, (state) =>
       timersSettled<AckResult, MonitorState>(acknowledgeMonitorIncident(state, id, ack)),
     );
   }
-  const shard = healthShardOf(id);
-  if (shard !== undefined) {
-    return settle(scopes.healthScope(shard), id, (state) =>
+  if (ref.home === 'health') {
+    return settle(scopes.healthScope(ref.shard), id, (state) =>
       timersSettled<AckResult, HealthState>(acknowledgeHealthIncident(state, id, ack)),
     );
   }
-  if (ruleIncidentOf(id) !== undefined) {
+  if (ref.home === 'cell') {
     return settleRuleCell<AckResult>(scopes, id, (state) => acknowledgeRuleIncident(state, id, ack));
   }
-  const rule = incidentRuleOf(id);
-  if (rule === undefined) return { outcome: 'not-open' };
-  return settle<IncidentScopeState, AckResult>(scopes.incidentScope(rule), id, (scope) => {
+  return settle<IncidentScopeState, AckResult>(scopes.incidentScope(ref.rule), id, (scope) => {
     const decision: AckDecision = acknowledgeIncident(scope, id, ack);
     if (decision.outcome === 'acknowledged') {
       return {
@@ -241,23 +235,22 @@ export async function unacknowledge(
   by: string,
   at: string,
 ): Promise<UnackResult> {
-  if (monitorIncidentOpenerOf(id) !== undefined) {
+  const ref = parseIncidentId(id);
+  if (ref === undefined) return { outcome: 'not-open' };
+  if (ref.home === 'monitor') {
     return settle(scopes.monitorState, id, (state) =>
       timersSettled<UnackResult, MonitorState>(unacknowledgeMonitorIncident(state, id)),
     );
   }
-  const shard = healthShardOf(id);
-  if (shard !== undefined) {
-    return settle(scopes.healthScope(shard), id, (state) =>
+  if (ref.home === 'health') {
+    return settle(scopes.healthScope(ref.shard), id, (state) =>
       timersSettled<UnackResult, HealthState>(unacknowledgeHealthIncident(state, id)),
     );
   }
-  if (ruleIncidentOf(id) !== undefined) {
+  if (ref.home === 'cell') {
     return settleRuleCell<UnackResult>(scopes, id, (state) => unacknowledgeRuleIncident(state, id));
   }
-  const rule = incidentRuleOf(id);
-  if (rule === undefined) return { outcome: 'not-open' };
-  return settle<IncidentScopeState, UnackResult>(scopes.incidentScope(rule), id, (scope) => {
+  return settle<IncidentScopeState, UnackResult>(scopes.incidentScope(ref.rule), id, (scope) => {
     const decision: UnackDecision = unacknowledgeIncident(scope, id, by, at);
     if (decision.outcome === 'unacknowledged') {
       return {
@@ -278,20 +271,19 @@ export async function findOpenIncident(
   scopes: IncidentScopes,
   id: string,
 ): Promise<AckIncidentView | undefined> {
-  if (monitorIncidentOpenerOf(id) !== undefined) {
+  const ref = parseIncidentId(id);
+  if (ref === undefined) return undefined;
+  if (ref.home === 'monitor') {
     return openMonitorIncidentView((await load(scopes.monitorState, id)).state, id);
   }
-  const shard = healthShardOf(id);
-  if (shard !== undefined) {
-    return openHealthIncidentView((await load(scopes.healthScope(shard), id)).state, id);
+  if (ref.home === 'health') {
+    return openHealthIncidentView((await load(scopes.healthScope(ref.shard), id)).state, id);
   }
-  if (ruleIncidentOf(id) !== undefined) {
+  if (ref.home === 'cell') {
     const [item] = await ruleItemsOf(scopes, id);
     return item === undefined ? undefined : openRuleIncidentView(item.loaded.state, id);
   }
-  const rule = incidentRuleOf(id);
-  if (rule === undefined) return undefined;
-  const { state } = await load(scopes.incidentScope(rule), id);
+  const { state } = await load(scopes.incidentScope(ref.rule), id);
   return state.open !== undefined && state.open.id === id && state.open.state === 'open'
     ? ackView(state.open)
     : undefined;

@@ -10,9 +10,11 @@
  * ({@link acknowledgeMonitorIncident}), and a rule's on one network (`<rule>/<network>/<triggeredAt>`,
  * `groupBy=none`) in the rule item that holds its cell ({@link acknowledgeRuleIncident}).
  */
+
 import type { AckIncidentView } from './ack-page.ts';
 import type { MonitorState } from './decide.ts';
 import { FIRST_STAGE, type IncidentTimers } from './escalation.ts';
+import { parseIncidentId } from './incident-kinds.ts';
 import {
   type Acknowledgement,
   type Incident,
@@ -75,10 +77,8 @@ export type UnackDecision =
 
 /** The rule of an incident id `<rule>@<openedAt>` (rule names hold no `@`), or undefined for another shape. */
 export function incidentRuleOf(id: string): string | undefined {
-  const at = id.indexOf('@');
-  if (at <= 0 || at === id.length - 1) return undefined;
-  const rule = id.slice(0, at);
-  return /^[A-Za-z0-9_-]{1,40}$/.test(rule) ? rule : undefined;
+  const ref = parseIncidentId(id);
+  return ref?.home === 'incident' ? ref.rule : undefined;
 }
 
 /** A note or a name as kept: control characters folded to spaces, cut to `max`. */

@@ -8,7 +8,9 @@
  * `filter.status_changed/WHEN-IT-WENT-AWAY`; docs/alerts.md, Blind spots: `network.unreachable/<shard>/...`).
  * Pure: built from what the store returned.
  */
+
 import type { MonitorState } from './decide.ts';
+import { kindOfIncident } from './incident-kinds.ts';
 import {
   alertsOf,
   type IncidentEventRecord,
@@ -86,8 +88,7 @@ function openerOf(id: string): Opener | undefined {
 
 /** The kind of incident `id`: one of those here by its opener, else a rule's. */
 export function incidentKindOf(id: string): IncidentKind {
-  const opener = openerOf(id);
-  return opener === undefined ? 'rule' : OPENERS[opener].kind;
+  return kindOfIncident(id);
 }
 
 /** The time an id ends with (`.../2026-05-01T10:02:00.000Z`), when it is one. */

@@ -8,12 +8,13 @@
  */
 import { cycleOrder } from './clock.ts';
 import { type EscalationSchedule, followTimers } from './escalation.ts';
+import type { IncidentKind } from './incident-kinds.ts';
 import type { RuleCondition } from './rule-kinds/index.ts';
 import type { RuleOp } from './rule-types.ts';
 import type { IncidentAlertRecord } from './types.ts';
 
-/** What an incident is about. Only `rule` is judged here so far; the others are the hooks of CONTRACT §13. */
-export type IncidentKind = 'rule' | 'status' | 'api' | 'network' | 'rule_unreadable';
+/** What an incident is about: one of the registry's kinds (`incident-kinds.ts`). */
+export type { IncidentKind } from './incident-kinds.ts';
 
 /** How alerts are grouped (the `groupBy` setting): one incident per rule, or each network on its own. */
 export type GroupBy = 'rule' | 'none';

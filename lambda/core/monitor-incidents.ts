@@ -8,19 +8,12 @@
  * by the id's first segment, {@link monitorIncidentOpenerOf}). The status's reminder stays
  * `filter.status_reminder` (its own clock, `MonitorState.lastReminderAt`). Pure.
  */
+
 import { type EscalationSchedule, FIRST_STAGE, followTimers, type IncidentTimers } from './escalation.ts';
-import type { AlertEvent, AlertRecordOf, NewAlertRecord, RenderedAlert } from './types.ts';
+import { type MonitorIncidentOpener, parseIncidentId } from './incident-kinds.ts';
+import type { AlertRecordOf, NewAlertRecord, RenderedAlert } from './types.ts';
 
-/** The events that open the monitor's incidents, the first segment of their ids. */
-export const MONITOR_INCIDENT_OPENERS = [
-  'filter.status_changed',
-  'api.unreachable',
-  'api.auth_failed',
-  'filter.status_unreadable',
-] as const satisfies readonly AlertEvent[];
-
-/** One of {@link MONITOR_INCIDENT_OPENERS}. */
-export type MonitorIncidentOpener = (typeof MONITOR_INCIDENT_OPENERS)[number];
+export { MONITOR_INCIDENT_OPENERS, type MonitorIncidentOpener } from './incident-kinds.ts';
 
 /**
  * The `incident.*` events a monitor incident shares with a rule's (CONTRACT §14); `incident.resolved` only ends the
@@ -52,15 +45,8 @@ export type MonitorIncidentTimersById = Readonly<Record<string, MonitorIncidentT
  * (a rule's `<rule>@<at>`, a blind spot's `network.*`, anything else).
  */
 export function monitorIncidentOpenerOf(id: unknown): MonitorIncidentOpener | undefined {
-  if (typeof id !== 'string') return undefined;
-  const cut = id.indexOf('/');
-  if (cut <= 0) return undefined;
-  const head = id.slice(0, cut);
-  const time = id.slice(cut + 1);
-  if (!(MONITOR_INCIDENT_OPENERS as readonly string[]).includes(head)) return undefined;
-  return /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(time) && !Number.isNaN(Date.parse(time))
-    ? (head as MonitorIncidentOpener)
-    : undefined;
+  const ref = parseIncidentId(id);
+  return ref?.home === 'monitor' ? ref.opener : undefined;
 }
 
 /** The time incident `id` names (when it went away, its first failing cycle). */

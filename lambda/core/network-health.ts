@@ -19,8 +19,10 @@
  * A failed request is no evidence about a rule's path. A cycle not newer than the last one applied changes
  * nothing ({@link cycleOrder}). Pure: times come from the observation.
  */
+
 import { cycleOrder } from './clock.ts';
 import { type EscalationSchedule, FIRST_STAGE, followTimers, type IncidentTimers } from './escalation.ts';
+import { INCIDENT_KINDS, parseIncidentId } from './incident-kinds.ts';
 import type { AlertRecord, FailureKind, HealthMember } from './types.ts';
 
 /** The events of this judge. */
@@ -473,8 +475,8 @@ export function summary(members: readonly HealthMember[]): string {
  * `network.rule_unreadable/<rule>/<shard>/...`), or undefined when `id` is no blind-spot incident's.
  */
 export function healthShardOf(id: string): number | undefined {
-  const match = /^network\.(?:unreachable|rule_unreadable\/[A-Za-z0-9_-]{1,40})\/(\d{1,6})\/[^/]+$/.exec(id);
-  return match === null ? undefined : Number(match[1]);
+  const ref = parseIncidentId(id);
+  return ref?.home === 'health' ? ref.shard : undefined;
 }
 
 /**
@@ -487,9 +489,9 @@ export function blindSpotEventOf(
   alert: Pick<AlertRecord, 'event' | 'incident'>,
 ): 'network.unreachable' | 'network.rule_unreadable' | undefined {
   if (alert.event !== 'incident.reminder' && alert.event !== 'incident.escalated') return undefined;
-  const id = alert.incident;
-  if (typeof id !== 'string' || healthShardOf(id) === undefined) return undefined;
-  return id.startsWith('network.unreachable/') ? 'network.unreachable' : 'network.rule_unreadable';
+  const ref = parseIncidentId(alert.incident);
+  if (ref?.home !== 'health') return undefined;
+  return INCIDENT_KINDS[ref.kind].heldAs(ref) as 'network.unreachable' | 'network.rule_unreadable';
 }
 
 /** Whether a recovery alert closes its incident (no network of it is left failing). */

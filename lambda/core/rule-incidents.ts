@@ -8,7 +8,9 @@
  * acknowledgement keep the `incident.*` events and are rendered by the rule family (`alert-families/rule.ts`),
  * which tells them by their record: a rule and a network, neither a story nor members. Pure.
  */
+
 import { type EscalationSchedule, FIRST_STAGE, followTimers, type IncidentTimers } from './escalation.ts';
+import { parseIncidentId } from './incident-kinds.ts';
 import { own } from './own-record.ts';
 import { conditionOf, type RuleCondition, ruleKind } from './rule-kinds/index.ts';
 import type { Rule, RuleCell, RuleNetworkObservation, RuleState } from './rule-types.ts';
@@ -39,17 +41,10 @@ export interface RuleIncidentSettings {
 export function ruleIncidentOf(
   id: unknown,
 ): { readonly rule: string; readonly network: string; readonly triggeredAt: string } | undefined {
-  if (typeof id !== 'string') return undefined;
-  const first = id.indexOf('/');
-  const last = id.lastIndexOf('/');
-  if (first <= 0 || last <= first + 1 || last === id.length - 1) return undefined;
-  const rule = id.slice(0, first);
-  const triggeredAt = id.slice(last + 1);
-  if (!/^[A-Za-z0-9_-]{1,40}$/.test(rule)) return undefined;
-  // The evaluator writes the cycle's ISO time (docs/rules.md): nothing else is an id of a rule cell.
-  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(triggeredAt) || Number.isNaN(Date.parse(triggeredAt)))
-    return undefined;
-  return { rule, network: id.slice(first + 1, last), triggeredAt };
+  const ref = parseIncidentId(id);
+  return ref?.home === 'cell'
+    ? { rule: ref.rule, network: ref.network, triggeredAt: ref.openedAt }
+    : undefined;
 }
 
 /**

@@ -4,10 +4,10 @@
  * (`silence.ts`), which names alerts in their families' words: a command that only lists silences
  * (`shieldwatch status`) loads no alert texts (issue 21.5). Pure.
  */
+
 import { ALERT_EVENTS } from './alert-events.ts';
 import { DURATION_UNITS_MS, parseDuration } from './duration.ts';
-import { monitorIncidentOpenerOf } from './monitor-incidents.ts';
-import { blindSpotEventOf } from './network-health.ts';
+import { INCIDENT_KINDS, parseIncidentId } from './incident-kinds.ts';
 import type { AlertEvent, AlertRecord, NewAlertRecord, Severity } from './types.ts';
 
 /** One silence, as stored (pk `silence`, sk its id). Times are ISO-8601 UTC. */
@@ -112,8 +112,9 @@ export function followUpOpener(alert: {
   readonly incident?: unknown;
 }): AlertEvent | undefined {
   if (alert.event !== 'incident.reminder' && alert.event !== 'incident.escalated') return undefined;
-  const incident = typeof alert.incident === 'string' ? alert.incident : undefined;
-  return blindSpotEventOf({ event: alert.event, incident }) ?? monitorIncidentOpenerOf(incident);
+  // The kinds' registry says what opened it; a rule's (across networks or on one) is held by its grouped event.
+  const ref = parseIncidentId(alert.incident);
+  return ref === undefined || ref.kind === 'rule' ? undefined : INCIDENT_KINDS[ref.kind].heldAs(ref);
 }
 
 /**
