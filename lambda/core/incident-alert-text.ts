@@ -198,9 +198,12 @@ export function incidentEmailLines(
       listed++;
     }
     const left = story.count - listed;
+    // An alert carries the worst few (CONTRACT §13, Any size); the listing has every one.
     if (left > 0)
       lines.push(
-        `  ... and ${plural(left, 'more network')} (left out to keep the message within the SNS size limit)`,
+        listed < story.members.length
+          ? `  ... and ${plural(left, 'more network')} (left out to keep the message within the SNS size limit)`
+          : `  ... and ${plural(left, 'more network')} (every one: shieldwatch incidents show ${alert.incident ?? 'ID'})`,
       );
     lines.push('');
   }

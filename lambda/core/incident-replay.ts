@@ -7,11 +7,14 @@
  */
 
 import {
+  EMPTY_SHARD_MEMBERS,
   type IncidentAlert,
   type IncidentRow,
   type IncidentScopeState,
   incidentRow,
   judgeIncident,
+  type ShardMembers,
+  withMembers,
 } from './incidents.ts';
 import type { RuleCondition } from './rule-kinds/index.ts';
 
@@ -42,6 +45,8 @@ export function replayIncidents(
     const mine = transitions.filter((t) => t.rule === rule.name);
     const cycles = [...new Set(mine.map((t) => t.at))].sort((a, b) => Date.parse(a) - Date.parse(b));
     let state: IncidentScopeState | undefined;
+    // The one shard's working set, carried as the store would (its members, for the rows).
+    let members: ShardMembers = EMPTY_SHARD_MEMBERS;
     for (const at of cycles) {
       const judged = judgeIncident(state, {
         subject: {
@@ -55,17 +60,26 @@ export function replayIncidents(
           .filter((t) => t.at === at)
           .map((t) => ({ network: t.network, open: t.event === 'network.rule_triggered', value: t.value })),
         groupIntervalMs,
+        members,
       });
-      if (judged.stale || !judged.changed) continue;
+      if (judged.stale) continue;
+      const finished = members;
+      members = judged.members;
+      if (!judged.changed) continue;
+      if (members.incident === undefined && judged.state.open !== undefined) {
+        members = { ...members, incident: judged.state.open.id };
+      }
       for (const alert of judged.alerts) {
         alerts.push({ at: alert.at, event: alert.event, incident: alert.incident, rule: rule.name });
       }
       if (judged.state.last !== undefined && judged.state.last !== state?.last) {
-        incidents.push(incidentRow(judged.state.last));
+        const last = judged.state.last;
+        const set = members.incident === last.id ? members : finished;
+        incidents.push(incidentRow(withMembers(last, set.incident === last.id ? set.members : [])));
       }
       state = judged.state;
     }
-    if (state?.open !== undefined) incidents.push(incidentRow(state.open));
+    if (state?.open !== undefined) incidents.push(incidentRow(withMembers(state.open, members.members)));
   }
   incidents.sort((a, b) => Date.parse(a.openedAt) - Date.parse(b.openedAt));
   return { incidents, alerts };

@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { CHATBOT_DESCRIPTION_MAX_CHARS } from '../../lambda/core/alert-documents.ts';
 import { renderAlert } from '../../lambda/core/alert-text.ts';
 import { compactValue } from '../../lambda/core/incident-alert-text.ts';
-import { type IncidentScopeState, judgeIncident } from '../../lambda/core/incidents.ts';
+import {
+  type IncidentScopeState,
+  judgeIncident,
+  type ShardMembers,
+  STORY_MAX_MEMBERS,
+} from '../../lambda/core/incidents.ts';
 import { parseRules } from '../../lambda/core/rules.ts';
 import type { AlertRecord } from '../../lambda/core/types.ts';
 
@@ -25,6 +30,7 @@ const SNS_MAX_BYTES = 256 * 1024;
 function alertsOf(ids: readonly string[], value: (i: number) => number): AlertRecord[] {
   const half = Math.ceil(ids.length / 2);
   let state: IncidentScopeState | undefined;
+  let members: ShardMembers | undefined;
   const out: AlertRecord[] = [];
   const step = (minute: number, views: { network: string; open: boolean; value: number }[]) => {
     const judged = judgeIncident(state, {
@@ -33,7 +39,9 @@ function alertsOf(ids: readonly string[], value: (i: number) => number): AlertRe
       at: at(minute),
       views,
       groupIntervalMs: 300_000,
+      ...(members === undefined ? {} : { members }),
     });
+    if (!judged.stale) members = judged.members;
     if (judged.stale || !judged.changed) return;
     for (const [i, a] of judged.alerts.entries()) {
       out.push({ ...a, seq: state === undefined ? 1 + i : state.nextSeq + i });
@@ -96,7 +104,7 @@ describe('incident alert texts', () => {
   it.each([
     ['short ids', (i: number) => `net-${i}`],
     ['long ids', (i: number) => `customer-network-with-a-long-name-${'x'.repeat(60)}-${i}`],
-  ])('1,000 networks (%s): every limit holds, the email lists every network it can', (_, id) => {
+  ])('1,000 networks (%s): every limit holds, the email lists the worst and counts the rest', (_, id) => {
     const ids = Array.from({ length: 1000 }, (_, i) => id(i));
     const alerts = alertsOf(ids, (i) => 500_001 + i * 1000);
     for (const alert of alerts) {
@@ -114,15 +122,14 @@ describe('incident alert texts', () => {
       expect(doc.networks.length).toBeLessThanOrEqual(100);
       expect(doc.networkCount).toBe(alert.story!.count);
     }
-    const resolvedEmail = renderAlert(alerts.at(-1)!, { networks: [] }).email;
-    if (id(0).length < 10) {
-      // Short ids: every network with its value and peak.
-      for (const network of ids) expect(resolvedEmail).toContain(`  ${network}: `);
-    } else {
-      expect(resolvedEmail).toMatch(
-        /\.\.\. and \d+ more networks \(left out to keep the message within the SNS size limit\)/,
-      );
-    }
+    const resolved = alerts.at(-1)!;
+    const resolvedEmail = renderAlert(resolved, { networks: [] }).email;
+    // The worst first, each with its value and peak; the others counted, with where to find them all.
+    expect(resolvedEmail).toContain(`  ${id(999)}: `);
+    expect(resolved.story!.members).toHaveLength(STORY_MAX_MEMBERS);
+    expect(resolvedEmail).toContain(
+      `... and ${1000 - STORY_MAX_MEMBERS} more networks (every one: shieldwatch incidents show ${resolved.incident})`,
+    );
   });
 
   it.each([
