@@ -372,8 +372,12 @@ function stepReminder(
   if (expectedStatus === undefined || remindEveryMs === undefined || filter?.ok !== true) return kept;
   if (state.status === undefined || state.status === expectedStatus || state.statusSince === undefined)
     return kept;
-  const last = Math.min(Date.parse(lastReminderAt ?? state.statusSince), Date.parse(at));
-  if (Date.parse(at) - last < remindEveryMs) return kept;
+  const from = Date.parse(lastReminderAt ?? state.statusSince);
+  // The status's time ahead of this cycle (a clock ahead wrote it) and no reminder yet: reminders count from
+  // now, kept, as every incident's timers are pulled back (escalation.ts followTimers), not from a time that
+  // has not come yet.
+  if (!(from <= Date.parse(at))) return { lastReminderAt: at };
+  if (Date.parse(at) - from < remindEveryMs) return kept;
   return {
     lastReminderAt: at,
     alert: {

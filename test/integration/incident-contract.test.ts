@@ -101,13 +101,6 @@ const KINDS: readonly Kind[] = [
     listed: 'status',
     id: /^filter\.status_changed\/\d{4}-/,
     pattern: 'filter.*',
-    defects: {
-      'clock ahead':
-        'its escalations are pulled back, its reminders are not: with no reminder sent yet, stepReminder ' +
-        '(lambda/core/decide.ts) counts from `min(statusSince, at)`, i.e. from each cycle itself while ' +
-        '`statusSince` (written 3 h ahead) is in the future, and stores nothing; so no `filter.status_reminder` ' +
-        'until real time passes the time the clock ahead wrote (about 3 h)',
-    },
   },
   {
     name: 'the API unreachable',
