@@ -4,6 +4,7 @@ import { loadStoreConfig } from '../../lambda/config.ts';
 import { formatDuration } from '../../lambda/core/alert-time.ts';
 import type { IncidentKind, MonitorState } from '../../lambda/core/decide.ts';
 import { extractFigures } from '../../lambda/core/figures.ts';
+import { isIncidentTransition } from '../../lambda/core/incident-membership.ts';
 import type { IncidentScopeState } from '../../lambda/core/incidents.ts';
 import type { HealthState } from '../../lambda/core/network-health.ts';
 import { parseRules, readRules } from '../../lambda/core/rules.ts';
@@ -461,12 +462,19 @@ export function statusReport(input: {
     incidents,
     ruleIncidents: openRuleCells(ruleItems).map((cell) => {
       const read = ruleValue(ruleTextOf(cell.rule), input.lastOf?.(cell.network));
+      // A cell whose network is a member of its rule's incident across networks is that incident's (the id
+      // its alerts carry), not one of its own (CONTRACT §15, One view).
+      const scope = incidentScopes.find((s) => s.rule === cell.rule)?.loaded.state;
+      const grouped =
+        cell.incident !== undefined &&
+        scope?.open !== undefined &&
+        isIncidentTransition(scope, { network: cell.network, incident: cell.incident });
       return {
         rule: cell.rule,
         network: cell.network,
         since: cell.since ?? null,
         forMs: sinceFor(cell.since),
-        incident: cell.incident ?? null,
+        incident: grouped ? scope.open!.id : (cell.incident ?? null),
         value: read?.value ?? null,
         valueAt: read?.at ?? null,
         held: cell.held,
