@@ -95,6 +95,9 @@ export interface StatusReport {
     readonly held: boolean;
     /** The rule item it lives in (`rules#<shard>[#<chunk>]`). */
     readonly item: string;
+    /** Acknowledged (`groupBy=none`: the cell keeps when, not who: `incidents show` names who). */
+    readonly state: 'open' | 'acknowledged';
+    readonly acknowledgedAt: string | null;
   }>;
   /**
    * Open incidents across networks (`SHIELDWATCH_GROUP_BY=rule`, CONTRACT §13), from the incident items: one
@@ -221,6 +224,7 @@ interface OpenCell {
   readonly network: string;
   readonly since?: string;
   readonly incident?: string;
+  readonly acknowledgedAt?: string;
   readonly held: boolean;
   readonly item: string;
 }
@@ -249,6 +253,9 @@ function openRuleCells(items: readonly RuleItemView[]): OpenCell[] {
                 // An open cell with a held trigger: triggered, its alert waiting behind the per-item cap.
                 held: cell.held?.event === 'network.rule_triggered',
                 item: key,
+                ...(cell.timers?.acknowledged === undefined
+                  ? {}
+                  : { acknowledgedAt: cell.timers.acknowledged.at }),
               }
             : undefined,
         });
@@ -479,6 +486,8 @@ export function statusReport(input: {
         valueAt: read?.at ?? null,
         held: cell.held,
         item: cell.item,
+        state: cell.acknowledgedAt === undefined ? ('open' as const) : ('acknowledged' as const),
+        acknowledgedAt: cell.acknowledgedAt ?? null,
       };
     }),
     groupedIncidents,

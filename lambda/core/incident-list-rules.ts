@@ -176,6 +176,7 @@ function view(
   id: string,
   mine: readonly IncidentEventRecord[],
   now: CellIncident | undefined,
+  ack?: IncidentEventRecord,
 ): IncidentView | undefined {
   const trigger = mine.find((e) => e.event === TRIGGERED);
   const resolve = mine.findLast((e) => e.event === RESOLVED);
@@ -231,13 +232,24 @@ function view(
     });
   }
   const ruleText = mine.find((e) => e.ruleText !== undefined)?.ruleText;
+  // Acknowledged: the cell keeps when; who and the note are its `incident.acknowledged` event's.
+  const ackAt = open ? now?.cell.timers?.acknowledged?.at : undefined;
+  const acknowledged =
+    ackAt === undefined
+      ? undefined
+      : {
+          by: ack?.acknowledgedBy ?? (now?.cell.timers?.acknowledged?.by || 'unknown'),
+          at: ackAt,
+          ...(ack?.detail === undefined ? {} : { note: ack.detail }),
+        };
   return {
     id,
     kind: 'rule',
     rule,
     about: `${rule} on ${network}`,
     ...(ruleText === undefined ? {} : { ruleText }),
-    state: open ? 'open' : 'resolved',
+    state: open ? (acknowledged === undefined ? 'open' : 'acknowledged') : 'resolved',
+    ...(acknowledged === undefined ? {} : { acknowledged }),
     openedAt,
     ...(resolvedAt === undefined ? {} : { resolvedAt }),
     networks: [{ network, ...(peak === undefined ? {} : { peak: peak.value, peakAt: peak.at }) }],
@@ -263,7 +275,8 @@ export function perNetworkRuleIncidents(sources: PerNetworkRuleSources): Inciden
   const covers = groupedCovers(sources);
   const views: IncidentView[] = [];
   for (const id of listed) {
-    const v = view(id, byId.get(id) ?? [], cells.get(id));
+    const ack = sources.events.findLast((e) => e.event === 'incident.acknowledged' && e.incident === id);
+    const v = view(id, byId.get(id) ?? [], cells.get(id), ack);
     if (v === undefined) continue;
     const network = v.networks[0]!.network;
     const cover = covers.get(v.rule!);

@@ -29,8 +29,10 @@ export interface IncidentEventRecord {
   readonly from?: string;
   /** Status changes with an expected status: `high` away from it, `resolved` back to it. */
   readonly severity?: string;
-  /** The API's last error; a blind spot's networks in one line. */
+  /** The API's last error; a blind spot's networks in one line; an acknowledgement's note. */
   readonly detail?: string;
+  /** `incident.acknowledged`: who. */
+  readonly acknowledgedBy?: string;
   /** An end: when what ended was first seen. */
   readonly previousSince?: string;
   /** `incident.*`: when the incident opened (older stores: `since`). */

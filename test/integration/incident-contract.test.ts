@@ -179,11 +179,10 @@ const KINDS: readonly Kind[] = [
     pattern: 'network.*',
     defects: {
       'same row':
-        'acknowledged (ack answered "acknowledged", incident.acknowledged published), it is still listed as ' +
-        '`state: "open"` without `acknowledged` by `incidents --format json` (lambda/core/incident-list-rules.ts ' +
-        "does not read the cell's acknowledgement, RuleCell.timers; its `networks` is [] too), and " +
-        '`status --format json` has no state nor acknowledgement for it (ruleIncidents, cli/commands/status.ts); ' +
-        'the cell keeps when it was acknowledged, not who (docs/acknowledge.md), so `acknowledged.by` cannot be listed',
+        '`incidents --format json` lists it acknowledged, by whom (from its incident.acknowledged event), and ' +
+        '`status --format json` says `state: "acknowledged"` and when, but not who: the cell keeps when it was ' +
+        'acknowledged, not who (docs/acknowledge.md), and `status` reads no events (issue 31: one listing for ' +
+        'every view)',
     },
   },
 ];

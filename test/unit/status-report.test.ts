@@ -89,6 +89,8 @@ describe('statusReport', () => {
         valueAt: '2030-01-01T11:59:00.000Z',
         held: false,
         item: 'rules#0',
+        state: 'open',
+        acknowledgedAt: null,
       },
       expect.objectContaining({ network: 'c', value: 72_000, held: true, item: 'rules#1' }),
     ]);
