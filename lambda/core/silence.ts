@@ -119,6 +119,19 @@ export function afterAlert(
     : held;
   const open = prior?.closedBy === undefined ? prior : undefined;
   if (alert.event === ACKNOWLEDGED) return afterAcknowledgement(next, alert, silence);
+  // A reminder of an incident whose opening a silence held back and that is not announced yet (the silence
+  // ended this cycle): it would come before the announcement that tells of the incident. The announcement says
+  // what it would (still holding); the next reminder comes on schedule.
+  if (alert.event === 'incident.reminder' || alert.event === 'filter.status_reminder') {
+    const waiting = Object.values(next).find(
+      (h) =>
+        h.incident !== undefined &&
+        h.incident === alert.incident &&
+        h.opened !== true &&
+        h.closedBy === undefined,
+    );
+    if (waiting !== undefined) return { suppressedBy: silence?.id ?? waiting.silence, held: next };
+  }
   if (key === undefined) {
     return silence === undefined ? { held } : { suppressedBy: silence.id, held };
   }
