@@ -377,7 +377,12 @@ async function commitIncident(
     return new IncidentWriteError(message, error, members.set, true);
   };
   let loaded = first;
-  for (let attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
+  // Every shard's cycle may write this item at the same instant: one wins each round, so a shard may lose as
+  // many rounds as there are shards (the bench's 10 shards lost 8 in a row); a jittered pause spreads them.
+  const shards = Math.max(input.shardCount ?? 0, Object.keys(first.state.open?.parts ?? {}).length);
+  const attempts = 2 * COMMIT_ATTEMPTS + shards;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    if (attempt > 2) await pause(Math.random() * 15 * Math.min(attempt, 10));
     const judged = judgeIncident(loaded.version === 0 ? undefined : loaded.state, {
       ...input,
       ...(members === undefined ? {} : { members: members.set }),
@@ -432,8 +437,10 @@ async function commitIncident(
       throw new StoreError(`cannot read ${what}: ${describeError(error)}`, { cause: error });
     }
   }
-  throw new StoreError(`${what} kept changing under this cycle (${COMMIT_ATTEMPTS} attempts)`);
+  throw new StoreError(`${what} kept changing under this cycle (${attempts} attempts)`);
 }
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Whether the rule's open incident `id` is acknowledged now (not the open one: the item does not say). */
 function incidentAcknowledged(state: IncidentScopeState, id: string): boolean | undefined {
