@@ -5,7 +5,7 @@
  * `unknown option --limt (did you mean --limit?)` rather than parseArgs' messages.
  */
 import { parseArgs } from 'node:util';
-import { ALERT_EVENTS } from '../lambda/core/alert-events.ts';
+import { ALERT_EVENTS } from '../lambda/core/alerts/alert-events.ts';
 import { didYouMean } from '../lambda/core/nearest.ts';
 import type { AlertEvent } from '../lambda/core/types.ts';
 import type { HistoryQuery } from '../lambda/ports.ts';

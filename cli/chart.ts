@@ -9,7 +9,7 @@
  * flat line at 0; and it labels every row with a fixed-decimal number, where ours labels a few rows with one
  * shared k/M/G suffix and draws no time axis.
  */
-import { lookUp, pathSegments } from '../lambda/core/dot-path.ts';
+import { lookUp, pathSegments } from '../lambda/core/rules/dot-path.ts';
 
 export interface ChartOptions {
   /** Total columns of every line, y-axis labels included; raised to 30 when smaller, capped at 1000. */

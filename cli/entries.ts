@@ -1,5 +1,5 @@
 /** Stored snapshots and events as `history`, `events`, `status` and `demo` show them. */
-import { displayStatus } from '../lambda/core/status.ts';
+import { displayStatus } from '../lambda/core/detect/status.ts';
 import type { Snapshot } from '../lambda/core/types.ts';
 import type { StoredEvent } from '../lambda/ports.ts';
 import { clip, type Format, printable, printableJson, renderCsv, renderTable } from './format.ts';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DynamoHeartbeatStore } from '../lambda/adapters/monitor-heartbeat.ts';
 import type { MonitorConfig } from '../lambda/config.ts';
-import { formatDuration } from '../lambda/core/alert-text.ts';
+import { formatDuration } from '../lambda/core/alerts/alert-text.ts';
 import {
   type FingerprintedSetting,
   fingerprinter,

@@ -5,7 +5,7 @@ import { LogAlertPublisher } from '../lambda/adapters/sns-publisher.ts';
 import { ClockSkewError, StoreClock } from '../lambda/adapters/store-clock.ts';
 import { buildMonitor } from '../lambda/composition-root.ts';
 import type { MonitorConfig } from '../lambda/config.ts';
-import { displayStatus } from '../lambda/core/status.ts';
+import { displayStatus } from '../lambda/core/detect/status.ts';
 import type { RenderedAlert } from '../lambda/core/types.ts';
 import { type CycleLog, type CycleResult, StoreError } from '../lambda/cycle.ts';
 import { describeError } from '../lambda/errors.ts';

@@ -13,7 +13,7 @@ import { AckKeyReader } from './adapters/ack-keys.ts';
 import { createDynamoClient } from './adapters/aws-clients.ts';
 import { DynamoStore } from './adapters/dynamo-store.ts';
 import { createSecretsClient } from './adapters/secrets-client.ts';
-import { REFUSAL } from './core/ack-page.ts';
+import { REFUSAL } from './core/ack/ack-page.ts';
 import type { IncidentScopes } from './incident-acks.ts';
 import { SERVICE_NAME } from './metric-names.ts';
 import { SETTINGS } from './settings.ts';

@@ -5,9 +5,9 @@
  * of an incident that is no longer open) gets the same answer, {@link REFUSAL}; why is only logged, never the
  * token. Independent of Lambda, so that a plain HTTP server on loopback can drive it in tests.
  */
-import { type AckResponse, acknowledgedPage, confirmationPage, REFUSAL } from './core/ack-page.ts';
-import { type AckKey, verifyAckToken } from './core/ack-token.ts';
-import { ACK_BY_LINK } from './core/incident-ack.ts';
+import { type AckResponse, acknowledgedPage, confirmationPage, REFUSAL } from './core/ack/ack-page.ts';
+import { type AckKey, verifyAckToken } from './core/ack/ack-token.ts';
+import { ACK_BY_LINK } from './core/incidents/incident-ack.ts';
 import { acknowledge, findOpenIncident, type IncidentScopes } from './incident-acks.ts';
 
 /** An incoming request, as the entry (Lambda or a test's server) read it. */

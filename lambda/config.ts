@@ -1,17 +1,17 @@
+import { hiddenCharacterProblem } from './core/alerts/hidden-characters.ts';
+import { parseFigureFields } from './core/detect/figures.ts';
+import { parseStatusPath } from './core/detect/status.ts';
 import { parseDuration } from './core/duration.ts';
-import { type EscalationSchedule, parseEscalateAfter } from './core/escalation.ts';
-import { parseFigureFields } from './core/figures.ts';
-import { hiddenCharacterProblem } from './core/hidden-characters.ts';
+import { type EscalationSchedule, parseEscalateAfter } from './core/incidents/escalation.ts';
 import {
   DEFAULT_GROUP_INTERVAL_MS,
   type GroupBy,
   MAX_GROUP_INTERVAL_MS,
   MIN_GROUP_INTERVAL_MS,
-} from './core/incidents.ts';
+} from './core/incidents/incidents.ts';
 import { networkIdProblem } from './core/network-id.ts';
-import type { Rule } from './core/rule-types.ts';
-import { parseRules, ruleNetworkProblems } from './core/rules.ts';
-import { parseStatusPath } from './core/status.ts';
+import type { Rule } from './core/rules/rule-types.ts';
+import { parseRules, ruleNetworkProblems } from './core/rules/rules.ts';
 import {
   REMOVED_SETTINGS,
   rangeOf,

@@ -2,7 +2,7 @@
  * The silences of one cycle: read at most once, and only when an outbox has an alert to send (docs/silences.md:
  * one Query in a cycle that has an alert to send, none otherwise), ended by the deadline.
  */
-import type { Silence } from './core/silence.ts';
+import type { Silence } from './core/silences/silence.ts';
 import type { SilenceStore } from './ports.ts';
 import { boundStore } from './until-deadline.ts';
 

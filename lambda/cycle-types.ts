@@ -1,9 +1,9 @@
 /**
  * The types of a poll cycle's entry (`runCycle`): what it talks to, what it polls and decides by, what it did.
  */
-import type { DecideSettings } from './core/decide.ts';
-import type { GroupBy } from './core/incidents.ts';
-import type { Rule } from './core/rule-types.ts';
+import type { DecideSettings } from './core/detect/decide.ts';
+import type { GroupBy } from './core/incidents/incidents.ts';
+import type { Rule } from './core/rules/rule-types.ts';
 import type { AlertRecord, Snapshot } from './core/types.ts';
 import type { DeliveryOutcome, PublishedAlerts } from './outbox.ts';
 import type {

@@ -1,4 +1,4 @@
-import { displayStatus } from './core/status.ts';
+import { displayStatus } from './core/detect/status.ts';
 import type { AlertRecord } from './core/types.ts';
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Acknowledge and unacknowledge an incident in the store (docs/acknowledge.md; docs/design/incidents.md, For
- * acknowledgement and escalation): read the incident's scope item, decide (`core/incident-ack.ts`), and write
+ * acknowledgement and escalation): read the incident's scope item, decide (`core/incidents/incident-ack.ts`), and write
  * the decision with the `incident.acknowledged` alert in one write conditioned on the item's version. When a
  * cycle (or another click) wrote first, read again and decide again: two acknowledgements at once publish
  * once, and a cycle never loses one. The alert is left unclaimed in the item's outbox, so the next poll cycle
@@ -12,8 +12,9 @@
  */
 
 import { COMMIT_ATTEMPTS } from './commit.ts';
-import type { AckIncidentView } from './core/ack-page.ts';
-import type { MonitorState } from './core/decide.ts';
+import type { AckIncidentView } from './core/ack/ack-page.ts';
+import type { MonitorState } from './core/detect/decide.ts';
+import type { HealthState } from './core/detect/network-health.ts';
 import {
   type AckDecision,
   acknowledgeHealthIncident,
@@ -29,10 +30,9 @@ import {
   unacknowledgeIncident,
   unacknowledgeMonitorIncident,
   unacknowledgeRuleIncident,
-} from './core/incident-ack.ts';
-import { parseIncidentId } from './core/incident-kinds.ts';
-import { type Incident, type IncidentScopeState, sampleOf } from './core/incidents.ts';
-import type { HealthState } from './core/network-health.ts';
+} from './core/incidents/incident-ack.ts';
+import { parseIncidentId } from './core/incidents/incident-kinds.ts';
+import { type Incident, type IncidentScopeState, sampleOf } from './core/incidents/incidents.ts';
 import { describeError, StoreError } from './errors.ts';
 import type { FoundRuleItem, RuleScopeState, StateStore, VersionedState } from './ports.ts';
 

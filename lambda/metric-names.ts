@@ -31,7 +31,7 @@ export const MetricName = {
  * their own, named after the path (`traffic.in_pps` is `Figure.traffic.in_pps`, see {@link figureMetricName}),
  * with the dimension `NetworkId`: one custom metric per field and network.
  */
-export { figureMetricName } from './core/figures.ts';
+export { figureMetricName } from './core/detect/figures.ts';
 
 /** One metric per failure kind, e.g. `ApiFailuresAuth`, so alarms and the dashboard need no dimension. */
 export const failureMetricName: Readonly<Record<ApiFailureKind, string>> = {

@@ -6,8 +6,8 @@
  * fail with the kind `cut_short`, no evidence about the API either way.
  */
 import { setMaxListeners } from 'node:events';
-import { extractFigures, pickFigures } from './core/figures.ts';
-import { storedBodyBytes, toSnapshot } from './core/observation.ts';
+import { extractFigures, pickFigures } from './core/detect/figures.ts';
+import { storedBodyBytes, toSnapshot } from './core/detect/observation.ts';
 import type { CycleBudget } from './core/time-budget.ts';
 import type { NetworkFigures, Snapshot, Target } from './core/types.ts';
 import type { CycleMetrics, ProtectionApi } from './ports.ts';

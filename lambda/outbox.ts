@@ -4,8 +4,8 @@
  * a long SNS outage moves the oldest waiting alerts out of the state item.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { alertAction } from './core/alert-documents.ts';
-import { renderAlert } from './core/alert-text.ts';
+import { alertAction } from './core/alerts/alert-documents.ts';
+import { renderAlert } from './core/alerts/alert-text.ts';
 import { fullJitterMs } from './core/backoff.ts';
 import {
   afterAlert,
@@ -16,7 +16,7 @@ import {
   mayBeSilenced,
   type Silence,
   silenceFor,
-} from './core/silence.ts';
+} from './core/silences/silence.ts';
 import type { CycleBudget } from './core/time-budget.ts';
 import type { AlertRecord, NetworkFigures } from './core/types.ts';
 import { describeError } from './errors.ts';

@@ -1,8 +1,13 @@
-import type { MonitorState } from './core/decide.ts';
-import type { IncidentMember, IncidentScopeState, IncidentStory, ShardMembers } from './core/incidents.ts';
-import type { HealthState } from './core/network-health.ts';
-import type { Rule, RuleAlertFields, RuleState } from './core/rule-types.ts';
-import type { HeldChanges, Silence } from './core/silence.ts';
+import type { MonitorState } from './core/detect/decide.ts';
+import type { HealthState } from './core/detect/network-health.ts';
+import type {
+  IncidentMember,
+  IncidentScopeState,
+  IncidentStory,
+  ShardMembers,
+} from './core/incidents/incidents.ts';
+import type { Rule, RuleAlertFields, RuleState } from './core/rules/rule-types.ts';
+import type { HeldChanges, Silence } from './core/silences/silence.ts';
 import type {
   AlertEvent,
   AlertRecord,

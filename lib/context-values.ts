@@ -8,12 +8,12 @@ import {
   parseGroupIntervalMs,
   parseRemindEveryMs,
 } from '../lambda/config.ts';
-import { parseEscalateAfter } from '../lambda/core/escalation.ts';
-import { parseFigureFields } from '../lambda/core/figures.ts';
-import { hiddenCharacterProblem } from '../lambda/core/hidden-characters.ts';
+import { hiddenCharacterProblem } from '../lambda/core/alerts/hidden-characters.ts';
+import { parseFigureFields } from '../lambda/core/detect/figures.ts';
+import { parseStatusPath } from '../lambda/core/detect/status.ts';
+import { parseEscalateAfter } from '../lambda/core/incidents/escalation.ts';
 import { networkIdProblem } from '../lambda/core/network-id.ts';
-import { parseRules, ruleNetworkProblems, ruleTexts } from '../lambda/core/rules.ts';
-import { parseStatusPath } from '../lambda/core/status.ts';
+import { parseRules, ruleNetworkProblems, ruleTexts } from '../lambda/core/rules/rules.ts';
 import { rangeOf } from '../lambda/settings.ts';
 
 /** A parsed value, or why the input was refused (without the key, which the caller adds). */

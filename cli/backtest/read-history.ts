@@ -5,7 +5,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { snapshotPages } from '../../lambda/adapters/snapshot-pages.ts';
-import type { Rule, RuleAlert } from '../../lambda/core/rule-types.ts';
+import type { Rule, RuleAlert } from '../../lambda/core/rules/rule-types.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
 import {
   CycleGrouper,

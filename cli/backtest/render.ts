@@ -1,6 +1,6 @@
 /** What `shieldwatch backtest` prints (docs/rules.md, Tuning a rule with backtest): the alerts and the counts. */
-import type { Rule, RuleAlert } from '../../lambda/core/rule-types.ts';
-import { printThreshold } from '../../lambda/core/rules.ts';
+import type { Rule, RuleAlert } from '../../lambda/core/rules/rule-types.ts';
+import { printThreshold } from '../../lambda/core/rules/rules.ts';
 import { clip, printable, renderTable } from '../format.ts';
 import type { ReplayCount } from './replay.ts';
 

@@ -3,16 +3,16 @@
  * into cycles and replayed through the same pure `readRules` and `evaluateRules` the Lambda runs.
  * Pure: no store, no clock, no environment; the command feeds it snapshots oldest first.
  */
-import { evaluateRules, ruleNetworks } from '../../lambda/core/rule-eval.ts';
-import { ruleKind } from '../../lambda/core/rule-kinds/index.ts';
+import { evaluateRules, ruleNetworks } from '../../lambda/core/rules/rule-eval.ts';
+import { ruleKind } from '../../lambda/core/rules/rule-kinds/index.ts';
 import type {
   Rule,
   RuleAlert,
   RuleCell,
   RuleNetworkObservation,
   RuleReading,
-} from '../../lambda/core/rule-types.ts';
-import { readRules } from '../../lambda/core/rules.ts';
+} from '../../lambda/core/rules/rule-types.ts';
+import { readRules } from '../../lambda/core/rules/rules.ts';
 
 /** One stored network snapshot as the replay needs it: its cycle, its time and each rule's reading. */
 export interface ReplayObservation extends RuleNetworkObservation {

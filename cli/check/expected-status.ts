@@ -5,7 +5,7 @@
  */
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import type { MonitorConfig } from '../../lambda/config.ts';
-import { type ExpectedStatusVerdict, judgeExpectedStatus } from '../../lambda/core/expected-status.ts';
+import { type ExpectedStatusVerdict, judgeExpectedStatus } from '../../lambda/core/detect/expected-status.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
 import { clip, printable } from '../format.ts';
 import { type CliIo, println } from '../io.ts';

@@ -4,10 +4,10 @@
  * the body. A rule that reads nothing anywhere can never trigger: `check` fails on it.
  */
 import type { MonitorConfig } from '../../lambda/config.ts';
-import { checkRules, type RuleCheckCell } from '../../lambda/core/rule-check.ts';
-import { ruleKind } from '../../lambda/core/rule-kinds/index.ts';
-import type { Rule } from '../../lambda/core/rule-types.ts';
-import { holds } from '../../lambda/core/rules.ts';
+import { checkRules, type RuleCheckCell } from '../../lambda/core/rules/rule-check.ts';
+import { ruleKind } from '../../lambda/core/rules/rule-kinds/index.ts';
+import type { Rule } from '../../lambda/core/rules/rule-types.ts';
+import { holds } from '../../lambda/core/rules/rules.ts';
 import type { ApiResponse } from '../../lambda/core/types.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
 import { clip, printable } from '../format.ts';

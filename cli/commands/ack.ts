@@ -9,7 +9,7 @@
 import { userInfo } from 'node:os';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
-import { ACK_NOTE_MAX_CHARS } from '../../lambda/core/incident-ack.ts';
+import { ACK_NOTE_MAX_CHARS } from '../../lambda/core/incidents/incident-ack.ts';
 import { acknowledge, type IncidentScopes, isAckableId, unacknowledge } from '../../lambda/incident-acks.ts';
 import { defineCommand } from '../args.ts';
 import { printable, UsageError } from '../format.ts';

@@ -1,10 +1,10 @@
 import { ConfigError, loadNetworksConfig, loadStoreConfig } from '../../lambda/config.ts';
-import { compactValue } from '../../lambda/core/incident-alert-text.ts';
-import { replayIncidents } from '../../lambda/core/incident-replay.ts';
-import { DEFAULT_GROUP_INTERVAL_MS } from '../../lambda/core/incidents.ts';
-import { ruleNetworks } from '../../lambda/core/rule-eval.ts';
-import { conditionOf } from '../../lambda/core/rule-kinds/index.ts';
-import { parseRules } from '../../lambda/core/rules.ts';
+import { compactValue } from '../../lambda/core/alerts/incident-alert-text.ts';
+import { replayIncidents } from '../../lambda/core/incidents/incident-replay.ts';
+import { DEFAULT_GROUP_INTERVAL_MS } from '../../lambda/core/incidents/incidents.ts';
+import { ruleNetworks } from '../../lambda/core/rules/rule-eval.ts';
+import { conditionOf } from '../../lambda/core/rules/rule-kinds/index.ts';
+import { parseRules } from '../../lambda/core/rules/rules.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
 import { defineCommand, formatOption, timeWindow, WINDOW_OPTIONS } from '../args.ts';
 import { replayHistory } from '../backtest/read-history.ts';

@@ -1,7 +1,7 @@
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
-import { ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
-import { patternMatches } from '../../lambda/core/silence-window.ts';
+import { ALERT_EVENTS } from '../../lambda/core/alerts/alert-events.ts';
+import { patternMatches } from '../../lambda/core/silences/silence-window.ts';
 import { defineCommand, EVENT_NAMES, parseChoice, timeWindow, WINDOW_OPTIONS } from '../args.ts';
 import { renderEvents, toEventEntry } from '../entries.ts';
 import { UsageError } from '../format.ts';

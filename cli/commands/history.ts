@@ -1,7 +1,7 @@
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
-import { extractFigures } from '../../lambda/core/figures.ts';
-import { displayStatus } from '../../lambda/core/status.ts';
+import { extractFigures } from '../../lambda/core/detect/figures.ts';
+import { displayStatus } from '../../lambda/core/detect/status.ts';
 import type { Target } from '../../lambda/core/types.ts';
 import { defineCommand, timeWindow, WINDOW_OPTIONS } from '../args.ts';
 import { numericSeries, renderLineChart } from '../chart.ts';

@@ -1,13 +1,13 @@
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
-import { formatDuration } from '../../lambda/core/alert-time.ts';
+import { formatDuration } from '../../lambda/core/alerts/alert-time.ts';
 import {
   type IncidentSources,
   type IncidentView,
   listIncidents,
   ruleTriggersBefore,
-} from '../../lambda/core/incident-list.ts';
-import { worse } from '../../lambda/core/incidents.ts';
+} from '../../lambda/core/incidents/incident-list.ts';
+import { worse } from '../../lambda/core/incidents/incidents.ts';
 import type { StoredEvent } from '../../lambda/ports.ts';
 import { siNumber } from '../../lambda/report/units.ts';
 import { defineCommand, formatOption } from '../args.ts';

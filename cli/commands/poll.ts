@@ -1,5 +1,5 @@
 import { loadConfig } from '../../lambda/config.ts';
-import { displayStatus } from '../../lambda/core/status.ts';
+import { displayStatus } from '../../lambda/core/detect/status.ts';
 import { pollDeadlines } from '../../lambda/core/time-budget.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
 import { type CycleResult, runCycle } from '../../lambda/cycle.ts';

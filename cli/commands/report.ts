@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { ConfigError, loadStoreConfig } from '../../lambda/config.ts';
-import { parseFigureFields } from '../../lambda/core/figures.ts';
-import type { Rule } from '../../lambda/core/rule-types.ts';
-import { parseRules } from '../../lambda/core/rules.ts';
+import { parseFigureFields } from '../../lambda/core/detect/figures.ts';
+import type { Rule } from '../../lambda/core/rules/rule-types.ts';
+import { parseRules } from '../../lambda/core/rules/rules.ts';
 import {
   collectReport,
   DEFAULT_REPORT_FILE,

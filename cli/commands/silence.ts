@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { DynamoSilenceStore, SILENCE_KEPT_MS } from '../../lambda/adapters/silence-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
-import { formatDuration } from '../../lambda/core/alert-time.ts';
+import { formatDuration } from '../../lambda/core/alerts/alert-time.ts';
 import {
   eventsMatching,
   isSilenceId,
@@ -15,7 +15,7 @@ import {
   type SilenceStatus,
   silenceId,
   silenceStatus,
-} from '../../lambda/core/silence.ts';
+} from '../../lambda/core/silences/silence.ts';
 import { defineCommand, formatOption } from '../args.ts';
 import { clip, printable, printableJson, renderTable, UsageError } from '../format.ts';
 import { type CliIo, println } from '../io.ts';

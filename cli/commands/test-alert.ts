@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { createSnsClient } from '../../lambda/adapters/sns-client.ts';
 import { SnsAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { loadAlertConfig } from '../../lambda/config.ts';
-import { renderAlert } from '../../lambda/core/alert-text.ts';
+import { renderAlert } from '../../lambda/core/alerts/alert-text.ts';
 import { defineCommand } from '../args.ts';
 import { type CliIo, println } from '../io.ts';
 

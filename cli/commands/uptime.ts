@@ -1,7 +1,7 @@
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { loadStoreConfig } from '../../lambda/config.ts';
-import { formatDuration } from '../../lambda/core/alert-text.ts';
-import { displayStatus } from '../../lambda/core/status.ts';
+import { formatDuration } from '../../lambda/core/alerts/alert-text.ts';
+import { displayStatus } from '../../lambda/core/detect/status.ts';
 import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../../lambda/core/uptime.ts';
 import { boundedWindow, defineCommand, formatOption, WINDOW_OPTIONS } from '../args.ts';
 import { clip, printable, printableJson, renderTable } from '../format.ts';

@@ -5,7 +5,7 @@
  * {@link AckKey}; it is never logged. Keys are cached for a few minutes across warm invocations.
  */
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { type AckKey, ackKey } from '../core/ack-token.ts';
+import { type AckKey, ackKey } from '../core/ack/ack-token.ts';
 
 /** How long keys read are used before they are read again: a rotation reaches warm functions within it. */
 export const ACK_KEYS_CACHE_MS = 5 * 60_000;

@@ -7,9 +7,9 @@
  * (never logged, stored or put in the environment: only the secret's ARN is). A key that cannot be read does
  * not hold the alert back: it is sent without a link, and the failure is logged.
  */
-import { ackLinkIncident, ackLinkUrl, withAckLink } from '../core/ack-link.ts';
-import { ACK_TOKEN_TTL_MS, type AckKey, signAckToken } from '../core/ack-token.ts';
-import { monitorAckLinkIncident } from '../core/monitor-incidents.ts';
+import { ackLinkIncident, ackLinkUrl, withAckLink } from '../core/ack/ack-link.ts';
+import { ACK_TOKEN_TTL_MS, type AckKey, signAckToken } from '../core/ack/ack-token.ts';
+import { monitorAckLinkIncident } from '../core/incidents/monitor-incidents.ts';
 import type { AlertPublisher, CycleLog } from '../ports.ts';
 
 /** What the stage needs. */

@@ -1,11 +1,11 @@
 /**
  * Reading one answer of the protection API: its body within the size cap (an error body only for its
- * excerpt, a redirect's never), decoded as strict UTF-8, then classified by the pure `core/answer.ts`, which
+ * excerpt, a redirect's never), decoded as strict UTF-8, then classified by the pure `core/detect/answer.ts`, which
  * parses a 2xx body before it has the key scrubbed from it (see `key-redaction.ts`). Bodies are read as they
  * stream, so a large one never sits in memory whole.
  */
 import type { Dispatcher } from 'undici';
-import { type AnswerResponse, type ClassifiedAnswer, classifyAnswer } from '../core/answer.ts';
+import { type AnswerResponse, type ClassifiedAnswer, classifyAnswer } from '../core/detect/answer.ts';
 import type { KeyRedactor } from './key-redaction.ts';
 
 /** What reading an answer needs to know. */

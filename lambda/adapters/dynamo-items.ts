@@ -1,8 +1,8 @@
 /** How snapshots and alert events map to DynamoDB items and back (no I/O). */
-import { fromStoredSince, SINCE_ATTRIBUTE, sinceOf, toStoredSince } from '../core/alert-since.ts';
-import type { IncidentStory } from '../core/incidents.ts';
-import { MAX_STORED_BODY_BYTES } from '../core/observation.ts';
-import { readCondition } from '../core/rule-kinds/index.ts';
+import { fromStoredSince, SINCE_ATTRIBUTE, sinceOf, toStoredSince } from '../core/alerts/alert-since.ts';
+import { MAX_STORED_BODY_BYTES } from '../core/detect/observation.ts';
+import type { IncidentStory } from '../core/incidents/incidents.ts';
+import { readCondition } from '../core/rules/rule-kinds/index.ts';
 import type { AlertRecord, FailureKind, Snapshot, Target } from '../core/types.ts';
 import { KEY, TTL_ATTRIBUTE, targetKey } from './table-schema.ts';
 

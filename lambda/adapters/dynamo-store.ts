@@ -5,12 +5,12 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { SINCE_ATTRIBUTE, sinceField } from '../core/alert-since.ts';
-import { INITIAL_STATE, type MonitorState, monitorStateOf } from '../core/decide.ts';
-import { type Incident, type IncidentScopeState, withMembers } from '../core/incidents.ts';
-import type { HealthState } from '../core/network-health.ts';
-import type { Rule } from '../core/rule-types.ts';
-import type { HeldChanges } from '../core/silence.ts';
+import { SINCE_ATTRIBUTE, sinceField } from '../core/alerts/alert-since.ts';
+import { INITIAL_STATE, type MonitorState, monitorStateOf } from '../core/detect/decide.ts';
+import type { HealthState } from '../core/detect/network-health.ts';
+import { type Incident, type IncidentScopeState, withMembers } from '../core/incidents/incidents.ts';
+import type { Rule } from '../core/rules/rule-types.ts';
+import type { HeldChanges } from '../core/silences/silence.ts';
 import type {
   AlertEvent,
   AlertRecord,
@@ -67,7 +67,7 @@ import {
 } from './scope-store.ts';
 import { KEY, targetKey } from './table-schema.ts';
 
-export { MAX_STORED_BODY_BYTES } from '../core/observation.ts';
+export { MAX_STORED_BODY_BYTES } from '../core/detect/observation.ts';
 export { ensureTable } from './dynamo-table.ts';
 export { KEY, TTL_ATTRIBUTE, targetKey } from './table-schema.ts';
 

@@ -4,7 +4,7 @@
  * spilled alerts live under pk `outbox`, sk `health#<shard>/<seq>`, its event items under
  * `<at>#health#<shard>#<seq>`, so its sequence numbers never meet the monitor's or a rule item's.
  */
-import { type HealthState, INITIAL_HEALTH, toHealthState } from '../core/network-health.ts';
+import { type HealthState, INITIAL_HEALTH, toHealthState } from '../core/detect/network-health.ts';
 import type { ScopeLayout } from './scope-store.ts';
 
 /** Sort key prefix of the health items. */

@@ -4,7 +4,7 @@
  * past DynamoDB's 1e125 survive); its spilled alerts live under pk `outbox`, sk `incident#<rule>/<seq>`, its
  * event items under `<at>#incident#<rule>#<seq>`, so its sequence numbers never meet another scope's.
  */
-import { EMPTY_INCIDENT_SCOPE, type IncidentScopeState } from '../core/incidents.ts';
+import { EMPTY_INCIDENT_SCOPE, type IncidentScopeState } from '../core/incidents/incidents.ts';
 import type { ScopeLayout } from './scope-store.ts';
 
 /** Sort key prefix of the incident items. */

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { EMPTY_SHARD_MEMBERS, type IncidentMember, type ShardMembers } from '../core/incidents.ts';
+import { EMPTY_SHARD_MEMBERS, type IncidentMember, type ShardMembers } from '../core/incidents/incidents.ts';
 import type { IncidentMemberStore, LoadedMembers } from '../ports.ts';
 import { num, str } from './dynamo-items.ts';
 import { isConditionFailure, queryItems, type ScopeConnection, writeBatch } from './scope-store.ts';

@@ -1,7 +1,7 @@
 /**
  * The protection API client: three GET endpoints, on one keep-alive undici pool whose queue is the
  * concurrency limit (`undici-pool.ts`), with retries and time-outs. Reading an answer is `answer-body.ts`,
- * what it means `core/answer.ts`, naming a transport failure `transport-errors.ts`.
+ * what it means `core/detect/answer.ts`, naming a transport failure `transport-errors.ts`.
  *
  * Every method resolves to an {@link ApiResponse}; nothing here throws or rejects. The API is undocumented
  * beyond its paths, so every answer is treated as untrusted: bodies are size-capped while they stream,
@@ -12,8 +12,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
-import type { AnswerResponse, ClassifiedAnswer } from '../core/answer.ts';
 import { fullJitterMs } from '../core/backoff.ts';
+import type { AnswerResponse, ClassifiedAnswer } from '../core/detect/answer.ts';
 import type { ApiFailureKind, ApiResponse } from '../core/types.ts';
 import type { ProtectionApi, RequestContext } from '../ports.ts';
 import { readAnswer } from './answer-body.ts';
@@ -21,7 +21,7 @@ import { type KeyRedactor, redactorFor } from './key-redaction.ts';
 import { abortReason, describeError } from './transport-errors.ts';
 import { Pool, QUEUE_WATCH, type WatchedRequestOptions } from './undici-pool.ts';
 
-export { MAX_BODY_DEPTH } from '../core/answer.ts';
+export { MAX_BODY_DEPTH } from '../core/detect/answer.ts';
 export type { RequestContext } from '../ports.ts';
 export { MIN_STRUCTURAL_SCRUB_KEY_LENGTH } from './answer-body.ts';
 

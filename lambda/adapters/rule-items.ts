@@ -4,12 +4,12 @@
  * networks into items that stay far below DynamoDB's 400 KB item limit. No I/O.
  */
 
-import { ESCALATE_MAX_STAGES, FIRST_STAGE, type IncidentTimers } from '../core/escalation.ts';
+import { ESCALATE_MAX_STAGES, FIRST_STAGE, type IncidentTimers } from '../core/incidents/escalation.ts';
 import { own } from '../core/own-record.ts';
-import { ruleIncidentId } from '../core/rule-eval.ts';
-import { conditionOf, ruleKind } from '../core/rule-kinds/index.ts';
-import { decodeValues, encodeValues, NUMBER_CHARS } from '../core/rule-kinds/value-text.ts';
-import type { HeldTransition, MovedCells, Rule, RuleCell, RuleState } from '../core/rule-types.ts';
+import { ruleIncidentId } from '../core/rules/rule-eval.ts';
+import { conditionOf, ruleKind } from '../core/rules/rule-kinds/index.ts';
+import { decodeValues, encodeValues, NUMBER_CHARS } from '../core/rules/rule-kinds/value-text.ts';
+import type { HeldTransition, MovedCells, Rule, RuleCell, RuleState } from '../core/rules/rule-types.ts';
 import type { RuleScopeState } from '../ports.ts';
 
 /**

@@ -16,7 +16,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { fullJitterMs } from '../core/backoff.ts';
-import { type HeldChanges, toHeldChanges } from '../core/silence-window.ts';
+import { type HeldChanges, toHeldChanges } from '../core/silences/silence-window.ts';
 import type { AlertRecord, NewAlertRecord } from '../core/types.ts';
 import type { OutboxEntry, OutboxRef, StateStore, VersionedState } from '../ports.ts';
 import { eventItem, eventSortKey, fromStoredAlert, num, storedAlert, str } from './dynamo-items.ts';

@@ -5,7 +5,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { MAX_SILENCE_MS, type Silence, toSilence } from '../core/silence-window.ts';
+import { MAX_SILENCE_MS, type Silence, toSilence } from '../core/silences/silence-window.ts';
 import type { SilenceStore } from '../ports.ts';
 import { isConditionFailure, queryItems } from './scope-store.ts';
 import { KEY, TTL_ATTRIBUTE } from './table-schema.ts';

@@ -3,7 +3,7 @@
  * and the caller's abort by the reason it gave. Short, stable, one-line texts; undici and node messages may
  * echo request details, so only a code's name or a sanitised message is kept (the client scrubs the key too).
  */
-import { sanitise } from '../core/answer.ts';
+import { sanitise } from '../core/detect/answer.ts';
 
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL_)/;
 

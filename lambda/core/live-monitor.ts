@@ -10,7 +10,7 @@
  */
 import { createHmac, randomBytes, scrypt } from 'node:crypto';
 import type { MonitorConfig } from '../config.ts';
-import { printRule } from './rules.ts';
+import { printRule } from './rules/rules.ts';
 
 /** The settings compared: those that decide what the monitor alerts, and where. */
 export const FINGERPRINTED = [

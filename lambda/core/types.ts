@@ -2,9 +2,9 @@
  * Domain types shared by the pure core, the adapters and the entry points.
  * Nothing here reads the clock, the environment or the network.
  */
-import type { EventsOf } from './alert-events.ts';
-import type { IncidentStory } from './incidents.ts';
-import type { RuleAlertFields } from './rule-types.ts';
+import type { EventsOf } from './alerts/alert-events.ts';
+import type { IncidentStory } from './incidents/incidents.ts';
+import type { RuleAlertFields } from './rules/rule-types.ts';
 
 /** Why an observation failed. Recorded on every failed snapshot and counted in metrics. */
 export type FailureKind =

@@ -8,16 +8,16 @@
  * failure to read or write it holds back no other judge's alerts.
  */
 import { commitJudged } from '../commit.ts';
-import type { EscalationSchedule } from '../core/escalation.ts';
 import {
   type HealthState,
   healthIncidentAcknowledged,
   judgeHealth,
   type NetworkOutcome,
-} from '../core/network-health.ts';
-import type { Rule } from '../core/rule-types.ts';
-import { readRules } from '../core/rules.ts';
-import { holdsAny } from '../core/silence.ts';
+} from '../core/detect/network-health.ts';
+import type { EscalationSchedule } from '../core/incidents/escalation.ts';
+import type { Rule } from '../core/rules/rule-types.ts';
+import { readRules } from '../core/rules/rules.ts';
+import { holdsAny } from '../core/silences/silence.ts';
 import type { FailureKind, Snapshot } from '../core/types.ts';
 import { describeError, StoreError } from '../errors.ts';
 import { drainOutbox, type OutboxDeps } from '../outbox.ts';

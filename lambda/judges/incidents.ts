@@ -17,8 +17,8 @@
  * this cycle's (or held back by the alert cap): a per-network incident opened under `none` ends per network.
  */
 import { COMMIT_ATTEMPTS } from '../commit.ts';
-import type { EscalationSchedule } from '../core/escalation.ts';
-import { isIncidentTransition, mayJoin, type RuleTransition } from '../core/incident-membership.ts';
+import type { EscalationSchedule } from '../core/incidents/escalation.ts';
+import { isIncidentTransition, mayJoin, type RuleTransition } from '../core/incidents/incident-membership.ts';
 import {
   DEFAULT_GROUP_INTERVAL_MS,
   EMPTY_INCIDENT_SCOPE,
@@ -27,11 +27,11 @@ import {
   judgeIncident,
   type MemberView,
   type ShardMembers,
-} from '../core/incidents.ts';
-import { ruleNetworks } from '../core/rule-eval.ts';
-import { conditionOf } from '../core/rule-kinds/index.ts';
-import type { Rule } from '../core/rule-types.ts';
-import { holdsAny } from '../core/silence.ts';
+} from '../core/incidents/incidents.ts';
+import { ruleNetworks } from '../core/rules/rule-eval.ts';
+import { conditionOf } from '../core/rules/rule-kinds/index.ts';
+import type { Rule } from '../core/rules/rule-types.ts';
+import { holdsAny } from '../core/silences/silence.ts';
 import type { AlertRecord } from '../core/types.ts';
 import { describeError, StoreError } from '../errors.ts';
 import { type DrainResult, drainOutbox, type OutboxDeps } from '../outbox.ts';

@@ -8,15 +8,15 @@
  * are independent: one item's failure holds back no other's.
  */
 import { commitJudged, type Judgement } from '../commit.ts';
-import { evaluateRules } from '../core/rule-eval.ts';
 import {
   followRuleIncidents,
   isRuleIncidentAlert,
   type RuleIncidentSettings,
   ruleIncidentOf,
-} from '../core/rule-incidents.ts';
-import { withConditions } from '../core/rule-kinds/index.ts';
-import { limitRuleAlerts } from '../core/rule-limit.ts';
+} from '../core/incidents/rule-incidents.ts';
+import { evaluateRules } from '../core/rules/rule-eval.ts';
+import { withConditions } from '../core/rules/rule-kinds/index.ts';
+import { limitRuleAlerts } from '../core/rules/rule-limit.ts';
 import {
   type CellOwners,
   cellOwners,
@@ -27,10 +27,10 @@ import {
   type RuleItemState,
   settledState,
   startingState,
-} from '../core/rule-moves.ts';
-import type { Rule, RuleCell, RuleNetworkObservation, RuleReading } from '../core/rule-types.ts';
-import { readRules } from '../core/rules.ts';
-import { holdsAny } from '../core/silence.ts';
+} from '../core/rules/rule-moves.ts';
+import type { Rule, RuleCell, RuleNetworkObservation, RuleReading } from '../core/rules/rule-types.ts';
+import { readRules } from '../core/rules/rules.ts';
+import { holdsAny } from '../core/silences/silence.ts';
 import type { AlertRecord } from '../core/types.ts';
 import { describeError, StoreError } from '../errors.ts';
 import { type DrainOptions, type DrainResult, drainOutbox, type OutboxDeps, SPILL_ABOVE } from '../outbox.ts';

@@ -11,10 +11,10 @@ import {
   INITIAL_STATE,
   type MonitorState,
   type PolledRecord,
-} from '../core/decide.ts';
-import { monitorIncidentAcknowledged } from '../core/monitor-incidents.ts';
-import { toCycleObservation } from '../core/observation.ts';
-import type { Rule } from '../core/rule-types.ts';
+} from '../core/detect/decide.ts';
+import { toCycleObservation } from '../core/detect/observation.ts';
+import { monitorIncidentAcknowledged } from '../core/incidents/monitor-incidents.ts';
+import type { Rule } from '../core/rules/rule-types.ts';
 import type { Snapshot } from '../core/types.ts';
 import { describeError, StoreError } from '../errors.ts';
 import { drainOutbox, type OutboxDeps } from '../outbox.ts';

@@ -10,7 +10,7 @@ import { basename, dirname, join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoStore } from '../adapters/dynamo-store.ts';
 import { snapshotPages } from '../adapters/snapshot-pages.ts';
-import type { Rule } from '../core/rule-types.ts';
+import type { Rule } from '../core/rules/rule-types.ts';
 import type { Snapshot, Target } from '../core/types.ts';
 import { NetworkChartReducer, planReport, prepareReport, type ReportData } from './data.ts';
 import { type ReportAssets, renderReportHtml } from './html.ts';

@@ -3,8 +3,8 @@
  * rates), each rule's threshold as a line on the chart of the figure it reads, the last value of each figure,
  * and a value range that starts at zero, so a figure that moves by a few percent looks like it. Pure.
  */
-import type { Rule, RuleOp } from '../core/rule-types.ts';
-import { printThreshold } from '../core/rules.ts';
+import type { Rule, RuleOp } from '../core/rules/rule-types.ts';
+import { printThreshold } from '../core/rules/rules.ts';
 import type { FigureUnit } from './units.ts';
 
 /** A rule's threshold drawn across a chart. */

@@ -3,11 +3,11 @@
  * Pure: no store, no clock, no environment; the command hands in snapshots, events and the times.
  */
 
-import { type AlertLevel, alertAction, alertLevel } from '../core/alert-documents.ts';
-import { formatDuration } from '../core/alert-text.ts';
-import { figureCandidates, pickFigures } from '../core/figures.ts';
-import type { Rule } from '../core/rule-types.ts';
-import { displayStatus } from '../core/status.ts';
+import { type AlertLevel, alertAction, alertLevel } from '../core/alerts/alert-documents.ts';
+import { formatDuration } from '../core/alerts/alert-text.ts';
+import { figureCandidates, pickFigures } from '../core/detect/figures.ts';
+import { displayStatus } from '../core/detect/status.ts';
+import type { Rule } from '../core/rules/rule-types.ts';
 import type { AlertRecord, Snapshot } from '../core/types.ts';
 import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../core/uptime.ts';
 import type { StoredEvent } from '../ports.ts';

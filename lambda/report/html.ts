@@ -3,8 +3,8 @@
  * Content-Security-Policy that forbids every request, so it opens offline, from a mail or a ticket alike.
  * Everything but the charts is rendered here, so the page reads without its script too. Pure.
  */
-import { formatDuration } from '../core/alert-text.ts';
-import { displayStatus } from '../core/status.ts';
+import { formatDuration } from '../core/alerts/alert-text.ts';
+import { displayStatus } from '../core/detect/status.ts';
 import { UNREADABLE_STATUS } from '../core/uptime.ts';
 import { SETTINGS } from '../settings.ts';
 import type { ChartPanel } from './charts.ts';

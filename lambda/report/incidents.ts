@@ -6,9 +6,9 @@
  * `shieldwatch incidents --format json` (CONTRACT §13), so stored incidents can replace it later.
  * Pure: no store, no clock.
  */
-import { type AlertLevel, alertIncident, alertLevel } from '../core/alert-documents.ts';
-import type { Rule, RuleOp } from '../core/rule-types.ts';
-import { parseRules } from '../core/rules.ts';
+import { type AlertLevel, alertIncident, alertLevel } from '../core/alerts/alert-documents.ts';
+import type { Rule, RuleOp } from '../core/rules/rule-types.ts';
+import { parseRules } from '../core/rules/rules.ts';
 import type { AlertRecord } from '../core/types.ts';
 import type { StoredEvent } from '../ports.ts';
 

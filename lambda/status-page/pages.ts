@@ -4,8 +4,8 @@
  * figure). Both self-contained, no request to any other host. Pure.
  */
 import { createHash } from 'node:crypto';
-import { formatDuration } from '../core/alert-text.ts';
-import { displayStatus } from '../core/status.ts';
+import { formatDuration } from '../core/alerts/alert-text.ts';
+import { displayStatus } from '../core/detect/status.ts';
 import { UNREADABLE_STATUS, type UptimeReport } from '../core/uptime.ts';
 import { formatShare } from '../report/data.ts';
 import { escapeHtml, utc } from '../report/html.ts';

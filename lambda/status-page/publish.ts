@@ -8,7 +8,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { KEY } from '../adapters/table-schema.ts';
-import type { Rule } from '../core/rule-types.ts';
+import type { Rule } from '../core/rules/rule-types.ts';
 import { collectReport } from '../report/build.ts';
 import type { ReportData } from '../report/data.ts';
 import { type ReportAssets, renderReportHtml } from '../report/html.ts';

@@ -4,9 +4,9 @@
  * context keys `statusPage` and `statusPageEvery` are), so it is not under the settings' prefix.
  */
 import { ConfigError, loadNetworksConfig, loadStoreConfig } from '../config.ts';
-import { parseFigureFields } from '../core/figures.ts';
-import type { Rule } from '../core/rule-types.ts';
-import { parseRules } from '../core/rules.ts';
+import { parseFigureFields } from '../core/detect/figures.ts';
+import type { Rule } from '../core/rules/rule-types.ts';
+import { parseRules } from '../core/rules/rules.ts';
 import { SETTINGS } from '../settings.ts';
 import type { PageMode } from './status-document.ts';
 

@@ -1,5 +1,5 @@
 /** PagerDuty's Events API v2 as a forwarding channel (docs/channels.md). */
-import type { AlertAction } from '../../lambda/core/alert-documents.ts';
+import type { AlertAction } from '../../lambda/core/alerts/alert-documents.ts';
 import type { ForwardingChannel } from './forwarding-channel.ts';
 
 /** PagerDuty's Events API v2. */

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
+import { ALERT_EVENTS } from '../../lambda/core/alerts/alert-events.ts';
 import { describeRun, PROJECT_ROOT, runCli, startWorld, type World } from './helpers.ts';
 
 /** Nothing at all reached the API, DynamoDB or SNS. */

@@ -13,7 +13,7 @@ import type { CliIo, Command } from '../../cli/io.ts';
 import { startSimulator } from '../../cli/simulator/server.ts';
 import { keyAction } from '../../cli/simulator/terminal.ts';
 import { ProtectionApiClient } from '../../lambda/adapters/protection-api.ts';
-import { extractStatus } from '../../lambda/core/status.ts';
+import { extractStatus } from '../../lambda/core/detect/status.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { describeRun, PROJECT_ROOT, runCli } from './helpers.ts';
 

@@ -13,10 +13,10 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
-import { ackKey, signAckToken } from '../../lambda/core/ack-token.ts';
-import { decide, type MonitorState } from '../../lambda/core/decide.ts';
-import { type IncidentScopeState, judgeIncident } from '../../lambda/core/incidents.ts';
-import { judgeHealth } from '../../lambda/core/network-health.ts';
+import { ackKey, signAckToken } from '../../lambda/core/ack/ack-token.ts';
+import { decide, type MonitorState } from '../../lambda/core/detect/decide.ts';
+import { judgeHealth } from '../../lambda/core/detect/network-health.ts';
+import { type IncidentScopeState, judgeIncident } from '../../lambda/core/incidents/incidents.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeSecretsManager, startFakeSecretsManager } from '../fixtures/fake-aws.ts';
 

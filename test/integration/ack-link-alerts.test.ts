@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { loadConfig } from '../../lambda/config.ts';
-import { ACK_TOKEN_MAX_TTL_MS, ackKey, verifyAckToken } from '../../lambda/core/ack-token.ts';
+import { ACK_TOKEN_MAX_TTL_MS, ackKey, verifyAckToken } from '../../lambda/core/ack/ack-token.ts';
 import { type CycleLog, runCycle } from '../../lambda/cycle.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';

@@ -18,8 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReplayCount, RuleReplay } from '../../cli/backtest/replay.ts';
 import { builtinScenario, type Scenario, type ScenarioName } from '../../cli/simulator/scenario.ts';
 import { type Simulator, startSimulator } from '../../cli/simulator/server.ts';
-import { lookUp, pathSegments } from '../../lambda/core/dot-path.ts';
-import { parseRules, readRules, ruleNetworkProblems } from '../../lambda/core/rules.ts';
+import { lookUp, pathSegments } from '../../lambda/core/rules/dot-path.ts';
+import { parseRules, readRules, ruleNetworkProblems } from '../../lambda/core/rules/rules.ts';
 import { docPages, PROJECT_ROOT as ROOT } from '../fixtures/doc-pages.ts';
 
 /** The text of every fenced code block and inline code span of a page. */

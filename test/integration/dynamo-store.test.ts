@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoStore, MAX_STORED_BODY_BYTES } from '../../lambda/adapters/dynamo-store.ts';
-import { INITIAL_STATE, type MonitorState } from '../../lambda/core/decide.ts';
+import { INITIAL_STATE, type MonitorState } from '../../lambda/core/detect/decide.ts';
 import type { AlertRecord, Snapshot } from '../../lambda/core/types.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { loadConfig } from '../../lambda/config.ts';
-import type { IncidentScopeState } from '../../lambda/core/incidents.ts';
+import type { IncidentScopeState } from '../../lambda/core/incidents/incidents.ts';
 import { type CycleLog, runCycle } from '../../lambda/cycle.ts';
 import { StoreError } from '../../lambda/errors.ts';
 import { acknowledge } from '../../lambda/incident-acks.ts';

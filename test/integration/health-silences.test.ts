@@ -14,7 +14,7 @@ import { DynamoSilenceStore } from '../../lambda/adapters/silence-store.ts';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { loadConfig } from '../../lambda/config.ts';
-import { newSilence, type Silence } from '../../lambda/core/silence.ts';
+import { newSilence, type Silence } from '../../lambda/core/silences/silence.ts';
 import { type CycleLog, runCycle } from '../../lambda/cycle.ts';
 import { acknowledge } from '../../lambda/incident-acks.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';

@@ -15,7 +15,7 @@ import {
   type IncidentScopeState,
   judgeIncident,
   STORY_MAX_MEMBERS,
-} from '../../lambda/core/incidents.ts';
+} from '../../lambda/core/incidents/incidents.ts';
 import type { AlertRecord } from '../../lambda/core/types.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 

@@ -23,7 +23,7 @@ import { DynamoSilenceStore } from '../../lambda/adapters/silence-store.ts';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { loadConfig } from '../../lambda/config.ts';
-import { newSilence } from '../../lambda/core/silence.ts';
+import { newSilence } from '../../lambda/core/silences/silence.ts';
 import { type CycleLog, runCycle } from '../../lambda/cycle.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { loadConfig } from '../../lambda/config.ts';
-import { type IncidentScopeState, STORY_MAX_MEMBERS } from '../../lambda/core/incidents.ts';
+import { type IncidentScopeState, STORY_MAX_MEMBERS } from '../../lambda/core/incidents/incidents.ts';
 import { CLAIM_GRACE_MS, type CycleLog, type CycleSettings, runCycle } from '../../lambda/cycle.ts';
 import type { IncidentStore, StateStore } from '../../lambda/ports.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';

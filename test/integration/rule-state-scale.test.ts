@@ -15,9 +15,9 @@ import {
 } from '../../lambda/adapters/rule-items.ts';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { createApiClient } from '../../lambda/composition-root.ts';
-import { BASELINE_WINDOW } from '../../lambda/core/rule-eval.ts';
-import type { Rule, RuleCell } from '../../lambda/core/rule-types.ts';
-import { parseRules } from '../../lambda/core/rules.ts';
+import { BASELINE_WINDOW } from '../../lambda/core/rules/rule-eval.ts';
+import type { Rule, RuleCell } from '../../lambda/core/rules/rule-types.ts';
+import { parseRules } from '../../lambda/core/rules/rules.ts';
 import type { AlertRecord } from '../../lambda/core/types.ts';
 import { type CycleSettings, runCycle } from '../../lambda/cycle.ts';
 import type { RuleScopeState } from '../../lambda/ports.ts';

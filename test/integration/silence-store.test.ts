@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { DynamoSilenceStore, SILENCE_KEPT_MS } from '../../lambda/adapters/silence-store.ts';
-import type { Silence } from '../../lambda/core/silence.ts';
+import type { Silence } from '../../lambda/core/silences/silence.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 
 const T0 = Date.parse('2026-11-23T10:00:00.000Z');

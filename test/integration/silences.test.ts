@@ -14,7 +14,7 @@ import { DynamoSilenceStore } from '../../lambda/adapters/silence-store.ts';
 import { LogAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
 import { buildMonitor, type Monitor } from '../../lambda/composition-root.ts';
 import { loadConfig } from '../../lambda/config.ts';
-import { newSilence, type Silence } from '../../lambda/core/silence.ts';
+import { newSilence, type Silence } from '../../lambda/core/silences/silence.ts';
 import { CLAIM_GRACE_MS, type CycleLog, type CycleResult, runCycle } from '../../lambda/cycle.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
@@ -432,7 +432,7 @@ describe('silences in the cycle', () => {
   it('the test alert is never silenced', async () => {
     // silenceFor is the one place that decides (unit tests); here the monitor.test event meets a * silence.
     const s = await silence('1h');
-    const { silenceFor } = await import('../../lambda/core/silence.ts');
+    const { silenceFor } = await import('../../lambda/core/silences/silence.ts');
     expect(
       silenceFor([s], { event: 'monitor.test', at: new Date(now() + 1000).toISOString() }),
     ).toBeUndefined();

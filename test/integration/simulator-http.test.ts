@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { CONTROL_PATH } from '../../cli/simulator/control.ts';
 import { statusPathFor } from '../../cli/simulator/scenario.ts';
 import { type Simulator, startSimulator } from '../../cli/simulator/server.ts';
-import { extractStatus } from '../../lambda/core/status.ts';
+import { extractStatus } from '../../lambda/core/detect/status.ts';
 import { client, manualClock, realtime, simulator } from '../fixtures/simulator.ts';
 
 describe('holding a status by hand: the control endpoint', () => {

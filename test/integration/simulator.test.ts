@@ -7,7 +7,7 @@ import {
   statusPathFor,
 } from '../../cli/simulator/scenario.ts';
 import { startSimulator } from '../../cli/simulator/server.ts';
-import { extractStatus } from '../../lambda/core/status.ts';
+import { extractStatus } from '../../lambda/core/detect/status.ts';
 import { client, manualClock, realtime, simulator } from '../fixtures/simulator.ts';
 
 describe('body shapes, as our monitor reads them', () => {

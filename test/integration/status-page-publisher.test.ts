@@ -20,7 +20,7 @@ import {
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
-import { parseRules } from '../../lambda/core/rules.ts';
+import { parseRules } from '../../lambda/core/rules/rules.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
 import { readReportAssets } from '../../lambda/report/build.ts';
 import { PAGE_KEYS } from '../../lambda/status-page/pages.ts';

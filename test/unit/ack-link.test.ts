@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ackLinkIncident, ackLinkUrl, withAckLink } from '../../lambda/core/ack-link.ts';
-import { CHATBOT_DESCRIPTION_MAX_CHARS } from '../../lambda/core/alert-documents.ts';
-import { EMAIL_MAX_BYTES } from '../../lambda/core/alert-limits.ts';
+import { ackLinkIncident, ackLinkUrl, withAckLink } from '../../lambda/core/ack/ack-link.ts';
+import { CHATBOT_DESCRIPTION_MAX_CHARS } from '../../lambda/core/alerts/alert-documents.ts';
+import { EMAIL_MAX_BYTES } from '../../lambda/core/alerts/alert-limits.ts';
 import type { RenderedAlert } from '../../lambda/core/types.ts';
 
 const LINK = ackLinkUrl('https://abc.lambda-url.us-east-1.on.aws/', 'a1.kid.tok');

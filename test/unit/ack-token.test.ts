@@ -5,7 +5,7 @@ import {
   ackKey,
   signAckToken,
   verifyAckToken,
-} from '../../lambda/core/ack-token.ts';
+} from '../../lambda/core/ack/ack-token.ts';
 
 const NOW = Date.parse('2026-11-22T10:00:00.000Z');
 const HOUR = 3_600_000;

@@ -8,23 +8,31 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { AlertAction, AlertDocument, AlertLevel } from '../../lambda/core/alert-documents.ts';
-import { ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
-import { renderAlert } from '../../lambda/core/alert-text.ts';
-import { type CycleObservation, type DecideSettings, decide } from '../../lambda/core/decide.ts';
+import type { AlertAction, AlertDocument, AlertLevel } from '../../lambda/core/alerts/alert-documents.ts';
+import { ALERT_EVENTS } from '../../lambda/core/alerts/alert-events.ts';
+import { renderAlert } from '../../lambda/core/alerts/alert-text.ts';
+import { type CycleObservation, type DecideSettings, decide } from '../../lambda/core/detect/decide.ts';
+import {
+  type HealthState,
+  judgeHealth,
+  type NetworkOutcome,
+} from '../../lambda/core/detect/network-health.ts';
 import {
   acknowledgeHealthIncident,
   acknowledgeIncident,
   acknowledgeMonitorIncident,
   acknowledgeRuleIncident,
-} from '../../lambda/core/incident-ack.ts';
-import { type IncidentScopeState, judgeIncident, type ShardMembers } from '../../lambda/core/incidents.ts';
-import { type HealthState, judgeHealth, type NetworkOutcome } from '../../lambda/core/network-health.ts';
-import { evaluateRules } from '../../lambda/core/rule-eval.ts';
-import { followRuleIncidents } from '../../lambda/core/rule-incidents.ts';
-import type { RuleState } from '../../lambda/core/rule-types.ts';
-import { parseRules } from '../../lambda/core/rules.ts';
-import { dueAnnouncements, type HeldChanges } from '../../lambda/core/silence.ts';
+} from '../../lambda/core/incidents/incident-ack.ts';
+import {
+  type IncidentScopeState,
+  judgeIncident,
+  type ShardMembers,
+} from '../../lambda/core/incidents/incidents.ts';
+import { followRuleIncidents } from '../../lambda/core/incidents/rule-incidents.ts';
+import { evaluateRules } from '../../lambda/core/rules/rule-eval.ts';
+import type { RuleState } from '../../lambda/core/rules/rule-types.ts';
+import { parseRules } from '../../lambda/core/rules/rules.ts';
+import { dueAnnouncements, type HeldChanges } from '../../lambda/core/silences/silence.ts';
 import type { AlertEvent, AlertRecord } from '../../lambda/core/types.ts';
 
 const SCHEMA_PATH = new URL('../../docs/alert-document.schema.json', import.meta.url);

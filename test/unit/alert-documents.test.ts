@@ -9,17 +9,17 @@ import {
   CHATBOT_DESCRIPTION_MAX_CHARS,
   CHATBOT_TITLE_MAX_CHARS,
   INCIDENT_MAX_CHARS,
-} from '../../lambda/core/alert-documents.ts';
-import { ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
-import { type RenderContext, renderAlert } from '../../lambda/core/alert-text.ts';
+} from '../../lambda/core/alerts/alert-documents.ts';
+import { ALERT_EVENTS } from '../../lambda/core/alerts/alert-events.ts';
+import { type RenderContext, renderAlert } from '../../lambda/core/alerts/alert-text.ts';
 import {
   type CycleObservation,
   type DecideSettings,
   decide,
   type MonitorState,
-} from '../../lambda/core/decide.ts';
-import { evaluateRules } from '../../lambda/core/rule-eval.ts';
-import { parseRules } from '../../lambda/core/rules.ts';
+} from '../../lambda/core/detect/decide.ts';
+import { evaluateRules } from '../../lambda/core/rules/rule-eval.ts';
+import { parseRules } from '../../lambda/core/rules/rules.ts';
 import type { AlertEvent, AlertRecord } from '../../lambda/core/types.ts';
 
 const AT = '2026-11-22T10:04:12.345Z';

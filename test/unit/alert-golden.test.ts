@@ -11,11 +11,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fromStoredAlert, storedAlert } from '../../lambda/adapters/dynamo-items.ts';
-import { ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
-import { type RenderContext, renderAlert } from '../../lambda/core/alert-text.ts';
-import type { IncidentStory } from '../../lambda/core/incidents.ts';
-import { conditionOf } from '../../lambda/core/rule-kinds/index.ts';
-import { parseRules } from '../../lambda/core/rules.ts';
+import { ALERT_EVENTS } from '../../lambda/core/alerts/alert-events.ts';
+import { type RenderContext, renderAlert } from '../../lambda/core/alerts/alert-text.ts';
+import type { IncidentStory } from '../../lambda/core/incidents/incidents.ts';
+import { conditionOf } from '../../lambda/core/rules/rule-kinds/index.ts';
+import { parseRules } from '../../lambda/core/rules/rules.ts';
 import type { AlertRecord, RenderedAlert } from '../../lambda/core/types.ts';
 
 const FIXTURE = new URL('../fixtures/alert-golden.json', import.meta.url);

@@ -4,14 +4,14 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { eventItem, fromStoredAlert, storedAlert } from '../../lambda/adapters/dynamo-items.ts';
-import { ALERT_EVENT_TEXTS, ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
+import { ALERT_EVENT_TEXTS, ALERT_EVENTS } from '../../lambda/core/alerts/alert-events.ts';
 import {
   fromStoredSince,
   SINCE_FIELDS,
   sinceField,
   sinceOf,
   toStoredSince,
-} from '../../lambda/core/alert-since.ts';
+} from '../../lambda/core/alerts/alert-since.ts';
 import type {
   AlertRecord,
   ApiAlertRecord,

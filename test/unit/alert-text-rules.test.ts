@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EMAIL_MAX_BYTES, type RenderContext, renderAlert } from '../../lambda/core/alert-text.ts';
-import { shortValue } from '../../lambda/core/rule-alert-text.ts';
-import { evaluateRules } from '../../lambda/core/rule-eval.ts';
-import { parseRules, printRule } from '../../lambda/core/rules.ts';
+import { EMAIL_MAX_BYTES, type RenderContext, renderAlert } from '../../lambda/core/alerts/alert-text.ts';
+import { shortValue } from '../../lambda/core/alerts/rule-alert-text.ts';
+import { evaluateRules } from '../../lambda/core/rules/rule-eval.ts';
+import { parseRules, printRule } from '../../lambda/core/rules/rules.ts';
 import type { AlertRecord, RuleAlertRecord } from '../../lambda/core/types.ts';
 
 const AT = '2026-11-22T10:04:05.000Z';

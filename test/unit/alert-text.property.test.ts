@@ -6,9 +6,9 @@ import {
   EMAIL_MAX_BYTES,
   renderAlert,
   shorten,
-} from '../../lambda/core/alert-text.ts';
-import { extractFigures } from '../../lambda/core/figures.ts';
-import { DEFAULT_STATUS_PATHS, extractStatus } from '../../lambda/core/status.ts';
+} from '../../lambda/core/alerts/alert-text.ts';
+import { extractFigures } from '../../lambda/core/detect/figures.ts';
+import { DEFAULT_STATUS_PATHS, extractStatus } from '../../lambda/core/detect/status.ts';
 import type { AlertEvent, AlertRecord, NetworkFigures } from '../../lambda/core/types.ts';
 
 const EVENTS: readonly AlertEvent[] = [

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ALERT_EVENT_TEXTS, ALERT_EVENTS, RECOVERY_EVENTS } from '../../lambda/core/alert-events.ts';
+import { ALERT_EVENT_TEXTS, ALERT_EVENTS, RECOVERY_EVENTS } from '../../lambda/core/alerts/alert-events.ts';
 import {
   ATTRIBUTE_MAX_CHARS,
   asciiFold,
@@ -9,7 +9,7 @@ import {
   type RenderContext,
   renderAlert,
   shorten,
-} from '../../lambda/core/alert-text.ts';
+} from '../../lambda/core/alerts/alert-text.ts';
 import type { AlertEvent, AlertRecord, NetworkFigures } from '../../lambda/core/types.ts';
 
 const AT = '2026-11-22T10:04:05.000Z';

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type Answer, classifyAnswer, MAX_BODY_DEPTH, parseRetryAfter } from '../../lambda/core/answer.ts';
+import {
+  type Answer,
+  classifyAnswer,
+  MAX_BODY_DEPTH,
+  parseRetryAfter,
+} from '../../lambda/core/detect/answer.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 10, 0, 0);
 const ORIGIN = 'https://api.example';

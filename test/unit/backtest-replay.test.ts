@@ -14,9 +14,9 @@ import {
   RuleReplay,
   snapshotReadings,
 } from '../../cli/backtest/replay.ts';
-import { evaluateRules } from '../../lambda/core/rule-eval.ts';
-import type { RuleAlert, RuleReading, RuleState } from '../../lambda/core/rule-types.ts';
-import { parseRules } from '../../lambda/core/rules.ts';
+import { evaluateRules } from '../../lambda/core/rules/rule-eval.ts';
+import type { RuleAlert, RuleReading, RuleState } from '../../lambda/core/rules/rule-types.ts';
+import { parseRules } from '../../lambda/core/rules/rules.ts';
 
 function rulesOf(text: string) {
   const parsed = parseRules(text);

@@ -5,9 +5,9 @@ import {
   cycleOrder,
   MAX_CYCLE_MS,
 } from '../../lambda/core/clock.ts';
-import { evaluateRules } from '../../lambda/core/rule-eval.ts';
-import type { RuleState } from '../../lambda/core/rule-types.ts';
-import { parseRules } from '../../lambda/core/rules.ts';
+import { evaluateRules } from '../../lambda/core/rules/rule-eval.ts';
+import type { RuleState } from '../../lambda/core/rules/rule-types.ts';
+import { parseRules } from '../../lambda/core/rules/rules.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
 
 /** Observation time of cycle `i`: one cycle a minute. */

@@ -73,7 +73,7 @@ describe('the commands that read the store render no alert', () => {
       const { files } = await staticGraph(entry);
 
       // Assess: the event names are there (the graph was read), nothing that renders an alert
-      expect(files).toContain('lambda/core/alert-events.ts');
+      expect(files).toContain('lambda/core/alerts/alert-events.ts');
       expect([...files].filter((file) => ALERT_TEXTS.test(file))).toEqual([]);
     },
   );

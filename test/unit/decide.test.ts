@@ -7,7 +7,7 @@ import {
   INITIAL_STATE,
   type MonitorState,
   type RequestOutcome,
-} from '../../lambda/core/decide.ts';
+} from '../../lambda/core/detect/decide.ts';
 import type { AlertRecord } from '../../lambda/core/types.ts';
 
 /** Observation time of cycle `i`: one cycle a minute. */

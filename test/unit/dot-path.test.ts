@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lookUp, pathSegments } from '../../lambda/core/dot-path.ts';
+import { lookUp, pathSegments } from '../../lambda/core/rules/dot-path.ts';
 
 describe('pathSegments', () => {
   it.each([

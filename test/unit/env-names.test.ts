@@ -20,7 +20,7 @@ describe('env names', () => {
     const spelled = files.filter((file) => /SHIELDWATCH_[A-Z]/.test(readFileSync(`${root}${file}`, 'utf8')));
 
     // Assess
-    expect(files).toContain('lambda/core/status.ts');
+    expect(files).toContain('lambda/core/detect/status.ts');
     expect(spelled).toEqual(['lambda/settings.ts']);
   });
 });

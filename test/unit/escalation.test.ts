@@ -5,7 +5,7 @@ import {
   followTimers,
   parseEscalateAfter,
   stageAttribute,
-} from '../../lambda/core/escalation.ts';
+} from '../../lambda/core/incidents/escalation.ts';
 
 const MIN = 60_000;
 const OPENED = Date.parse('2026-11-22T10:00:00.000Z');

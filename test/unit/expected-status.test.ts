@@ -1,6 +1,6 @@
 /** judgeExpectedStatus: the expected status against the status now and the statuses seen before (issue 32.2). */
 import { describe, expect, it } from 'vitest';
-import { judgeExpectedStatus } from '../../lambda/core/expected-status.ts';
+import { judgeExpectedStatus } from '../../lambda/core/detect/expected-status.ts';
 
 describe('judgeExpectedStatus', () => {
   it.each([

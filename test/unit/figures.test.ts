@@ -6,7 +6,7 @@ import {
   figureMetricName,
   parseFigureFields,
   pickFigures,
-} from '../../lambda/core/figures.ts';
+} from '../../lambda/core/detect/figures.ts';
 
 /** `{ n: { n: ... { leaf: 1 } } }` whose leaf path has `segments` segments. */
 function nested(segments: number): unknown {

@@ -4,16 +4,16 @@
  * the documents carry `networks` and `peaks`; the attributes are CONTRACT §13's.
  */
 import { describe, expect, it } from 'vitest';
-import { CHATBOT_DESCRIPTION_MAX_CHARS } from '../../lambda/core/alert-documents.ts';
-import { renderAlert } from '../../lambda/core/alert-text.ts';
-import { compactValue } from '../../lambda/core/incident-alert-text.ts';
+import { CHATBOT_DESCRIPTION_MAX_CHARS } from '../../lambda/core/alerts/alert-documents.ts';
+import { renderAlert } from '../../lambda/core/alerts/alert-text.ts';
+import { compactValue } from '../../lambda/core/alerts/incident-alert-text.ts';
 import {
   type IncidentScopeState,
   judgeIncident,
   type ShardMembers,
   STORY_MAX_MEMBERS,
-} from '../../lambda/core/incidents.ts';
-import { parseRules } from '../../lambda/core/rules.ts';
+} from '../../lambda/core/incidents/incidents.ts';
+import { parseRules } from '../../lambda/core/rules/rules.ts';
 import type { AlertRecord } from '../../lambda/core/types.ts';
 
 const rule = parseRules('flood: traffic.in.pps > 500k').rules[0]!;

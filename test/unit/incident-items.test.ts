@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventItem, fromStoredAlert, storedAlert } from '../../lambda/adapters/dynamo-items.ts';
 import { decodeIncidentScope, incidentLayout } from '../../lambda/adapters/incident-items.ts';
-import { EMPTY_INCIDENT_SCOPE } from '../../lambda/core/incidents.ts';
+import { EMPTY_INCIDENT_SCOPE } from '../../lambda/core/incidents/incidents.ts';
 import type { AlertRecord } from '../../lambda/core/types.ts';
 
 const AT = '2026-03-01T10:00:00.000Z';

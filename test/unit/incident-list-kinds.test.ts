@@ -4,9 +4,9 @@
  * `incident` id; sequences of stored events replayed as the store returns them.
  */
 import { describe, expect, it } from 'vitest';
-import { INITIAL_STATE, type MonitorState } from '../../lambda/core/decide.ts';
-import { type IncidentEventRecord, listIncidents } from '../../lambda/core/incident-list.ts';
-import { type HealthState, INITIAL_HEALTH } from '../../lambda/core/network-health.ts';
+import { INITIAL_STATE, type MonitorState } from '../../lambda/core/detect/decide.ts';
+import { type HealthState, INITIAL_HEALTH } from '../../lambda/core/detect/network-health.ts';
+import { type IncidentEventRecord, listIncidents } from '../../lambda/core/incidents/incident-list.ts';
 
 const T = (minute: number) => new Date(Date.UTC(2026, 4, 1, 10, minute)).toISOString();
 const CLOSED = { count: 0, open: false } as const;

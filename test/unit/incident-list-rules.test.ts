@@ -4,16 +4,16 @@
  * those the `groupBy=rule` incidents across networks own (their items, their `incident.*` events) left out.
  */
 import { describe, expect, it } from 'vitest';
-import { INITIAL_STATE } from '../../lambda/core/decide.ts';
+import { INITIAL_STATE } from '../../lambda/core/detect/decide.ts';
 import {
   type IncidentEventRecord,
   type IncidentSources,
   listIncidents,
   type RuleItemCells,
   ruleTriggersBefore,
-} from '../../lambda/core/incident-list.ts';
-import type { Incident, IncidentMember, StoryMember } from '../../lambda/core/incidents.ts';
-import type { RuleCell } from '../../lambda/core/rule-types.ts';
+} from '../../lambda/core/incidents/incident-list.ts';
+import type { Incident, IncidentMember, StoryMember } from '../../lambda/core/incidents/incidents.ts';
+import type { RuleCell } from '../../lambda/core/rules/rule-types.ts';
 
 const T = (minute: number) => new Date(Date.UTC(2026, 4, 1, 10, minute)).toISOString();
 const id = (network: string, minute: number) => `flood/${network}/${T(minute)}`;

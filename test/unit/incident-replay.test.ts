@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replayIncidents } from '../../lambda/core/incident-replay.ts';
+import { replayIncidents } from '../../lambda/core/incidents/incident-replay.ts';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 2, 1, 10, minute)).toISOString();
 const t = (

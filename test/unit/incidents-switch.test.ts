@@ -4,7 +4,7 @@
  * per-network alerts belong to an incident and are recorded only (`isIncidentTransition`).
  */
 import { describe, expect, it } from 'vitest';
-import { isIncidentTransition, mayJoin } from '../../lambda/core/incident-membership.ts';
+import { isIncidentTransition, mayJoin } from '../../lambda/core/incidents/incident-membership.ts';
 import {
   EMPTY_SHARD_MEMBERS,
   type IncidentJudgeInput,
@@ -13,8 +13,8 @@ import {
   MEMBER_TRIGGERS_MAX,
   type MemberView,
   type ShardMembers,
-} from '../../lambda/core/incidents.ts';
-import type { RuleCell } from '../../lambda/core/rule-types.ts';
+} from '../../lambda/core/incidents/incidents.ts';
+import type { RuleCell } from '../../lambda/core/rules/rule-types.ts';
 
 const T0 = '2026-05-01T10:00:00.000Z';
 const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString();

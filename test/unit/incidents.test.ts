@@ -12,7 +12,7 @@ import {
   TIMELINE_MAX,
   TIMELINE_NETWORKS,
   withMembers,
-} from '../../lambda/core/incidents.ts';
+} from '../../lambda/core/incidents/incidents.ts';
 
 const MIN = 60_000;
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');

@@ -5,9 +5,9 @@
  * renders their `incident.*` alerts.
  */
 import { describe, expect, it } from 'vitest';
-import { familyOf } from '../../lambda/core/alert-families/index.ts';
-import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from '../../lambda/core/alert-limits.ts';
-import { renderAlert } from '../../lambda/core/alert-text.ts';
+import { familyOf } from '../../lambda/core/alerts/alert-families/index.ts';
+import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from '../../lambda/core/alerts/alert-limits.ts';
+import { renderAlert } from '../../lambda/core/alerts/alert-text.ts';
 import {
   type CycleObservation,
   type DecideSettings,
@@ -15,19 +15,19 @@ import {
   type MonitorState,
   monitorStateOf,
   type RequestOutcome,
-} from '../../lambda/core/decide.ts';
+} from '../../lambda/core/detect/decide.ts';
 import {
   acknowledgeMonitorIncident,
   openMonitorIncidentView,
   unacknowledgeMonitorIncident,
-} from '../../lambda/core/incident-ack.ts';
+} from '../../lambda/core/incidents/incident-ack.ts';
 import {
   isMonitorIncidentAlert,
   monitorIncidentOpenerOf,
   toMonitorIncidentTimers,
-} from '../../lambda/core/monitor-incidents.ts';
-import { afterAlert, dueAnnouncements, type Silence } from '../../lambda/core/silence.ts';
-import { silenceMatches } from '../../lambda/core/silence-window.ts';
+} from '../../lambda/core/incidents/monitor-incidents.ts';
+import { afterAlert, dueAnnouncements, type Silence } from '../../lambda/core/silences/silence.ts';
+import { silenceMatches } from '../../lambda/core/silences/silence-window.ts';
 import type { AlertRecord } from '../../lambda/core/types.ts';
 
 /** Observation time of minute `i`. */

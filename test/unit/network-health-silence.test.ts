@@ -4,10 +4,10 @@
  * which of its triggers a silence remembers (an opening) and which not (a join).
  */
 import { describe, expect, it } from 'vitest';
-import { alertAction } from '../../lambda/core/alert-documents.ts';
-import { healthHeldText } from '../../lambda/core/health-alert-text.ts';
-import { blindSpotEventOf, type HealthState, judgeHealth } from '../../lambda/core/network-health.ts';
-import { heldKey } from '../../lambda/core/silence.ts';
+import { alertAction } from '../../lambda/core/alerts/alert-documents.ts';
+import { healthHeldText } from '../../lambda/core/alerts/health-alert-text.ts';
+import { blindSpotEventOf, type HealthState, judgeHealth } from '../../lambda/core/detect/network-health.ts';
+import { heldKey } from '../../lambda/core/silences/silence.ts';
 import type { AlertRecord } from '../../lambda/core/types.ts';
 
 const UNREACHABLE = 'network.unreachable/0/2026-11-21T08:00:00.000Z';

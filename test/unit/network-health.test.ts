@@ -1,19 +1,22 @@
 /**
- * The network health judge (lambda/core/network-health.ts) and its texts: sequences of cycles replayed through
+ * The network health judge (lambda/core/detect/network-health.ts) and its texts: sequences of cycles replayed through
  * judgeHealth, the alerts after each; one alert per cycle and kind listing every network; one incident id from
  * trigger to resolve; no evidence from auth failures, cut-short requests, or a cycle in which nothing answered;
  * stale cycles change nothing; nothing changes (nothing to write) while all is well.
  */
 import { describe, expect, it } from 'vitest';
-import { renderAlert, SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from '../../lambda/core/alert-text.ts';
-import { acknowledgeHealthIncident, unacknowledgeHealthIncident } from '../../lambda/core/incident-ack.ts';
+import { renderAlert, SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from '../../lambda/core/alerts/alert-text.ts';
 import {
   type HealthRule,
   type HealthState,
   healthShardOf,
   judgeHealth,
   type NetworkOutcome,
-} from '../../lambda/core/network-health.ts';
+} from '../../lambda/core/detect/network-health.ts';
+import {
+  acknowledgeHealthIncident,
+  unacknowledgeHealthIncident,
+} from '../../lambda/core/incidents/incident-ack.ts';
 import type { AlertRecord } from '../../lambda/core/types.ts';
 
 const minute = (i: number) => new Date(Date.UTC(2026, 10, 22, 10, i)).toISOString();

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { decide, INITIAL_STATE } from '../../lambda/core/decide.ts';
+import { decide, INITIAL_STATE } from '../../lambda/core/detect/decide.ts';
 import {
   MAX_STORED_BODY_BYTES,
   type ObservationContext,
   storedBodyBytes,
   toCycleObservation,
   toSnapshot,
-} from '../../lambda/core/observation.ts';
+} from '../../lambda/core/detect/observation.ts';
 import type { ApiResponse, Snapshot } from '../../lambda/core/types.ts';
 
 const AT = '2026-03-01T10:00:00.123Z';

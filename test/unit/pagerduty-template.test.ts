@@ -4,10 +4,14 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AlertDocument } from '../../lambda/core/alert-documents.ts';
-import { renderAlert } from '../../lambda/core/alert-text.ts';
-import { acknowledgeIncident } from '../../lambda/core/incident-ack.ts';
-import { type IncidentScopeState, judgeIncident, type ShardMembers } from '../../lambda/core/incidents.ts';
+import type { AlertDocument } from '../../lambda/core/alerts/alert-documents.ts';
+import { renderAlert } from '../../lambda/core/alerts/alert-text.ts';
+import { acknowledgeIncident } from '../../lambda/core/incidents/incident-ack.ts';
+import {
+  type IncidentScopeState,
+  judgeIncident,
+  type ShardMembers,
+} from '../../lambda/core/incidents/incidents.ts';
 import type { AlertRecord } from '../../lambda/core/types.ts';
 import { channelsContext, resourceIdStartingWith, synthMonitor } from '../infra/synth.ts';
 

@@ -3,7 +3,7 @@
  * ("now"), and the chart choices (units, packets apart from bits, rule thresholds, a y-range from zero).
  */
 import { describe, expect, it } from 'vitest';
-import { parseRules } from '../../lambda/core/rules.ts';
+import { parseRules } from '../../lambda/core/rules/rules.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
 import type { StoredEvent } from '../../lambda/ports.ts';
 import { chartPanels, yRange } from '../../lambda/report/charts.ts';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evaluateRules } from '../../lambda/core/rule-eval.ts';
-import type { RuleAlert, RuleReading, RuleState } from '../../lambda/core/rule-types.ts';
-import { parseRules } from '../../lambda/core/rules.ts';
+import { evaluateRules } from '../../lambda/core/rules/rule-eval.ts';
+import type { RuleAlert, RuleReading, RuleState } from '../../lambda/core/rules/rule-types.ts';
+import { parseRules } from '../../lambda/core/rules/rules.ts';
 
 function at(i: number): string {
   return new Date(Date.UTC(2026, 2, 1, 10, 0, i)).toISOString();

@@ -5,14 +5,14 @@ import {
   evaluateRules,
   median,
   ruleNetworks,
-} from '../../lambda/core/rule-eval.ts';
+} from '../../lambda/core/rules/rule-eval.ts';
 import type {
   RuleAlert,
   RuleNetworkObservation,
   RuleReading,
   RuleState,
-} from '../../lambda/core/rule-types.ts';
-import { parseRules, readRules } from '../../lambda/core/rules.ts';
+} from '../../lambda/core/rules/rule-types.ts';
+import { parseRules, readRules } from '../../lambda/core/rules/rules.ts';
 
 /** Observation time of cycle `i`: one cycle a minute. */
 function at(i: number): string {

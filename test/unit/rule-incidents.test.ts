@@ -6,16 +6,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodeRuleScope, encodeRuleScope, ruleStateBytes } from '../../lambda/adapters/rule-items.ts';
-import { acknowledgeRuleIncident, unacknowledgeRuleIncident } from '../../lambda/core/incident-ack.ts';
-import { evaluateRules } from '../../lambda/core/rule-eval.ts';
+import {
+  acknowledgeRuleIncident,
+  unacknowledgeRuleIncident,
+} from '../../lambda/core/incidents/incident-ack.ts';
 import {
   cellTimers,
   followRuleIncidents,
   type RuleIncidentSettings,
   ruleIncidentOf,
-} from '../../lambda/core/rule-incidents.ts';
-import type { RuleCell, RuleState } from '../../lambda/core/rule-types.ts';
-import { parseRules } from '../../lambda/core/rules.ts';
+} from '../../lambda/core/incidents/rule-incidents.ts';
+import { evaluateRules } from '../../lambda/core/rules/rule-eval.ts';
+import type { RuleCell, RuleState } from '../../lambda/core/rules/rule-types.ts';
+import { parseRules } from '../../lambda/core/rules/rules.ts';
 
 const T0 = Date.parse('2026-05-01T10:00:00.000Z');
 const minute = (n: number) => new Date(T0 + n * 60_000).toISOString();

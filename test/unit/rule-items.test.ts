@@ -9,10 +9,10 @@ import {
   ruleStateBytes,
   STATE_BUDGET_BYTES,
 } from '../../lambda/adapters/rule-items.ts';
-import { evaluateRules } from '../../lambda/core/rule-eval.ts';
-import { limitRuleAlerts } from '../../lambda/core/rule-limit.ts';
-import type { RuleState } from '../../lambda/core/rule-types.ts';
-import { parseRules } from '../../lambda/core/rules.ts';
+import { evaluateRules } from '../../lambda/core/rules/rule-eval.ts';
+import { limitRuleAlerts } from '../../lambda/core/rules/rule-limit.ts';
+import type { RuleState } from '../../lambda/core/rules/rule-types.ts';
+import { parseRules } from '../../lambda/core/rules/rules.ts';
 
 const rules = (text: string) => parseRules(text).rules;
 

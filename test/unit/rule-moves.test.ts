@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { decodeRuleScope, encodeRuleScope } from '../../lambda/adapters/rule-items.ts';
-import { handOver, holdingOf, type RuleItemState, startingState } from '../../lambda/core/rule-moves.ts';
-import type { RuleCell, RuleState } from '../../lambda/core/rule-types.ts';
+import {
+  handOver,
+  holdingOf,
+  type RuleItemState,
+  startingState,
+} from '../../lambda/core/rules/rule-moves.ts';
+import type { RuleCell, RuleState } from '../../lambda/core/rules/rule-types.ts';
 
 const open: RuleCell = {
   open: true,

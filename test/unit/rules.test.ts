@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Rule, RuleOp } from '../../lambda/core/rule-types.ts';
+import type { Rule, RuleOp } from '../../lambda/core/rules/rule-types.ts';
 import {
   holds,
   MAX_RULES,
@@ -9,7 +9,7 @@ import {
   printRule,
   readRules,
   ruleNetworkProblems,
-} from '../../lambda/core/rules.ts';
+} from '../../lambda/core/rules/rules.ts';
 
 describe('parseRules: well-formed rules', () => {
   it.each([

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ALERT_EVENTS } from '../../lambda/core/alert-events.ts';
-import { renderAlert, SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from '../../lambda/core/alert-text.ts';
+import { ALERT_EVENTS } from '../../lambda/core/alerts/alert-events.ts';
+import { renderAlert, SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from '../../lambda/core/alerts/alert-text.ts';
 import {
   afterAlert,
   dueAnnouncements,
@@ -22,7 +22,7 @@ import {
   silenceStatus,
   toHeldChanges,
   toSilence,
-} from '../../lambda/core/silence.ts';
+} from '../../lambda/core/silences/silence.ts';
 import type { AlertEvent, AlertRecord } from '../../lambda/core/types.ts';
 
 const T0 = Date.parse('2026-11-23T10:00:00.000Z');

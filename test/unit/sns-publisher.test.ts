@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SnsAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
-import { renderAlert } from '../../lambda/core/alert-text.ts';
+import { renderAlert } from '../../lambda/core/alerts/alert-text.ts';
 import { MESSAGE_PROTOCOLS, type RenderedAlert } from '../../lambda/core/types.ts';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:shieldwatch-alerts';

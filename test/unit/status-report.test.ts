@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type RuleItemView, statusReport } from '../../cli/commands/status.ts';
-import { INITIAL_STATE, type MonitorState } from '../../lambda/core/decide.ts';
-import type { RuleCell } from '../../lambda/core/rule-types.ts';
+import { INITIAL_STATE, type MonitorState } from '../../lambda/core/detect/decide.ts';
+import type { RuleCell } from '../../lambda/core/rules/rule-types.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
 
 const NOW = Date.parse('2030-01-01T12:00:00.000Z');

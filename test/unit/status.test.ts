@@ -5,7 +5,7 @@ import {
   displayStatus,
   extractStatus,
   parseStatusPath,
-} from '../../lambda/core/status.ts';
+} from '../../lambda/core/detect/status.ts';
 
 const NO_DEFAULT = 'no status found at status, state, data.status, data.state, filter.status, filter.state';
 

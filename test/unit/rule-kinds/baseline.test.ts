@@ -4,8 +4,8 @@ import {
   BASELINE_WINDOW,
   baselineKind,
   median,
-} from '../../../lambda/core/rule-kinds/baseline.ts';
-import type { RuleOp } from '../../../lambda/core/rule-types.ts';
+} from '../../../lambda/core/rules/rule-kinds/baseline.ts';
+import type { RuleOp } from '../../../lambda/core/rules/rule-types.ts';
 
 const show = (value: unknown) => `<${String(value)}>`;
 const threshold = { kind: 'baseline' as const, factor: 3 };

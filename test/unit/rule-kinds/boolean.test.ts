@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { booleanKind } from '../../../lambda/core/rule-kinds/boolean.ts';
-import type { RuleOp } from '../../../lambda/core/rule-types.ts';
+import { booleanKind } from '../../../lambda/core/rules/rule-kinds/boolean.ts';
+import type { RuleOp } from '../../../lambda/core/rules/rule-types.ts';
 
 const show = (value: unknown) => `<${String(value)}>`;
 

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { fromStoredAlert, storedAlert } from '../../../lambda/adapters/dynamo-items.ts';
 import { decodeRuleScope, encodeRuleScope } from '../../../lambda/adapters/rule-items.ts';
-import { renderAlert } from '../../../lambda/core/alert-text.ts';
-import { ruleIncidentId } from '../../../lambda/core/rule-eval.ts';
+import { renderAlert } from '../../../lambda/core/alerts/alert-text.ts';
+import { ruleIncidentId } from '../../../lambda/core/rules/rule-eval.ts';
 import {
   conditionOf,
   RULE_KINDS,
   readCondition,
   withConditions,
-} from '../../../lambda/core/rule-kinds/index.ts';
-import { parseRules } from '../../../lambda/core/rules.ts';
+} from '../../../lambda/core/rules/rule-kinds/index.ts';
+import { parseRules } from '../../../lambda/core/rules/rules.ts';
 import type { AlertRecord } from '../../../lambda/core/types.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { thresholdKind } from '../../../lambda/core/rule-kinds/threshold.ts';
-import type { RuleOp } from '../../../lambda/core/rule-types.ts';
+import { thresholdKind } from '../../../lambda/core/rules/rule-kinds/threshold.ts';
+import type { RuleOp } from '../../../lambda/core/rules/rule-types.ts';
 
 const show = (value: unknown) => `<${String(value)}>`;
 
