@@ -99,6 +99,12 @@ export function conflictMessage(
 export interface LiveGuard {
   /** Throws {@link LiveMonitorConflict} when another live monitor judges with other settings. */
   check(signal?: AbortSignal): Promise<void>;
+  /**
+   * `run`: computes its own fingerprint ahead (the key's scrypt digest: tens of ms, far more on a loaded
+   * machine), so that no cycle waits for it; {@link beat} then finds it made. Never throws: a key that cannot
+   * be read is the cycle's failure, told when it runs.
+   */
+  prepare(): Promise<void>;
   /** `run`: records this process's heartbeat (a cycle starts). */
   beat(signal?: AbortSignal): Promise<void>;
   /** `run`: removes its heartbeat (it stops); never throws. */
@@ -155,6 +161,14 @@ export function liveGuard(options: {
             running,
           }),
         );
+      }
+    },
+    async prepare() {
+      if (options.everyMs === undefined) return;
+      try {
+        await fingerprint(await options.keys.get(), salt);
+      } catch {
+        // beat() asks again, in the cycle that then fails for it
       }
     },
     async beat(signal) {

@@ -137,14 +137,25 @@ export const runCommand = defineCommand({
       takeOver: values['take-over'] === true,
       everyMs,
     });
+    // Before the first line: a run refused is told at once, not after its first interval. The embedded store's
+    // server is kept alive meanwhile and revived first (it may have stopped idle since it was opened), and only
+    // a refusal ends the run here: a store or key that fails is the first cycle's, logged like any other. The
+    // run's own fingerprint (the key's scrypt) is made now, so that no cycle waits for it.
+    let refused: LiveMonitorConflict | undefined;
+    const release = opened.store.keepAlive();
     try {
-      // Before the first line: a run refused is told at once, not after its first interval.
+      await opened.store.revive();
       await live.check();
+      await live.prepare();
     } catch (error) {
+      if (error instanceof LiveMonitorConflict) refused = error;
+    } finally {
+      release();
+    }
+    if (refused !== undefined) {
       await opened.close();
-      if (!(error instanceof LiveMonitorConflict)) throw error;
-      println(io.stderr, `shieldwatch run: ${error.message}`);
-      return error.exitCode;
+      println(io.stderr, `shieldwatch run: ${refused.message}`);
+      return refused.exitCode;
     }
     const stopping = new AbortController();
     const cutting = new AbortController();
