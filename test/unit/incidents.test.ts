@@ -239,6 +239,16 @@ describe('judgeIncident over sequences', () => {
     expect(runs[3]!.state?.open?.members[0]).toMatchObject({ peak: 900_000, peakAt: at(2) });
   });
 
+  it('a shard with no member of the open incident writes nothing (no empty part)', () => {
+    const { writes, raw } = replay([
+      { minute: 0, shard: 0, views: { a: [true, 600_000] } },
+      { minute: 1, shard: 1, views: { z: [false, 1] }, watched: ['z'] },
+      { minute: 2, shard: 1, views: { z: [false, 1] }, watched: ['z'] },
+    ]);
+    expect(writes).toBe(1);
+    expect(Object.keys(raw?.open?.parts ?? {})).toEqual(['0']);
+  });
+
   it('a `<` rule peaks at the lowest value', () => {
     const low = { ...subject, condition: { ...subject.condition, op: '<' as const } };
     const { state } = replay(

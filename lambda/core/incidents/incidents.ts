@@ -490,8 +490,11 @@ export function judgeIncident(
     changed = true;
   } else {
     const parts: Record<string, IncidentPart> = { ...(open.parts ?? {}) };
-    if (!samePart(parts[shardKey], part)) changed = true;
-    parts[shardKey] = part;
+    // A shard with no member takes no part (nothing to count: no write, and no read of its working set after).
+    if (part.total > 0 || parts[shardKey] !== undefined) {
+      if (!samePart(parts[shardKey], part)) changed = true;
+      parts[shardKey] = part;
+    }
     // Shards that no longer run: their members leave with them, since no cycle of theirs will judge them.
     let gone = 0;
     if (input.shardCount !== undefined) {
