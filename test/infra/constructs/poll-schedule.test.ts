@@ -109,6 +109,12 @@ describe('PollSchedule', () => {
         { networks: ['net"5"'], pollFilter: false },
       ]);
       expect(inputs.every((input) => input['detail-type'] === 'Scheduled Event')).toBe(true);
+      // Each names how many shards run: a cycle knows a shard past it no longer runs (its members leave).
+      expect(inputs.map((input) => [input['shard'], input['shards']])).toEqual([
+        [0, 3],
+        [1, 3],
+        [2, 3],
+      ]);
     });
 
     it('runs every schedule at the same expression, with the same retry policy, dead-letter queue and role', () => {
