@@ -313,7 +313,9 @@ export function describeAckFunction(stack: () => DeployedStack, inputs: AckInput
           context: { 'dynamodb:LeadingKeys': ['filter'] },
         },
         { action: 'dynamodb:GetItem', resource: tableArn, context: { 'dynamodb:LeadingKeys': ['outbox'] } },
-        { action: 'dynamodb:Query', resource: tableArn, context: { 'dynamodb:LeadingKeys': ['state'] } },
+        // It may Query `state` (a per-network rule incident's cell is found among the rule items), nothing else.
+        { action: 'dynamodb:Query', resource: tableArn, context: { 'dynamodb:LeadingKeys': ['filter'] } },
+        { action: 'dynamodb:Query', resource: tableArn, context: { 'dynamodb:LeadingKeys': ['event'] } },
         { action: 'dynamodb:Scan', resource: tableArn, context: {} },
         {
           action: 'dynamodb:GetItem',
