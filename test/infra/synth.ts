@@ -119,7 +119,13 @@ export function policyStatements(
 }
 
 /** The input a schedule sends: a scheduled event, with a shard's networks and pollFilter when sharded. */
-export type ScheduleInput = { networks?: string[]; pollFilter?: boolean; 'detail-type'?: string };
+export type ScheduleInput = {
+  networks?: string[];
+  pollFilter?: boolean;
+  shard?: number;
+  shards?: number;
+  'detail-type'?: string;
+};
 
 /** The schedules of the template in order, each with its properties and its parsed input. */
 export function schedulesOf(template: Template) {

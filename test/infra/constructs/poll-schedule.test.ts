@@ -110,7 +110,7 @@ describe('PollSchedule', () => {
       ]);
       expect(inputs.every((input) => input['detail-type'] === 'Scheduled Event')).toBe(true);
       // Each names how many shards run: a cycle knows a shard past it no longer runs (its members leave).
-      expect(inputs.map((input) => [input['shard'], input['shards']])).toEqual([
+      expect(inputs.map((input) => [input.shard, input.shards])).toEqual([
         [0, 3],
         [1, 3],
         [2, 3],
