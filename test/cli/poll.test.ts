@@ -291,13 +291,15 @@ describe.concurrent('poll, history and events against loopback AWS endpoints', (
       settings: {
         SHIELDWATCH_NETWORKS: 'office',
         SHIELDWATCH_TIMEOUT_MS: '500',
-        SHIELDWATCH_CYCLE_TIMEOUT_MS: '3000',
+        // Room for the store's commits after the hung request on a loaded machine (a 3 s cycle missed its
+        // commit once beside the whole suite); the bound below is the cycle's deadline plus the process's start.
+        SHIELDWATCH_CYCLE_TIMEOUT_MS: '6000',
       },
     });
     world.api.filter = () => ({ hang: true });
     try {
       // Act
-      const run = await runCli(['poll'], world.env, { timeoutMs: 15_000 });
+      const run = await runCli(['poll'], world.env, { timeoutMs: 20_000 });
       const [filter, network] = await Promise.all([
         runCli(['history', '--filter', '--format', 'json'], world.storeEnv),
         runCli(['history', '--network', 'office', '--format', 'json'], world.storeEnv),
@@ -305,7 +307,7 @@ describe.concurrent('poll, history and events against loopback AWS endpoints', (
 
       // Assess
       expect(run.code, describeRun(run)).toBe(0);
-      expect(run.ms).toBeLessThan(9000);
+      expect(run.ms).toBeLessThan(12_000);
       const [failed] = parseJsonOutput<HistoryEntry[]>(filter);
       expect(failed).toMatchObject({ ok: false });
       expect(failed?.status).toBeUndefined();
