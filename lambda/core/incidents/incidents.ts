@@ -665,12 +665,19 @@ function worstFirst(members: readonly IncidentMember[], op: RuleOp | undefined):
   return [...members].sort((a, b) => {
     const activeA = a.leftAt === undefined;
     if (activeA !== (b.leftAt === undefined)) return activeA ? -1 : 1;
+    return byPeak(op)(a, b);
+  });
+}
+
+/** The worse peak first (the rule's operator); a member without a peak last. */
+function byPeak(op: RuleOp | undefined): (a: IncidentMember, b: IncidentMember) => number {
+  return (a, b) => {
     if (a.peak === undefined || b.peak === undefined)
       return a.peak === undefined ? (b.peak === undefined ? 0 : 1) : -1;
     if (worse(op, a.peak, b.peak)) return -1;
     if (worse(op, b.peak, a.peak)) return 1;
     return 0;
-  });
+  };
 }
 
 /** Two parts alike but for the members' latest values (not worth a write alone). */
@@ -774,13 +781,7 @@ export function withMembers(incident: Incident, stored: readonly IncidentMember[
 
 /** The members an alert is about, worst first (by peak, for the rule's operator), capped. */
 export function storyMembers(incident: Incident, members: readonly IncidentMember[]): StoryMember[] {
-  const op = incident.condition?.op;
-  const sorted = [...members].sort((a, b) => {
-    if (a.peak === undefined || b.peak === undefined) return a.peak === undefined ? 1 : -1;
-    if (worse(op, a.peak, b.peak)) return -1;
-    if (worse(op, b.peak, a.peak)) return 1;
-    return 0;
-  });
+  const sorted = [...members].sort(byPeak(incident.condition?.op));
   return sorted.slice(0, STORY_MAX_MEMBERS).map((m) => ({
     network: m.network,
     ...(m.value === undefined ? {} : { value: m.value }),
