@@ -15,24 +15,15 @@ import { COMMIT_ATTEMPTS } from './commit.ts';
 import type { AckIncidentView } from './core/ack/ack-page.ts';
 import type { MonitorState } from './core/detect/decide.ts';
 import type { HealthState } from './core/detect/network-health.ts';
-import {
-  type AckDecision,
-  acknowledgeHealthIncident,
-  acknowledgeIncident,
-  acknowledgeMonitorIncident,
-  acknowledgeRuleIncident,
-  openHealthIncidentView,
-  openMonitorIncidentView,
-  openRuleIncidentView,
-  type TimersAckDecision,
-  type UnackDecision,
-  unacknowledgeHealthIncident,
-  unacknowledgeIncident,
-  unacknowledgeMonitorIncident,
-  unacknowledgeRuleIncident,
-} from './core/incidents/incident-ack.ts';
+import { cellHold, healthHold, itemHold, monitorHold } from './core/incidents/incident-ack.ts';
 import { parseIncidentId } from './core/incidents/incident-kinds.ts';
-import { type Incident, type IncidentScopeState, sampleOf } from './core/incidents/incidents.ts';
+import type { IncidentScopeState } from './core/incidents/incidents.ts';
+import {
+  type AckOutcome,
+  acknowledgeHeld,
+  type HeldIncident,
+  unacknowledgeHeld,
+} from './core/incidents/lifecycle.ts';
 import { describeError, StoreError } from './errors.ts';
 import type { FoundRuleItem, RuleScopeState, StateStore, VersionedState } from './ports.ts';
 
@@ -123,7 +114,7 @@ async function ruleItemsOf(scopes: IncidentScopes, id: string): Promise<FoundRul
     throw new StoreError(`cannot read incident ${id}: ${describeError(error)}`, { cause: error });
   }
   return found
-    .filter((item) => openRuleIncidentView(item.loaded.state, id) !== undefined)
+    .filter((item) => cellHold(item.loaded.state, id) !== undefined)
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
@@ -135,7 +126,7 @@ async function ruleItemsOf(scopes: IncidentScopes, id: string): Promise<FoundRul
 async function settleRuleCell<R>(
   scopes: IncidentScopes,
   id: string,
-  decide: (state: RuleScopeState) => TimersAckDecision<RuleScopeState>,
+  decide: (state: RuleScopeState) => AckOutcome<RuleScopeState>,
 ): Promise<R> {
   const [item] = await ruleItemsOf(scopes, id);
   if (item === undefined) return { outcome: 'not-open' } as R;
@@ -162,14 +153,12 @@ async function settleRuleCell<R>(
   throw new StoreError(`incident ${id} kept changing (${COMMIT_ATTEMPTS} attempts)`);
 }
 
-/**
- * A blind-spot or monitor incident's decision (both kept as timers beside what opened them) as the result of
- * {@link acknowledge} or {@link unacknowledge}.
- */
+/** An acknowledge's or unacknowledge's decision as {@link acknowledge} and {@link unacknowledge} answer it. */
 function timersSettled<R, S>(
-  decision: TimersAckDecision<S>,
+  decision: AckOutcome<S>,
+  notOpen: { readonly resolvedAt?: string } = {},
 ): { readonly write: S; readonly alerts: AckAlerts; readonly result: R } | { readonly result: R } {
-  if (decision.outcome === 'not-open') return { result: { outcome: 'not-open' } as R };
+  if (decision.outcome === 'not-open') return { result: { outcome: 'not-open', ...notOpen } as R };
   const result = { outcome: decision.outcome, view: decision.view } as R;
   if ('state' in decision) {
     return {
@@ -182,88 +171,60 @@ function timersSettled<R, S>(
 }
 
 /** A rule incident's `not-open` answer: when it resolved, if it is the scope's last one. */
-function notOpen(resolved: Incident | undefined): {
-  readonly outcome: 'not-open';
-  readonly resolvedAt?: string;
-} {
-  return resolved?.resolvedAt === undefined
-    ? { outcome: 'not-open' }
-    : { outcome: 'not-open', resolvedAt: resolved.resolvedAt };
+function resolvedOf(scope: IncidentScopeState, id: string): { readonly resolvedAt?: string } {
+  const last = scope.last;
+  return last?.id === id && last.resolvedAt !== undefined ? { resolvedAt: last.resolvedAt } : {};
+}
+
+/** The one decision of the lifecycle (acknowledge or withdraw), over an incident where its kind holds it. */
+type Decide = <S extends { readonly nextSeq: number }>(
+  state: S,
+  held: HeldIncident<S> | undefined,
+) => AckOutcome<S>;
+
+/**
+ * Settles `decide` over incident `id` where its id says it is held (the kinds' registry): the monitor state
+ * item, a shard's health item, the rule item that holds its cell, the rule's incident item. Each is read,
+ * decided and written alike.
+ */
+async function settleHeld<R>(scopes: IncidentScopes, id: string, decide: Decide): Promise<R> {
+  const ref = parseIncidentId(id);
+  if (ref === undefined) return { outcome: 'not-open' } as R;
+  switch (ref.home) {
+    case 'monitor':
+      return settle(scopes.monitorState, id, (state) =>
+        timersSettled<R, MonitorState>(decide(state, monitorHold(state, id))),
+      );
+    case 'health':
+      return settle(scopes.healthScope(ref.shard), id, (state) =>
+        timersSettled<R, HealthState>(decide(state, healthHold(state, id))),
+      );
+    case 'cell':
+      return settleRuleCell<R>(scopes, id, (state) => decide(state, cellHold(state, id)));
+    case 'incident':
+      return settle(scopes.incidentScope(ref.rule), id, (scope) =>
+        timersSettled<R, IncidentScopeState>(decide(scope, itemHold(scope, id)), resolvedOf(scope, id)),
+      );
+  }
 }
 
 /** Acknowledges incident `id` (open, not acknowledged yet), by `by`, at `at` (ISO-8601). */
-export async function acknowledge(
+export function acknowledge(
   scopes: IncidentScopes,
   id: string,
   ack: { readonly by: string; readonly at: string; readonly note?: string },
 ): Promise<AckResult> {
-  // Where the incident lives, by its id (the kinds' registry): one acknowledgement, written to that item.
-  const ref = parseIncidentId(id);
-  if (ref === undefined) return { outcome: 'not-open' };
-  if (ref.home === 'monitor') {
-    return settle(scopes.monitorState, id, (state) =>
-      timersSettled<AckResult, MonitorState>(acknowledgeMonitorIncident(state, id, ack)),
-    );
-  }
-  if (ref.home === 'health') {
-    return settle(scopes.healthScope(ref.shard), id, (state) =>
-      timersSettled<AckResult, HealthState>(acknowledgeHealthIncident(state, id, ack)),
-    );
-  }
-  if (ref.home === 'cell') {
-    return settleRuleCell<AckResult>(scopes, id, (state) => acknowledgeRuleIncident(state, id, ack));
-  }
-  return settle<IncidentScopeState, AckResult>(scopes.incidentScope(ref.rule), id, (scope) => {
-    const decision: AckDecision = acknowledgeIncident(scope, id, ack);
-    if (decision.outcome === 'acknowledged') {
-      return {
-        write: decision.state,
-        alerts: [decision.alert],
-        result: { outcome: 'acknowledged', view: ackView(decision.incident) },
-      };
-    }
-    if (decision.outcome === 'already')
-      return { result: { outcome: 'already', view: ackView(decision.incident) } };
-    return { result: notOpen(decision.resolved) };
-  });
+  return settleHeld<AckResult>(scopes, id, (state, held) => acknowledgeHeld(state, held, ack));
 }
 
 /** Withdraws the acknowledgement of incident `id`; nothing is published. */
-export async function unacknowledge(
+export function unacknowledge(
   scopes: IncidentScopes,
   id: string,
   by: string,
   at: string,
 ): Promise<UnackResult> {
-  const ref = parseIncidentId(id);
-  if (ref === undefined) return { outcome: 'not-open' };
-  if (ref.home === 'monitor') {
-    return settle(scopes.monitorState, id, (state) =>
-      timersSettled<UnackResult, MonitorState>(unacknowledgeMonitorIncident(state, id)),
-    );
-  }
-  if (ref.home === 'health') {
-    return settle(scopes.healthScope(ref.shard), id, (state) =>
-      timersSettled<UnackResult, HealthState>(unacknowledgeHealthIncident(state, id)),
-    );
-  }
-  if (ref.home === 'cell') {
-    return settleRuleCell<UnackResult>(scopes, id, (state) => unacknowledgeRuleIncident(state, id));
-  }
-  return settle<IncidentScopeState, UnackResult>(scopes.incidentScope(ref.rule), id, (scope) => {
-    const decision: UnackDecision = unacknowledgeIncident(scope, id, by, at);
-    if (decision.outcome === 'unacknowledged') {
-      return {
-        write: decision.state,
-        alerts: [],
-        result: { outcome: 'unacknowledged', view: ackView(decision.incident) },
-      };
-    }
-    if (decision.outcome === 'not-acknowledged') {
-      return { result: { outcome: 'not-acknowledged', view: ackView(decision.incident) } };
-    }
-    return { result: notOpen(decision.resolved) };
-  });
+  return settleHeld<UnackResult>(scopes, id, (_state, held) => unacknowledgeHeld(held, by, at));
 }
 
 /** The open incident `id` as the pages show it, or undefined (resolved, replaced, unknown). A read only. */
@@ -273,37 +234,19 @@ export async function findOpenIncident(
 ): Promise<AckIncidentView | undefined> {
   const ref = parseIncidentId(id);
   if (ref === undefined) return undefined;
-  if (ref.home === 'monitor') {
-    return openMonitorIncidentView((await load(scopes.monitorState, id)).state, id);
+  const shown = <S>(held: HeldIncident<S> | undefined) => held?.view(held.timers);
+  switch (ref.home) {
+    case 'monitor':
+      return shown(monitorHold((await load(scopes.monitorState, id)).state, id));
+    case 'health':
+      return shown(healthHold((await load(scopes.healthScope(ref.shard), id)).state, id));
+    case 'cell': {
+      const [item] = await ruleItemsOf(scopes, id);
+      return item === undefined ? undefined : shown(cellHold(item.loaded.state, id));
+    }
+    case 'incident':
+      return shown(itemHold((await load(scopes.incidentScope(ref.rule), id)).state, id));
   }
-  if (ref.home === 'health') {
-    return openHealthIncidentView((await load(scopes.healthScope(ref.shard), id)).state, id);
-  }
-  if (ref.home === 'cell') {
-    const [item] = await ruleItemsOf(scopes, id);
-    return item === undefined ? undefined : openRuleIncidentView(item.loaded.state, id);
-  }
-  const { state } = await load(scopes.incidentScope(ref.rule), id);
-  return state.open !== undefined && state.open.id === id && state.open.state === 'open'
-    ? ackView(state.open)
-    : undefined;
 }
 
-/** What the acknowledge pages show of an incident: its networks active first, each with its peak. */
-export function ackView(incident: Incident): AckIncidentView {
-  // The incident item names a few (its parts' worst); an earlier version's item, every member.
-  const networks = sampleOf(incident, 'worst').map((m) => ({
-    network: m.network,
-    ...(m.peak === undefined ? {} : { peak: m.peak }),
-    active: m.leftAt === undefined,
-  }));
-  networks.sort((a, b) => Number(b.active) - Number(a.active));
-  return {
-    id: incident.id,
-    rule: incident.rule,
-    openedAt: incident.openedAt,
-    networks,
-    stage: incident.stage,
-    ...(incident.acknowledged === undefined ? {} : { acknowledged: incident.acknowledged }),
-  };
-}
+export { ackView } from './core/incidents/incident-ack.ts';

@@ -23,18 +23,17 @@ import { own } from '../own-record.ts';
 import type { RuleCell, RuleState } from '../rules/rule-types.ts';
 import type { AlertRecord, HealthMember } from '../types.ts';
 import { FIRST_STAGE, type IncidentTimers } from './escalation.ts';
-import { parseIncidentId } from './incident-kinds.ts';
+import { INCIDENT_OPENERS, parseIncidentId } from './incident-kinds.ts';
+import { type Incident, type IncidentScopeState, incidentAlert, partTotals, sampleOf } from './incidents.ts';
 import {
-  type Acknowledgement,
-  type Incident,
-  type IncidentScopeState,
-  incidentAlert,
-  partTotals,
-  sampleOf,
-} from './incidents.ts';
+  type AckOutcome,
+  type AckRequest,
+  acknowledgeHeld,
+  type HeldIncident,
+  unacknowledgeHeld,
+} from './lifecycle.ts';
 import {
   type MonitorIncidentOpener,
-  type MonitorIncidentTimers,
   monitorIncidentAlert,
   monitorIncidentOpenerOf,
   monitorIncidentTime,
@@ -49,10 +48,8 @@ interface RuleScopeState {
   readonly nextSeq: number;
 }
 
-/** Longest note kept with an acknowledgement, in characters. */
-export const ACK_NOTE_MAX_CHARS = 500;
-/** Longest `by` kept, in characters (an IAM ARN of a long session name fits). */
-export const ACK_BY_MAX_CHARS = 300;
+export { ACK_BY_MAX_CHARS, ACK_NOTE_MAX_CHARS, cleanAckText } from './lifecycle.ts';
+
 /** Who acknowledged through the link in an alert. */
 export const ACK_BY_LINK = 'link';
 
@@ -81,56 +78,103 @@ export function incidentRuleOf(id: string): string | undefined {
   return ref?.home === 'incident' ? ref.rule : undefined;
 }
 
-/** A note or a name as kept: control characters folded to spaces, cut to `max`. */
-export function cleanAckText(text: string, max: number): string {
-  const folded = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
-  return [...folded].slice(0, max).join('');
-}
-
 /**
- * Acknowledges incident `id` in `scope` (as read), by `by` at `at` (ISO-8601), with an optional note. The
- * alert takes the scope's next sequence number.
+ * A rule's incident across networks where its incident item holds it (`incident#<rule>`), while open: its
+ * timers are the incident's own fields, and an acknowledge or unacknowledge adds a line to its timeline.
  */
-export function acknowledgeIncident(
+export function itemHold(
   scope: IncidentScopeState,
   id: string,
-  ack: { readonly by: string; readonly at: string; readonly note?: string },
-): AckDecision {
+): HeldIncident<IncidentScopeState> | undefined {
   const open = scope.open;
-  if (open === undefined || open.id !== id || open.state !== 'open') {
-    return scope.last?.id === id ? { outcome: 'not-open', resolved: scope.last } : { outcome: 'not-open' };
-  }
-  if (open.acknowledged !== undefined) return { outcome: 'already', incident: open };
-  const note = ack.note === undefined ? '' : cleanAckText(ack.note, ACK_NOTE_MAX_CHARS);
-  const acknowledged: Acknowledgement = {
-    by: cleanAckText(ack.by, ACK_BY_MAX_CHARS) || 'unknown',
-    at: ack.at,
-    ...(note === '' ? {} : { note }),
-  };
-  const incident: Incident = {
-    ...open,
-    acknowledged,
-    ackRev: (open.ackRev ?? 0) + 1,
-    timeline: [
-      ...open.timeline,
-      { at: ack.at, what: 'acknowledged', count: 0, by: acknowledged.by, ...(note === '' ? {} : { note }) },
-    ],
-    alerts: { ...open.alerts, sent: open.alerts.sent + 1 },
-  };
-  // The worst active members the incident item knows (its parts' samples), and how many are active.
-  const active = sampleOf(incident, 'worst').filter((m) => m.leftAt === undefined);
-  const alert: AlertRecord = {
-    ...incidentAlert('incident.acknowledged', incident, active, ack.at, partTotals(incident).active),
-    seq: scope.nextSeq,
-    acknowledgedBy: acknowledged.by,
-    ...(note === '' ? {} : { detail: note }),
+  if (open === undefined || open.id !== id || open.state !== 'open') return undefined;
+  const withTimers = (timers: IncidentTimers): Incident => {
+    const { acknowledged: _old, ...rest } = open;
+    return {
+      ...rest,
+      stage: timers.stage,
+      ...(timers.acknowledged === undefined ? {} : { acknowledged: timers.acknowledged }),
+      ...(timers.ackRev === undefined ? {} : { ackRev: timers.ackRev }),
+    };
   };
   return {
-    outcome: 'acknowledged',
-    state: { ...scope, nextSeq: scope.nextSeq + 1, open: incident },
-    incident,
-    alert,
+    id,
+    timers: {
+      openedAt: open.openedAt,
+      stage: open.stage,
+      ...(open.lastRemindAt === undefined ? {} : { lastRemindAt: open.lastRemindAt }),
+      ...(open.acknowledged === undefined ? {} : { acknowledged: open.acknowledged }),
+      ...(open.ackRev === undefined ? {} : { ackRev: open.ackRev }),
+    },
+    alert(event, timers, at) {
+      const incident = withTimers(timers);
+      // The worst active members the incident item knows (its parts' samples), and how many are active.
+      const active = sampleOf(incident, 'worst').filter((m) => m.leftAt === undefined);
+      return incidentAlert(event, incident, active, at, partTotals(incident).active);
+    },
+    view: (timers) => ackView(withTimers(timers)),
+    put(timers, change) {
+      const incident = withTimers(timers);
+      return {
+        ...scope,
+        open: {
+          ...incident,
+          timeline: [
+            ...open.timeline,
+            {
+              at: change.at,
+              what: change.what,
+              count: 0,
+              by: change.by,
+              ...(change.note === undefined ? {} : { note: change.note }),
+            },
+          ],
+          // The acknowledgement is one more incident alert.
+          ...(change.what === 'acknowledged'
+            ? { alerts: { ...open.alerts, sent: open.alerts.sent + 1 } }
+            : {}),
+        },
+      };
+    },
   };
+}
+
+/** What the acknowledge pages show of a rule's incident across networks: its networks active first, with peaks. */
+export function ackView(incident: Incident): AckIncidentView {
+  // The incident item names a few (its parts' worst); an earlier version's item, every member.
+  const networks = sampleOf(incident, 'worst').map((m) => ({
+    network: m.network,
+    ...(m.peak === undefined ? {} : { peak: m.peak }),
+    active: m.leftAt === undefined,
+  }));
+  networks.sort((a, b) => Number(b.active) - Number(a.active));
+  return {
+    id: incident.id,
+    rule: incident.rule,
+    openedAt: incident.openedAt,
+    networks,
+    stage: incident.stage,
+    ...(incident.acknowledged === undefined ? {} : { acknowledged: incident.acknowledged }),
+  };
+}
+
+/** The scope's last incident when it is `id` (resolved): what a refusal names. */
+const lastOf = (scope: IncidentScopeState, id: string) =>
+  scope.last?.id === id ? { resolved: scope.last } : {};
+
+/**
+ * Acknowledges incident `id` in `scope` (as read), by `by` at `at` (ISO-8601), with an optional note
+ * ({@link acknowledgeHeld}). The alert takes the scope's next sequence number.
+ */
+export function acknowledgeIncident(scope: IncidentScopeState, id: string, ack: AckRequest): AckDecision {
+  const held = itemHold(scope, id);
+  const decided = acknowledgeHeld(scope, held, ack);
+  if (decided.outcome === 'acknowledged') {
+    const state = decided.state;
+    return { outcome: 'acknowledged', state, incident: state.open!, alert: decided.alert! };
+  }
+  if (decided.outcome === 'already') return { outcome: 'already', incident: scope.open! };
+  return { outcome: 'not-open', ...lastOf(scope, id) };
 }
 
 /**
@@ -143,48 +187,30 @@ export function unacknowledgeIncident(
   by: string,
   at: string,
 ): UnackDecision {
-  const open = scope.open;
-  if (open === undefined || open.id !== id || open.state !== 'open') {
-    return scope.last?.id === id ? { outcome: 'not-open', resolved: scope.last } : { outcome: 'not-open' };
+  const decided = unacknowledgeHeld(itemHold(scope, id), by, at);
+  if (decided.outcome === 'unacknowledged') {
+    return { outcome: 'unacknowledged', state: decided.state, incident: decided.state.open! };
   }
-  if (open.acknowledged === undefined) return { outcome: 'not-acknowledged', incident: open };
-  const { acknowledged: _withdrawn, ...rest } = open;
-  const incident: Incident = {
-    ...rest,
-    ackRev: (open.ackRev ?? 0) + 1,
-    timeline: [
-      ...open.timeline,
-      { at, what: 'unacknowledged', count: 0, by: cleanAckText(by, ACK_BY_MAX_CHARS) },
-    ],
-  };
-  return { outcome: 'unacknowledged', state: { ...scope, open: incident }, incident };
+  if (decided.outcome === 'not-acknowledged') return { outcome: 'not-acknowledged', incident: scope.open! };
+  return { outcome: 'not-open', ...lastOf(scope, id) };
 }
 
 /**
  * What acknowledging (or withdrawing) an incident whose timers live beside what opened it decided, in the state
- * `S` that holds them: a blind spot's health item, the monitor state item.
+ * `S` that holds them: a blind spot's health item, the monitor state item, a rule item.
  */
-export type TimersAckDecision<S> =
-  | {
-      readonly outcome: 'acknowledged' | 'unacknowledged';
-      readonly state: S;
-      readonly view: AckIncidentView;
-      /** `incident.acknowledged`, for an acknowledgement. */
-      readonly alert?: AlertRecord;
-    }
-  | { readonly outcome: 'already' | 'not-acknowledged'; readonly view: AckIncidentView }
-  | { readonly outcome: 'not-open' };
+export type TimersAckDecision<S> = AckOutcome<S>;
 
 /** What acknowledging (or withdrawing) a blind-spot incident decided. */
 export type HealthAckDecision = TimersAckDecision<HealthState>;
 
-/** Incident `id` as its shard's health item holds it while open: its networks still failing, its timers. */
-function openHealthIncident(
-  state: HealthState,
-  id: string,
-): { open: OpenHealthIncident; timers: HealthIncidentState } | undefined {
-  const timers = state.incidents?.[id];
-  if (timers === undefined || !Object.hasOwn(state.incidents ?? {}, id)) return undefined;
+/**
+ * A blind-spot incident where its shard's health item holds it, while open: its networks still failing (or
+ * unreadable), its timers by id.
+ */
+export function healthHold(state: HealthState, id: string): HeldIncident<HealthState> | undefined {
+  const timers = own(state.incidents, id);
+  if (timers === undefined) return undefined;
   let members: HealthMember[];
   let extra: OpenHealthIncident['extra'] = {};
   if (state.downIncident === id) {
@@ -205,74 +231,41 @@ function openHealthIncident(
       .map(([network, cell]) => ({ network, since: cell.since, cycles: cell.n }));
     extra = { rule };
   }
-  return { open: { id, members, extra }, timers };
-}
-
-function healthView(open: OpenHealthIncident, timers: HealthIncidentState): AckIncidentView {
+  const open: OpenHealthIncident = { id, members, extra };
   return {
-    id: open.id,
-    ...(open.extra.rule === undefined ? {} : { rule: open.extra.rule }),
-    openedAt: timers.openedAt,
-    networks: open.members.map((m) => ({ network: m.network, active: true })),
-    stage: timers.stage,
-    ...(timers.acknowledged === undefined ? {} : { acknowledged: timers.acknowledged }),
+    id,
+    timers,
+    alert: (event, next, at) => healthIncidentAlert(event, open, next, at),
+    view: (next) => ({
+      id,
+      ...(extra.rule === undefined ? {} : { rule: extra.rule }),
+      openedAt: next.openedAt,
+      networks: members.map((m) => ({ network: m.network, active: true })),
+      stage: next.stage,
+      ...(next.acknowledged === undefined ? {} : { acknowledged: next.acknowledged }),
+    }),
+    put: (next) => ({ ...state, incidents: withOwn(state.incidents, id, next as HealthIncidentState) }),
   };
 }
 
-/**
- * Acknowledges blind-spot incident `id` in its shard's health state (as read): `acknowledged` and `ackRev` on
- * the incident's timers, `incident.acknowledged` with the item's next sequence number, in one write.
- */
+/** Acknowledges blind-spot incident `id` in its shard's health state (as read), in one write. */
 export function acknowledgeHealthIncident(
   state: HealthState,
   id: string,
-  ack: { readonly by: string; readonly at: string; readonly note?: string },
+  ack: AckRequest,
 ): HealthAckDecision {
-  const found = openHealthIncident(state, id);
-  if (found === undefined) return { outcome: 'not-open' };
-  const { open, timers } = found;
-  if (timers.acknowledged !== undefined) return { outcome: 'already', view: healthView(open, timers) };
-  const note = ack.note === undefined ? '' : cleanAckText(ack.note, ACK_NOTE_MAX_CHARS);
-  const acknowledged: Acknowledgement = {
-    by: cleanAckText(ack.by, ACK_BY_MAX_CHARS) || 'unknown',
-    at: ack.at,
-    ...(note === '' ? {} : { note }),
-  };
-  const next: HealthIncidentState = { ...timers, acknowledged, ackRev: (timers.ackRev ?? 0) + 1 };
-  const alert: AlertRecord = {
-    ...healthIncidentAlert('incident.acknowledged', open, next, ack.at),
-    seq: state.nextSeq,
-    acknowledgedBy: acknowledged.by,
-    ...(note === '' ? {} : { detail: note }),
-  };
-  return {
-    outcome: 'acknowledged',
-    state: { ...state, nextSeq: state.nextSeq + 1, incidents: { ...state.incidents, [id]: next } },
-    view: healthView(open, next),
-    alert,
-  };
+  return acknowledgeHeld(state, healthHold(state, id), ack);
 }
 
 /** Withdraws the acknowledgement of blind-spot incident `id`; nothing is published. */
 export function unacknowledgeHealthIncident(state: HealthState, id: string): HealthAckDecision {
-  const found = openHealthIncident(state, id);
-  if (found === undefined) return { outcome: 'not-open' };
-  const { open, timers } = found;
-  if (timers.acknowledged === undefined)
-    return { outcome: 'not-acknowledged', view: healthView(open, timers) };
-  const { acknowledged: _withdrawn, ...rest } = timers;
-  const next: HealthIncidentState = { ...rest, ackRev: (timers.ackRev ?? 0) + 1 };
-  return {
-    outcome: 'unacknowledged',
-    state: { ...state, incidents: { ...state.incidents, [id]: next } },
-    view: healthView(open, next),
-  };
+  return unacknowledgeHeld(healthHold(state, id), '', '');
 }
 
 /** A blind-spot incident as the acknowledge pages show it, when open; undefined otherwise. */
 export function openHealthIncidentView(state: HealthState, id: string): AckIncidentView | undefined {
-  const found = openHealthIncident(state, id);
-  return found === undefined ? undefined : healthView(found.open, found.timers);
+  const held = healthHold(state, id);
+  return held?.view(held.timers);
 }
 
 /** What acknowledging (or withdrawing) one of the monitor's own incidents decided. */
@@ -287,19 +280,11 @@ const API_INCIDENT_OF: Readonly<
   'filter.status_unreadable': 'unreadable',
 };
 
-/** What the pages and the acknowledgement say an incident of the monitor is. */
-const ABOUT: Readonly<Record<MonitorIncidentOpener, string>> = {
-  'filter.status_changed': 'the filter status is away from the expected one',
-  'api.auth_failed': 'the API key is rejected',
-  'api.unreachable': 'the API is unreachable',
-  'filter.status_unreadable': 'the filter status cannot be read',
-};
-
-/** Incident `id` as the monitor state holds it while open, with its timers (an older item's: from its id). */
-function openMonitorIncident(
-  state: MonitorState,
-  id: string,
-): { open: OpenMonitorIncident; timers: MonitorIncidentTimers } | undefined {
+/**
+ * One of the monitor's own incidents where the monitor state item holds it, while open: what opened it, its
+ * timers by id (an older item's: from its id).
+ */
+export function monitorHold(state: MonitorState, id: string): HeldIncident<MonitorState> | undefined {
   const opener = monitorIncidentOpenerOf(id);
   if (opener === undefined) return undefined;
   let fields: OpenMonitorIncident['fields'];
@@ -312,89 +297,48 @@ function openMonitorIncident(
     fields = {};
   }
   const openedAt = monitorIncidentTime(id);
-  const timers = ownTimers(state.incidentTimers ?? {}, id) ?? { openedAt, stage: FIRST_STAGE };
-  return { open: { id, opener, openedAt, fields }, timers };
-}
-
-function monitorView(
-  state: MonitorState,
-  open: OpenMonitorIncident,
-  timers: MonitorIncidentTimers,
-): AckIncidentView {
+  const open: OpenMonitorIncident = { id, opener, openedAt, fields };
   const status =
-    open.opener === 'filter.status_changed' && state.status !== undefined
+    opener === 'filter.status_changed' && state.status !== undefined
       ? `: ${JSON.stringify(state.status)}`
       : '';
   return {
-    id: open.id,
-    about: `${ABOUT[open.opener]}${status}`,
-    openedAt: timers.openedAt,
-    networks: [],
-    stage: timers.stage,
-    ...(timers.acknowledged === undefined ? {} : { acknowledged: timers.acknowledged }),
+    id,
+    timers: ownTimers(state.incidentTimers ?? {}, id) ?? { openedAt, stage: FIRST_STAGE },
+    alert: (event, next, at) => monitorIncidentAlert(event, open, next, at),
+    view: (next) => ({
+      id,
+      about: `${INCIDENT_OPENERS[opener].about}${status}`,
+      openedAt: next.openedAt,
+      networks: [],
+      stage: next.stage,
+      ...(next.acknowledged === undefined ? {} : { acknowledged: next.acknowledged }),
+    }),
+    put: (next) => ({ ...state, incidentTimers: withOwn(state.incidentTimers, id, next) }),
   };
 }
 
 /**
- * Acknowledges the monitor's incident `id` (the status away, an API incident) in the monitor state (as read):
- * `acknowledged` and `ackRev` on its timers, `incident.acknowledged` with the item's next sequence number, in
- * one write.
+ * Acknowledges the monitor's incident `id` (the status away, an API incident) in the monitor state (as read),
+ * in one write.
  */
 export function acknowledgeMonitorIncident(
   state: MonitorState,
   id: string,
-  ack: { readonly by: string; readonly at: string; readonly note?: string },
+  ack: AckRequest,
 ): MonitorAckDecision {
-  const found = openMonitorIncident(state, id);
-  if (found === undefined) return { outcome: 'not-open' };
-  const { open, timers } = found;
-  if (timers.acknowledged !== undefined)
-    return { outcome: 'already', view: monitorView(state, open, timers) };
-  const note = ack.note === undefined ? '' : cleanAckText(ack.note, ACK_NOTE_MAX_CHARS);
-  const acknowledged: Acknowledgement = {
-    by: cleanAckText(ack.by, ACK_BY_MAX_CHARS) || 'unknown',
-    at: ack.at,
-    ...(note === '' ? {} : { note }),
-  };
-  const next: MonitorIncidentTimers = { ...timers, acknowledged, ackRev: (timers.ackRev ?? 0) + 1 };
-  const alert = {
-    ...monitorIncidentAlert('incident.acknowledged', open, next, ack.at),
-    seq: state.nextSeq,
-    acknowledgedBy: acknowledged.by,
-    ...(note === '' ? {} : { detail: note }),
-  } as AlertRecord;
-  return {
-    outcome: 'acknowledged',
-    state: {
-      ...state,
-      nextSeq: state.nextSeq + 1,
-      incidentTimers: { ...state.incidentTimers, [id]: next },
-    },
-    view: monitorView(state, open, next),
-    alert,
-  };
+  return acknowledgeHeld(state, monitorHold(state, id), ack);
 }
 
 /** Withdraws the acknowledgement of the monitor's incident `id`; nothing is published. */
 export function unacknowledgeMonitorIncident(state: MonitorState, id: string): MonitorAckDecision {
-  const found = openMonitorIncident(state, id);
-  if (found === undefined) return { outcome: 'not-open' };
-  const { open, timers } = found;
-  if (timers.acknowledged === undefined)
-    return { outcome: 'not-acknowledged', view: monitorView(state, open, timers) };
-  const { acknowledged: _withdrawn, ...rest } = timers;
-  const next: MonitorIncidentTimers = { ...rest, ackRev: (timers.ackRev ?? 0) + 1 };
-  return {
-    outcome: 'unacknowledged',
-    state: { ...state, incidentTimers: { ...state.incidentTimers, [id]: next } },
-    view: monitorView(state, open, next),
-  };
+  return unacknowledgeHeld(monitorHold(state, id), '', '');
 }
 
 /** One of the monitor's incidents as the acknowledge pages show it, when open; undefined otherwise. */
 export function openMonitorIncidentView(state: MonitorState, id: string): AckIncidentView | undefined {
-  const found = openMonitorIncident(state, id);
-  return found === undefined ? undefined : monitorView(state, found.open, found.timers);
+  const held = monitorHold(state, id);
+  return held?.view(held.timers);
 }
 
 /** What acknowledging (or withdrawing) a rule's incident on one network (`groupBy=none`) decided. */
@@ -426,85 +370,74 @@ function openRuleCell(scope: RuleScopeState, id: string): OpenRuleCell | undefin
 
 /** The rule item with the cell of `open` changed to `cell`, where it was found. */
 function withRuleCell(scope: RuleScopeState, open: OpenRuleCell, cell: RuleCell): RuleScopeState {
-  const set = <T>(record: Readonly<Record<string, T>> | undefined, key: string, value: T) => {
-    const next: Record<string, T> = { ...record };
-    // A network id may be `__proto__`: an own property all the same.
-    Object.defineProperty(next, key, { value, enumerable: true, writable: true, configurable: true });
-    return next;
-  };
   const rules = scope.rules;
   if (!open.moved) {
-    const row = set(own(rules.cells, open.rule), open.network, cell);
-    return { ...scope, rules: { ...rules, cells: set(rules.cells, open.rule, row) } };
+    const row = withOwn(own(rules.cells, open.rule), open.network, cell);
+    return { ...scope, rules: { ...rules, cells: withOwn(rules.cells, open.rule, row) } };
   }
   const record = own(rules.moved, open.network)!;
-  const moved = set(rules.moved, open.network, { ...record, cells: set(record.cells, open.rule, cell) });
+  const moved = withOwn(rules.moved, open.network, {
+    ...record,
+    cells: withOwn(record.cells, open.rule, cell),
+  });
   return { ...scope, rules: { ...rules, moved } };
 }
 
-function ruleCellView(id: string, open: OpenRuleCell, timers: IncidentTimers): AckIncidentView {
+/**
+ * A rule's incident on one network (`<rule>/<network>/<triggeredAt>`) where the rule item that holds its cell
+ * keeps it, while open. The item keeps when it was acknowledged, not who or the note (`rule-items.ts`): the
+ * alert, and its event item, carry those; nor `ackRev`.
+ */
+export function cellHold(scope: RuleScopeState, id: string): HeldIncident<RuleScopeState> | undefined {
+  const open = openRuleCell(scope, id);
+  if (open === undefined) return undefined;
   return {
     id,
-    rule: open.rule,
-    openedAt: open.cell.triggeredAt ?? timers.openedAt,
-    networks: [{ network: open.network, active: true }],
-    stage: timers.stage,
-    ...(timers.acknowledged === undefined ? {} : { acknowledged: timers.acknowledged }),
+    timers: open.timers,
+    alert: (event, next, at) =>
+      ruleIncidentAlert(event, { name: open.rule }, open.network, open.cell, next, at),
+    view: (next) => ({
+      id,
+      rule: open.rule,
+      openedAt: open.cell.triggeredAt ?? next.openedAt,
+      networks: [{ network: open.network, active: true }],
+      stage: next.stage,
+      ...(next.acknowledged === undefined ? {} : { acknowledged: next.acknowledged }),
+    }),
+    put(next) {
+      const { ackRev: _notKept, ...kept } = next;
+      return withRuleCell(scope, open, withTimers(open.cell, kept));
+    },
   };
 }
 
-/**
- * Acknowledges per-network rule incident `id` (`<rule>/<network>/<triggeredAt>`) in the rule item that holds its
- * cell (as read): `acknowledged` on the cell's timers, `incident.acknowledged` with the item's next sequence
- * number, in one write. The item keeps when it was acknowledged, not who or the note (`rule-items.ts`): the
- * alert, and its event item, carry those.
- */
+/** Acknowledges per-network rule incident `id` in the rule item that holds its cell (as read), in one write. */
 export function acknowledgeRuleIncident(
   scope: RuleScopeState,
   id: string,
-  ack: { readonly by: string; readonly at: string; readonly note?: string },
+  ack: AckRequest,
 ): RuleCellAckDecision {
-  const open = openRuleCell(scope, id);
-  if (open === undefined) return { outcome: 'not-open' };
-  if (open.timers.acknowledged !== undefined)
-    return { outcome: 'already', view: ruleCellView(id, open, open.timers) };
-  const note = ack.note === undefined ? '' : cleanAckText(ack.note, ACK_NOTE_MAX_CHARS);
-  const acknowledged: Acknowledgement = {
-    by: cleanAckText(ack.by, ACK_BY_MAX_CHARS) || 'unknown',
-    at: ack.at,
-    ...(note === '' ? {} : { note }),
-  };
-  const next: IncidentTimers = { ...open.timers, acknowledged };
-  const alert = {
-    ...ruleIncidentAlert('incident.acknowledged', { name: open.rule }, open.network, open.cell, next, ack.at),
-    seq: scope.nextSeq,
-    acknowledgedBy: acknowledged.by,
-    ...(note === '' ? {} : { detail: note }),
-  } as AlertRecord;
-  return {
-    outcome: 'acknowledged',
-    state: { ...withRuleCell(scope, open, withTimers(open.cell, next)), nextSeq: scope.nextSeq + 1 },
-    view: ruleCellView(id, open, next),
-    alert,
-  };
+  return acknowledgeHeld(scope, cellHold(scope, id), ack);
 }
 
 /** Withdraws the acknowledgement of per-network rule incident `id`; nothing is published. */
 export function unacknowledgeRuleIncident(scope: RuleScopeState, id: string): RuleCellAckDecision {
-  const open = openRuleCell(scope, id);
-  if (open === undefined) return { outcome: 'not-open' };
-  if (open.timers.acknowledged === undefined)
-    return { outcome: 'not-acknowledged', view: ruleCellView(id, open, open.timers) };
-  const { acknowledged: _withdrawn, ...next } = open.timers;
-  return {
-    outcome: 'unacknowledged',
-    state: withRuleCell(scope, open, withTimers(open.cell, next)),
-    view: ruleCellView(id, open, next),
-  };
+  return unacknowledgeHeld(cellHold(scope, id), '', '');
 }
 
 /** A per-network rule incident as the acknowledge pages show it, when its cell in `scope` is open. */
 export function openRuleIncidentView(scope: RuleScopeState, id: string): AckIncidentView | undefined {
-  const open = openRuleCell(scope, id);
-  return open === undefined ? undefined : ruleCellView(id, open, open.timers);
+  const held = cellHold(scope, id);
+  return held?.view(held.timers);
+}
+
+/** `record` with `key` set to `value` as an own property (a network id may be `__proto__`). */
+function withOwn<T>(
+  record: Readonly<Record<string, T>> | undefined,
+  key: string,
+  value: T,
+): Record<string, T> {
+  const next: Record<string, T> = { ...record };
+  Object.defineProperty(next, key, { value, enumerable: true, writable: true, configurable: true });
+  return next;
 }

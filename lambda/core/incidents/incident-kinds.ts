@@ -103,6 +103,79 @@ export const INCIDENT_KINDS: Readonly<Record<IncidentKind, IncidentKindSpec>> = 
   },
 };
 
+/** What the registry knows of one event that opens an incident of a kind but a rule's (its id's first segment). */
+export interface IncidentOpenerSpec {
+  readonly kind: Exclude<IncidentKind, 'rule'>;
+  /** The event that ends it (a status's: the change back, severity `resolved`). */
+  readonly closer: AlertEvent;
+  /**
+   * When it opened: the time its id names (`id`: the first failing cycle, the change away), as `status` shows
+   * the monitor's own incidents; or its first alert's (`alert`), as `status` shows a blind spot.
+   */
+  readonly openedAt: 'id' | 'alert';
+  /** What it is, as a sentence (the acknowledge pages). */
+  readonly about: string;
+  /** Its few words in a listing, from its rule or the status it is at. */
+  readonly label: (latest: { readonly to?: string; readonly rule?: string }) => string;
+}
+
+/**
+ * Every event that opens an incident of a kind but a rule's (a rule's id is `<rule>@<when>` or its cell's):
+ * one entry each, checked against {@link INCIDENT_KINDS} by the test of the registry.
+ */
+export const INCIDENT_OPENERS = {
+  'filter.status_changed': {
+    kind: 'status',
+    closer: 'filter.status_changed',
+    openedAt: 'id',
+    about: 'the filter status is away from the expected one',
+    label: (latest) => `status away: ${JSON.stringify(latest.to ?? '?')}`,
+  },
+  'api.unreachable': {
+    kind: 'api',
+    closer: 'api.recovered',
+    openedAt: 'id',
+    about: 'the API is unreachable',
+    label: () => 'API unreachable',
+  },
+  'api.auth_failed': {
+    kind: 'api',
+    closer: 'api.auth_restored',
+    openedAt: 'id',
+    about: 'the API key is rejected',
+    label: () => 'API key rejected',
+  },
+  'filter.status_unreadable': {
+    kind: 'api',
+    closer: 'filter.status_readable',
+    openedAt: 'id',
+    about: 'the filter status cannot be read',
+    label: () => 'filter status unreadable',
+  },
+  'network.unreachable': {
+    kind: 'network',
+    closer: 'network.recovered',
+    openedAt: 'alert',
+    about: 'networks are unreachable',
+    label: () => 'network unreachable',
+  },
+  'network.rule_unreadable': {
+    kind: 'rule_unreadable',
+    closer: 'network.rule_readable',
+    openedAt: 'alert',
+    about: 'a rule reads nothing',
+    label: (latest) => `rule ${latest.rule ?? '?'} reads nothing`,
+  },
+} as const satisfies Readonly<Record<string, IncidentOpenerSpec>>;
+
+/** An event that opens an incident of a kind but a rule's. */
+export type IncidentOpener = keyof typeof INCIDENT_OPENERS;
+
+/** Whether `event` opens an incident of a kind but a rule's. */
+export function isIncidentOpener(event: string): event is IncidentOpener {
+  return Object.hasOwn(INCIDENT_OPENERS, event);
+}
+
 const RULE_NAME = /^[A-Za-z0-9_-]{1,40}$/;
 const ISO_TIME = /^\d{4}-\d\d-\d\dT[\d:.]+Z$/;
 const CELL_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

@@ -11,7 +11,12 @@
 
 import type { MonitorState } from '../detect/decide.ts';
 import type { HealthState } from '../detect/network-health.ts';
-import { kindOfIncident } from './incident-kinds.ts';
+import {
+  INCIDENT_OPENERS,
+  type IncidentOpener,
+  type IncidentOpenerSpec,
+  kindOfIncident,
+} from './incident-kinds.ts';
 import {
   alertsOf,
   type IncidentEventRecord,
@@ -20,55 +25,10 @@ import {
 } from './incident-list-view.ts';
 import type { Acknowledgement, IncidentKind, StoryMember, TimelineWhat } from './incidents.ts';
 
-/** How one kind of incident but a rule's reads: by the event that opens it (the first segment of its id). */
-interface KindSpec {
-  readonly kind: Exclude<IncidentKind, 'rule'>;
-  /** The event that ends it (a status's: the change back, severity `resolved`). */
-  readonly closer: string;
-  /**
-   * When it opened: the time its id names (`id`: the first failing cycle, the change away), as `status` shows
-   * the monitor's own incidents; or its first alert's (`alert`), as `status` shows a blind spot.
-   */
-  readonly openedAt: 'id' | 'alert';
-  /** Its few words, from its rule or the status it is at. */
-  readonly about: (latest: { readonly to?: string; readonly rule?: string }) => string;
-}
+/** How each kind of incident but a rule's reads, by the event that opens it: the kinds' registry. */
+const OPENERS = INCIDENT_OPENERS;
 
-const OPENERS = {
-  'filter.status_changed': {
-    kind: 'status',
-    closer: 'filter.status_changed',
-    openedAt: 'id',
-    about: (latest) => `status away: ${JSON.stringify(latest.to ?? '?')}`,
-  },
-  'api.unreachable': { kind: 'api', closer: 'api.recovered', openedAt: 'id', about: () => 'API unreachable' },
-  'api.auth_failed': {
-    kind: 'api',
-    closer: 'api.auth_restored',
-    openedAt: 'id',
-    about: () => 'API key rejected',
-  },
-  'filter.status_unreadable': {
-    kind: 'api',
-    closer: 'filter.status_readable',
-    openedAt: 'id',
-    about: () => 'filter status unreadable',
-  },
-  'network.unreachable': {
-    kind: 'network',
-    closer: 'network.recovered',
-    openedAt: 'alert',
-    about: () => 'network unreachable',
-  },
-  'network.rule_unreadable': {
-    kind: 'rule_unreadable',
-    closer: 'network.rule_readable',
-    openedAt: 'alert',
-    about: (latest) => `rule ${latest.rule ?? '?'} reads nothing`,
-  },
-} as const satisfies Readonly<Record<string, KindSpec>>;
-
-type Opener = keyof typeof OPENERS;
+type Opener = IncidentOpener;
 
 /** The event that opens each of the monitor state's API incidents. */
 const API_OPENERS = {
@@ -230,10 +190,10 @@ function blindSpotMembers(
   );
 }
 
-/** When it opened (see {@link KindSpec.openedAt}), from the best source at hand. */
+/** When it opened (see {@link IncidentOpenerSpec.openedAt}), from the best source at hand. */
 function openedAtOf(
   id: string,
-  spec: KindSpec,
+  spec: IncidentOpenerSpec,
   mine: readonly IncidentEventRecord[],
   firstAlert: string | undefined,
   now: OpenNow | undefined,
@@ -293,7 +253,7 @@ export function otherIncidents(
   for (const id of new Set([...open.keys(), ...byId.keys()])) {
     const opener = openerOf(id);
     if (opener === undefined) continue;
-    const spec: KindSpec = OPENERS[opener];
+    const spec: IncidentOpenerSpec = OPENERS[opener];
     const mine = byId.get(id) ?? [];
     const now = open.get(id);
     // The last end of one the state no longer holds (a blind spot's earlier ones: networks that left).
@@ -317,7 +277,7 @@ export function otherIncidents(
       id,
       kind: spec.kind,
       ...(rule === undefined ? {} : { rule }),
-      about: spec.about({ to: now?.to ?? latest?.to, rule }),
+      about: spec.label({ to: now?.to ?? latest?.to, rule }),
       ...(ruleText === undefined ? {} : { ruleText }),
       state: now === undefined ? 'resolved' : now.acknowledged === undefined ? 'open' : 'acknowledged',
       openedAt: openedAtOf(id, spec, mine, firstAlert, now, end),
