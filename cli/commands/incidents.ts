@@ -8,12 +8,17 @@ import {
   ruleTriggersBefore,
 } from '../../lambda/core/incidents/incident-list.ts';
 import { worse } from '../../lambda/core/incidents/incidents.ts';
+import { acknowledgementOf, responseStats } from '../../lambda/core/incidents/response-times.ts';
 import type { StoredEvent } from '../../lambda/ports.ts';
 import { siNumber } from '../../lambda/report/units.ts';
 import { defineCommand, formatOption } from '../args.ts';
-import { clip, parseTimeArg, printable, printableJson, renderTable } from '../format.ts';
+import { clip, parseTimeArg, printable, printableJson, renderTable, UsageError } from '../format.ts';
+import { renderStats } from '../incidents/render-stats.ts';
 import { type CliIo, println } from '../io.ts';
 import { openStore, storeCall } from '../store/open.ts';
+
+/** `--stats` without `--since`: the last 30 days. */
+const STATS_SINCE = '30d';
 
 /** How many stored events are read at once for the triggers before `--since`. */
 const TRIGGER_READS = 25;
@@ -125,6 +130,22 @@ function membersTable(view: IncidentView): string[] {
   return ['', table];
 }
 
+/**
+ * Who acknowledged it, when (and how long after it opened), and the note: the acknowledgement standing, or the
+ * latest one the incident's timeline records (a resolved incident's, one withdrawn). None when never acknowledged.
+ */
+function acknowledgementLines(view: IncidentView): string[] {
+  const ack = acknowledgementOf(view);
+  if (ack === undefined) return [];
+  const after = formatDuration(Math.max(0, Date.parse(ack.firstAt) - Date.parse(view.openedAt)));
+  const first =
+    ack.firstAt === ack.at ? `${after} after it opened` : `first at ${ack.firstAt}, ${after} after it opened`;
+  return [
+    `  acked by:  ${ack.by === undefined ? '(not recorded)' : printable(ack.by)} at ${ack.at} (${first})${ack.withdrawnAt === undefined ? '' : `, withdrawn at ${ack.withdrawnAt}`}`,
+    ...(ack.note === undefined ? [] : [`  ack note:  ${clip(printable(ack.note), 200)}`]),
+  ];
+}
+
 function timelineLine(t: IncidentView['timeline'][number]): string {
   const networks =
     t.networks === undefined
@@ -133,7 +154,9 @@ function timelineLine(t: IncidentView['timeline'][number]): string {
   return [
     `  ${t.at}  ${t.what}${t.count > 0 ? ` (${t.count})` : ''}${networks}`,
     t.by === undefined ? '' : ` by ${printable(t.by)}`,
+    // An acknowledgement's note: the incident item's line keeps it as `note`, an event's as `detail`.
     t.detail === undefined ? '' : ` - ${clip(printable(t.detail), 200)}`,
+    t.note === undefined || t.detail !== undefined ? '' : ` - ${clip(printable(t.note), 200)}`,
   ].join('');
 }
 
@@ -190,7 +213,9 @@ const showCommand = defineCommand({
       `  kind:      ${view.kind}: ${printable(view.about)}`,
       ...(view.rule === undefined ? [] : [`  rule:      ${printable(view.ruleText ?? view.rule)}`]),
       ...(view.detail === undefined ? [] : [`  detail:    ${clip(printable(view.detail), 200)}`]),
-      `  state:     ${view.state}${view.acknowledged === undefined ? '' : ` by ${printable(view.acknowledged.by)} at ${view.acknowledged.at}`}`,
+      // "resolved by" would name who acknowledged it as who resolved it: the ack line below says who.
+      `  state:     ${view.state}${view.acknowledged === undefined || view.state !== 'acknowledged' ? '' : ` by ${printable(view.acknowledged.by)} at ${view.acknowledged.at}`}`,
+      ...acknowledgementLines(view),
       `  opened:    ${view.openedAt}`,
       `  resolved:  ${resolvedText(view)}${view.state === 'resolved' && view.resolvedAt === undefined ? ' (its networks or rule left the configuration, or its end is still in an outbox)' : ''}`,
       `  lasted:    ${lasted(view, io.now())}${view.state !== 'resolved' ? ' so far' : ''}`,
@@ -220,6 +245,7 @@ export const incidentsCommand = defineCommand({
   name: 'incidents',
   usage: [
     'incidents [--open] [--since 24h|7d|ISO] [--format table|json]',
+    'incidents --stats [--since 30d] [--open] [--format table|json]',
     'incidents show ID [--format table|json]',
   ],
   description: [
@@ -233,6 +259,14 @@ export const incidentsCommand = defineCommand({
     '    nothing), with their networks.',
     'Open incidents are always listed; --since keeps the resolved ones that ended since then. One resolved',
     'without a recorded end (its networks or rule left the configuration) shows RESOLVED "not recorded".',
+    '',
+    '--stats: how fast the team answered the same incidents (those listed with the same --since and --open;',
+    '--since 30d when not given): how many per kind and per rule; the time to acknowledge (opening to the first',
+    'acknowledgement, over the incidents acknowledged) and the time to resolve, which is the duration (opening',
+    'to the recorded end, over the resolved incidents), each with its median, 90th percentile and worst.',
+    'Percentiles by nearest rank: the p-th of n sorted times is the one of rank ceil(p/100 * n); the median is',
+    'the 50th (of an even count the lower middle one). Open incidents are in no figure of those: they are',
+    'counted apart, with how long they have been open so far (median, 90th percentile, longest).',
   ].join('\n'),
   options: {
     open: { type: 'boolean', description: 'only the open incidents' },
@@ -240,10 +274,15 @@ export const incidentsCommand = defineCommand({
       type: 'string',
       value: 'WHEN',
       description:
-        'resolved incidents that ended since WHEN: a duration back from now (24h, 7d) or an ISO date',
+        'resolved incidents that ended since WHEN: a duration back from now (24h, 7d) or an ISO date (with --stats: default 30d)',
+    },
+    stats: {
+      type: 'boolean',
+      description:
+        'how fast the team answered instead of the list: per kind and rule, time to acknowledge and to resolve',
     },
     format: formatOption(
-      'json is an array of {id, kind, rule?, state, openedAt, resolvedAt?, networks: [{network, peak?, peakAt?}], acknowledged?}',
+      'json is an array of {id, kind, rule?, state, openedAt, resolvedAt?, networks: [{network, peak?, peakAt?}], acknowledged?}; with --stats one object (docs/cli.md)',
     ),
   },
   subcommands: [showCommand],
@@ -251,19 +290,40 @@ export const incidentsCommand = defineCommand({
     'incidents',
     'incidents --open',
     'incidents --since 7d --format json',
+    'incidents --stats',
+    'incidents --stats --since 7d --format json',
     'incidents show flood@2026-03-01T10:00:00.000Z',
     'incidents show flood/edge-1/2026-03-01T10:00:00.000Z',
     'incidents show network.unreachable/0/2026-03-01T10:02:00.000Z',
   ],
   notes: 'Exit codes: 0 listed (also none), 1 the store failed, 2 bad usage.',
   async run(values, io) {
-    const since = values.since === undefined ? undefined : parseTimeArg('--since', values.since, io.now());
+    // One now for the window, the times so far and what the table says.
+    const nowMs = io.now();
+    const sinceText = values.since ?? (values.stats ? STATS_SINCE : undefined);
+    const since = sinceText === undefined ? undefined : parseTimeArg('--since', sinceText, nowMs);
+    if (values.stats && since !== undefined && Date.parse(since) > nowMs) {
+      throw new UsageError(
+        `--since ${sinceText} is in the future (${since}): nothing could have ended since`,
+      );
+    }
     const all = await readIncidents(io, since);
     const picked = all.filter(
       (v) =>
         (!values.open || v.state !== 'resolved') &&
         (since === undefined || v.resolvedAt === undefined || v.resolvedAt >= since),
     );
+    if (values.stats) {
+      const stats = responseStats(picked, nowMs);
+      const window = { since: since!, until: new Date(nowMs).toISOString() };
+      println(
+        io.stdout,
+        values.format === 'json'
+          ? printableJson({ ...window, ...stats }, 2)
+          : renderStats(stats, window, values.open),
+      );
+      return 0;
+    }
     if (values.format === 'json') {
       println(io.stdout, printableJson(picked.map(row), 2));
       return 0;
@@ -283,7 +343,7 @@ export const incidentsCommand = defineCommand({
           v.state,
           v.openedAt,
           resolvedText(v),
-          lasted(v, io.now()),
+          lasted(v, nowMs),
           v.kind !== 'rule' && v.networks.length === 0 ? '-' : String(v.networks.length),
           worstPeak(v),
         ]),
