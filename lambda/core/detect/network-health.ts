@@ -21,13 +21,9 @@
  */
 
 import { cycleOrder } from '../clock.ts';
-import {
-  type EscalationSchedule,
-  FIRST_STAGE,
-  followTimers,
-  type IncidentTimers,
-} from '../incidents/escalation.ts';
+import { type EscalationSchedule, FIRST_STAGE, type IncidentTimers } from '../incidents/escalation.ts';
 import { INCIDENT_KINDS, parseIncidentId } from '../incidents/incident-kinds.ts';
+import { followIncidents } from '../incidents/lifecycle.ts';
 import type { AlertRecord, FailureKind, HealthMember } from '../types.ts';
 
 /** The events of this judge. */
@@ -292,7 +288,7 @@ export function judgeHealth(previous: HealthState | undefined, input: HealthInpu
     if (step.trigger !== undefined) ruleAlerts.triggers.push(step.trigger);
   }
 
-  const followed = followIncidents(prev.incidents ?? {}, openNow, input);
+  const followed = followOpenIncidents(prev.incidents ?? {}, openNow, input);
   // Every alert of an incident carries the stage it reached (its end too: whoever got the escalation gets it).
   const stageOf = (id: string | undefined) =>
     (id === undefined ? undefined : (own(followed.incidents, id) ?? own(prev.incidents ?? {}, id)))?.stage ??
@@ -344,29 +340,23 @@ export interface OpenHealthIncident {
  * stage of `escalateAfterMs`, both only while unacknowledged. An incident opened in this cycle starts its
  * clocks now; the incidents no longer open are dropped (their end carried their stage).
  */
-function followIncidents(
+function followOpenIncidents(
   previous: Readonly<Record<string, HealthIncidentState>>,
   openNow: readonly OpenHealthIncident[],
   input: HealthInput,
 ): { incidents: Record<string, HealthIncidentState>; alerts: NewAlert[] } {
   const { at } = input;
-  const incidents: Record<string, HealthIncidentState> = {};
-  const alerts: NewAlert[] = [];
-  for (const open of openNow) {
-    const followed = followTimers(
-      own(previous, open.id) ?? ({ openedAt: at, stage: FIRST_STAGE } as HealthIncidentState),
-      at,
-      input,
-    );
-    if (followed.reminded !== undefined) {
-      alerts.push(healthIncidentAlert('incident.reminder', open, followed.reminded, at));
-    }
-    if (followed.escalated !== undefined) {
-      alerts.push(healthIncidentAlert('incident.escalated', open, followed.escalated, at));
-    }
-    incidents[open.id] = followed.timers;
-  }
-  return { incidents, alerts };
+  const { timers, alerts } = followIncidents(
+    openNow.map((open) => ({
+      id: open.id,
+      timers: own(previous, open.id) ?? { openedAt: at, stage: FIRST_STAGE },
+      alert: (event: 'incident.reminder' | 'incident.escalated', state: HealthIncidentState) =>
+        healthIncidentAlert(event, open, state, at),
+    })),
+    at,
+    input,
+  );
+  return { incidents: timers, alerts };
 }
 
 /** The events a blind-spot incident shares with a rule's incident (CONTRACT §14). */

@@ -157,15 +157,19 @@ export interface FollowedIncident<A> {
 /**
  * One cycle at `at` of the open incidents' timers: for each (in the order given) its reminder then its
  * escalation when due; the timers after the cycle by id. The incidents not given are dropped (their end
- * carried their stage).
+ * carried their stage). With `room`, at most that many alerts: an incident whose follow-ups do not fit keeps
+ * its timers as they were (counted in `deferred`), and is due again in the next cycle.
  */
 export function followIncidents<A>(
   open: readonly FollowedIncident<A>[],
   at: string,
   settings: FollowSettings,
-): { timers: Record<string, IncidentTimers>; alerts: A[] } {
+  room = Number.POSITIVE_INFINITY,
+): { timers: Record<string, IncidentTimers>; alerts: A[]; deferred: number } {
   const timers: Record<string, IncidentTimers> = {};
   const alerts: A[] = [];
+  let left = Math.max(0, room);
+  let deferred = 0;
   for (const incident of open) {
     const followed = followTimers(incident.timers, at, {
       ...(incident.reminds === false || settings.remindEveryMs === undefined
@@ -173,16 +177,25 @@ export function followIncidents<A>(
         : { remindEveryMs: settings.remindEveryMs }),
       ...(settings.escalateAfterMs === undefined ? {} : { escalateAfterMs: settings.escalateAfterMs }),
     });
-    if (followed.reminded !== undefined) alerts.push(incident.alert('incident.reminder', followed.reminded));
-    if (followed.escalated !== undefined)
-      alerts.push(incident.alert('incident.escalated', followed.escalated));
+    const due = (followed.reminded === undefined ? 0 : 1) + (followed.escalated === undefined ? 0 : 1);
+    let after = followed.timers;
+    if (due > left) {
+      deferred++;
+      after = incident.timers;
+    } else {
+      left -= due;
+      if (followed.reminded !== undefined)
+        alerts.push(incident.alert('incident.reminder', followed.reminded));
+      if (followed.escalated !== undefined)
+        alerts.push(incident.alert('incident.escalated', followed.escalated));
+    }
     // Defined as an own property: an id may name a network `__proto__`.
     Object.defineProperty(timers, incident.id, {
-      value: followed.timers,
+      value: after,
       enumerable: true,
       writable: true,
       configurable: true,
     });
   }
-  return { timers, alerts };
+  return { timers, alerts, deferred };
 }

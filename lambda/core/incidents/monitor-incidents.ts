@@ -10,8 +10,9 @@
  */
 
 import type { AlertRecordOf, NewAlertRecord, RenderedAlert } from '../types.ts';
-import { type EscalationSchedule, FIRST_STAGE, followTimers, type IncidentTimers } from './escalation.ts';
+import { FIRST_STAGE, type IncidentTimers } from './escalation.ts';
 import { type MonitorIncidentOpener, parseIncidentId } from './incident-kinds.ts';
+import { type FollowSettings, followIncidents } from './lifecycle.ts';
 
 export { MONITOR_INCIDENT_OPENERS, type MonitorIncidentOpener } from './incident-kinds.ts';
 
@@ -102,12 +103,8 @@ export interface OpenMonitorIncident {
   readonly fields: Pick<NewAlertRecord, 'to' | 'expected' | 'severity' | 'detail'>;
 }
 
-/** What {@link followMonitorIncidents} needs of the settings. */
-export interface FollowSettings {
-  /** `incident.reminder` of each open, unacknowledged API incident this often (the status's: its own). */
-  readonly remindEveryMs?: number;
-  readonly escalateAfterMs?: EscalationSchedule;
-}
+/** What {@link followMonitorIncidents} needs of the settings (the status reminds on a clock of its own). */
+export type { FollowSettings } from './lifecycle.ts';
 
 /**
  * The timers of the incidents open after a cycle at `at` (docs/acknowledge.md), as a blind spot's are: an API
@@ -125,30 +122,23 @@ export function followMonitorIncidents(
   reminders: NewAlertRecord[];
   escalations: NewAlertRecord[];
 } {
-  const timers: Record<string, MonitorIncidentTimers> = {};
-  const reminders: NewAlertRecord[] = [];
-  const escalations: NewAlertRecord[] = [];
-  for (const open of openNow) {
-    const followed = followTimers(
-      ownTimers(previous, open.id) ?? { openedAt: open.openedAt, stage: FIRST_STAGE },
-      at,
-      {
-        // The status reminds on its own clock (`filter.status_reminder`, decide.ts).
-        ...(open.opener === 'filter.status_changed' || settings.remindEveryMs === undefined
-          ? {}
-          : { remindEveryMs: settings.remindEveryMs }),
-        ...(settings.escalateAfterMs === undefined ? {} : { escalateAfterMs: settings.escalateAfterMs }),
-      },
-    );
-    if (followed.reminded !== undefined) {
-      reminders.push(monitorIncidentAlert('incident.reminder', open, followed.reminded, at));
-    }
-    if (followed.escalated !== undefined) {
-      escalations.push(monitorIncidentAlert('incident.escalated', open, followed.escalated, at));
-    }
-    timers[open.id] = followed.timers;
-  }
-  return { timers, reminders, escalations };
+  const { timers, alerts } = followIncidents(
+    openNow.map((open) => ({
+      id: open.id,
+      timers: ownTimers(previous, open.id) ?? { openedAt: open.openedAt, stage: FIRST_STAGE },
+      // The status reminds on its own clock (`filter.status_reminder`, decide.ts).
+      reminds: open.opener !== 'filter.status_changed',
+      alert: (event: 'incident.reminder' | 'incident.escalated', state: MonitorIncidentTimers) =>
+        monitorIncidentAlert(event, open, state, at),
+    })),
+    at,
+    settings,
+  );
+  return {
+    timers,
+    reminders: alerts.filter((a) => a.event === 'incident.reminder'),
+    escalations: alerts.filter((a) => a.event === 'incident.escalated'),
+  };
 }
 
 /** An `incident.*` alert about a monitor incident: its id, when it opened, its stage, what it is about. */

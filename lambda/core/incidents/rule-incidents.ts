@@ -13,8 +13,9 @@ import { own } from '../own-record.ts';
 import { conditionOf, type RuleCondition, ruleKind } from '../rules/rule-kinds/index.ts';
 import type { Rule, RuleCell, RuleNetworkObservation, RuleState } from '../rules/rule-types.ts';
 import type { AlertRecord, AlertRecordOf } from '../types.ts';
-import { type EscalationSchedule, FIRST_STAGE, followTimers, type IncidentTimers } from './escalation.ts';
+import { type EscalationSchedule, FIRST_STAGE, type IncidentTimers } from './escalation.ts';
 import { parseIncidentId } from './incident-kinds.ts';
+import { type FollowedIncident, followIncidents } from './lifecycle.ts';
 
 /** The `incident.*` events a per-network rule incident publishes besides its trigger and resolve. */
 export type RuleIncidentEvent = 'incident.reminder' | 'incident.escalated' | 'incident.acknowledged';
@@ -128,56 +129,51 @@ export function followRuleIncidents(input: {
 }): RuleIncidentsFollowed {
   const { rules, state, at, settings } = input;
   const readings = new Map((input.observations ?? []).map((o) => [o.networkId, o.readings]));
-  const alerts: RuleIncidentAlert[] = [];
-  let room = Math.max(0, input.room);
-  let deferred = 0;
-  let cells = state.cells;
+  // Every open cell, in rule order then network order, as the one lifecycle follows it.
+  const open: Array<FollowedIncident<RuleIncidentAlert> & { rule: Rule; network: string; cell: RuleCell }> =
+    [];
   for (const rule of rules) {
-    const row = own(state.cells, rule.name);
-    if (row === undefined) continue;
-    let next: Record<string, RuleCell> | undefined;
-    for (const [network, cell] of Object.entries(row)) {
+    for (const [network, cell] of Object.entries(own(state.cells, rule.name) ?? {})) {
       const timers = cellTimers(cell);
-      if (timers === undefined) continue;
-      const followed = followTimers(timers, at, settings);
-      const due = (followed.reminded === undefined ? 0 : 1) + (followed.escalated === undefined ? 0 : 1);
-      if (due > room) {
-        deferred++;
-        continue;
-      }
-      room -= due;
+      if (timers === undefined || cell.incident === undefined) continue;
       const reading = own(readings.get(network), rule.name);
       const value = reading?.kind === 'value' ? reading.value : undefined;
-      if (followed.reminded !== undefined)
-        alerts.push(
-          ruleIncidentAlert('incident.reminder', rule, network, cell, followed.reminded, at, value),
-        );
-      if (followed.escalated !== undefined)
-        alerts.push(
-          ruleIncidentAlert('incident.escalated', rule, network, cell, followed.escalated, at, value),
-        );
-      const after = withTimers(cell, followed.timers);
-      if (after.timers === cell.timers) continue;
-      next ??= { ...row };
-      // Defined as an own property: a network id may be `__proto__`.
-      Object.defineProperty(next, network, {
-        value: after,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-    if (next !== undefined) {
-      cells = { ...cells };
-      Object.defineProperty(cells, rule.name, {
-        value: next,
-        enumerable: true,
-        writable: true,
-        configurable: true,
+      open.push({
+        id: cell.incident,
+        timers,
+        rule,
+        network,
+        cell,
+        alert: (event, next) => ruleIncidentAlert(event, rule, network, cell, next, at, value),
       });
     }
   }
-  return { state: cells === state.cells ? state : { ...state, cells }, alerts, deferred };
+  const followed = followIncidents(open, at, settings, input.room);
+  let cells = state.cells;
+  for (const { id, rule, network, cell } of open) {
+    const after = withTimers(cell, own(followed.timers, id) ?? cell.timers!);
+    if (after.timers === cell.timers) continue;
+    const row: Record<string, RuleCell> = { ...own(cells, rule.name) };
+    // Defined as own properties: a network id may be `__proto__`.
+    Object.defineProperty(row, network, {
+      value: after,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    cells = { ...cells };
+    Object.defineProperty(cells, rule.name, {
+      value: row,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return {
+    state: cells === state.cells ? state : { ...state, cells },
+    alerts: followed.alerts,
+    deferred: followed.deferred,
+  };
 }
 
 /**
