@@ -6,6 +6,7 @@
  * `followTimers`; acknowledgement: `incident-ack.ts`, `lambda/incident-acks.ts`; silences: `silence-window.ts`)
  * reads the kind from here, never from a parser of its own. Pure.
  */
+import type { EventFamily } from '../alerts/alert-events.ts';
 import type { AlertEvent } from '../types.ts';
 
 /** The kinds of incident. */
@@ -67,6 +68,11 @@ export interface IncidentKindSpec {
    * its opening holds its follow-ups (docs/silences.md).
    */
   readonly heldAs: (ref: IncidentRef) => AlertEvent;
+  /**
+   * The alert family whose texts render its `incident.*` follow-ups (reminder, escalation, acknowledgement):
+   * its words, the same as its opening's.
+   */
+  readonly family: (ref: IncidentRef) => EventFamily;
 }
 
 /** Every kind of incident: a new kind is one entry here (the compiler refuses one missing). */
@@ -76,30 +82,36 @@ export const INCIDENT_KINDS: Readonly<Record<IncidentKind, IncidentKindSpec>> = 
     opens: ['filter.status_changed'],
     closes: ['filter.status_changed'],
     heldAs: () => 'filter.status_changed',
+    family: () => 'status',
   },
   api: {
     label: 'API',
     opens: ['api.unreachable', 'api.auth_failed', 'filter.status_unreadable'],
     closes: ['api.recovered', 'api.auth_restored', 'filter.status_readable'],
     heldAs: (ref) => (ref.home === 'monitor' ? ref.opener : 'api.unreachable'),
+    family: () => 'incident',
   },
   network: {
     label: 'network unreachable',
     opens: ['network.unreachable'],
     closes: ['network.recovered'],
     heldAs: () => 'network.unreachable',
+    family: () => 'health',
   },
   rule_unreadable: {
     label: 'rule reads nothing',
     opens: ['network.rule_unreadable'],
     closes: ['network.rule_readable'],
     heldAs: () => 'network.rule_unreadable',
+    family: () => 'health',
   },
   rule: {
     label: 'rule',
     opens: ['network.rule_triggered', 'incident.opened'],
     closes: ['network.rule_resolved', 'incident.resolved'],
     heldAs: () => 'network.rule_triggered',
+    // Across networks, the incident's own texts (its story); on one network, the rule's.
+    family: (ref) => (ref.home === 'cell' ? 'rule' : 'grouped'),
   },
 };
 
@@ -247,4 +259,10 @@ export function kindOfIncident(id: string): IncidentKind {
 export function heldAsOf(id: unknown): AlertEvent | undefined {
   const ref = parseIncidentId(id);
   return ref === undefined ? undefined : INCIDENT_KINDS[ref.kind].heldAs(ref);
+}
+
+/** The alert family that renders a follow-up of incident `id` (its kind's), or undefined when it is no incident's. */
+export function familyOfIncident(id: unknown): EventFamily | undefined {
+  const ref = parseIncidentId(id);
+  return ref === undefined ? undefined : INCIDENT_KINDS[ref.kind].family(ref);
 }

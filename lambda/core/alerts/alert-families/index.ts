@@ -10,6 +10,7 @@
  * their ends (one family, `api.ts`), `grouped` a rule's incident across networks (`incident.ts`).
  */
 
+import { familyOfIncident } from '../../incidents/incident-kinds.ts';
 import { isMonitorIncidentAlert, monitorIncidentFamilyOf } from '../../incidents/monitor-incidents.ts';
 import { isRuleIncidentAlert } from '../../incidents/rule-incidents.ts';
 import type { AlertRecord, AlertRecordOf } from '../../types.ts';
@@ -19,6 +20,7 @@ import { API_FAMILY } from './api.ts';
 import type { AlertFamily } from './family.ts';
 import { HEALTH_FAMILY } from './health.ts';
 import { INCIDENT_FAMILY } from './incident.ts';
+import { MAINTENANCE_FAMILY } from './maintenance.ts';
 import { RULE_FAMILY } from './rule.ts';
 import { silenceFamily } from './silence.ts';
 import { STATUS_FAMILY } from './status.ts';
@@ -35,6 +37,7 @@ export const ALERT_FAMILIES = {
   health: HEALTH_FAMILY,
   grouped: INCIDENT_FAMILY,
   silence: silenceFamily(eventFamily),
+  maintenance: MAINTENANCE_FAMILY,
   test: TEST_FAMILY,
 } as const satisfies { readonly [F in EventFamily]: AlertFamily<AlertRecordOf<EventsOf<F>>> };
 
@@ -56,17 +59,20 @@ export function eventFamily(event: unknown): AlertFamily<AlertRecord> | undefine
 export function familyOf(
   alert: (Pick<AlertRecord, 'event'> & Partial<AlertRecord>) | undefined,
 ): AlertFamily<AlertRecord> {
-  // A reminder, escalation or acknowledgement of a blind spot keeps its `incident.*` event (CONTRACT §14) and is
-  // told by its record (its networks as `members`, not a rule's `story`): the health family's.
-  if (alert !== undefined && isHealthIncidentAlert(alert)) return HEALTH_FAMILY as AlertFamily<AlertRecord>;
-  // A rule's incident on one network (`groupBy=none`): a rule and a network, no story, no members.
-  if (alert !== undefined && isRuleIncidentAlert(alert)) return RULE_FAMILY as AlertFamily<AlertRecord>;
-  // One of the monitor's own incidents (the status away, the API's), told by its record's shape (no rule's
-  // story, no blind spot's networks): its opener's family.
-  if (alert !== undefined && isMonitorIncidentAlert(alert)) {
-    return (
-      monitorIncidentFamilyOf(alert) === 'status' ? STATUS_FAMILY : API_FAMILY
-    ) as AlertFamily<AlertRecord>;
+  // An `incident.*` alert is rendered by its incident's kind (the kinds' registry, by its id): a blind spot's by
+  // the health family, the monitor's own by the status or API family, a rule's on one network by the rule
+  // family, a rule's across networks by its own.
+  if (alert !== undefined && typeof alert.event === 'string' && alert.event.startsWith('incident.')) {
+    const kind = familyOfIncident(alert.incident);
+    if (kind !== undefined) return ALERT_FAMILIES[kind] as AlertFamily<AlertRecord>;
+    // An id no kind reads (a record another version wrote): told by the record's shape.
+    if (isHealthIncidentAlert(alert)) return HEALTH_FAMILY as AlertFamily<AlertRecord>;
+    if (isRuleIncidentAlert(alert)) return RULE_FAMILY as AlertFamily<AlertRecord>;
+    if (isMonitorIncidentAlert(alert)) {
+      return (
+        monitorIncidentFamilyOf(alert) === 'status' ? STATUS_FAMILY : API_FAMILY
+      ) as AlertFamily<AlertRecord>;
+    }
   }
   const family = eventTexts(alert?.event)?.family;
   // The compiler cannot tie the record to its event's family; the key came from the record's own event.
