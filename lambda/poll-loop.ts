@@ -3,7 +3,8 @@
  * for its start, claim it in the table (a duplicated invocation, or a retry, finds it taken and skips it), run
  * one cycle bounded by the slot's deadline, and go on to the next slot whatever the cycle did. A slot whose
  * time passed while an earlier cycle ran is skipped, so the shard never runs two cycles at once. The first
- * failure is thrown at the end, so the invocation still counts as failed (its alarm) once its other slots ran.
+ * failure is thrown at the end when no slot ran, so the invocation counts as failed (its alarm, its retry). While
+ * the API asks the shard to slow down (429), only the minute's first slot runs.
  */
 
 import type { Slot } from './core/poll-slots.ts';
@@ -17,7 +18,7 @@ export interface SlotsRun<R> {
   readonly slots: ReadonlyArray<
     | { readonly startMs: number; readonly outcome: 'ran'; readonly result: R }
     | { readonly startMs: number; readonly outcome: 'failed'; readonly error: unknown }
-    | { readonly startMs: number; readonly outcome: 'claimed-elsewhere' | 'passed' }
+    | { readonly startMs: number; readonly outcome: 'claimed-elsewhere' | 'passed' | 'slowed' }
   >;
 }
 
@@ -29,10 +30,19 @@ export async function runSlots<R>(input: {
   /** Undefined: slots are not claimed (one slot a minute: the invocation is the slot, as before). */
   readonly claim?: SlotClaimer;
   readonly cycle: (slot: Slot) => Promise<R>;
+  /**
+   * Until when the shard polls slowly (epoch ms; the API answered 429): meanwhile only the minute's first slot
+   * runs, one cycle a minute as at `60s`. Asked before each slot.
+   */
+  readonly slowUntil?: () => number;
 }): Promise<SlotsRun<R>> {
   const done: Array<SlotsRun<R>['slots'][number]> = [];
   let firstError: { error: unknown } | undefined;
-  for (const slot of input.slots) {
+  for (const [index, slot] of input.slots.entries()) {
+    if (index > 0 && slot.startMs < (input.slowUntil?.() ?? 0)) {
+      done.push({ startMs: slot.startMs, outcome: 'slowed' });
+      continue;
+    }
     const wait = slot.startMs - input.now();
     if (wait > 0) await input.sleep(wait);
     // An earlier cycle ran into this slot's time: less than half of it is left, skip it.

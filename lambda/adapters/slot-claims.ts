@@ -6,7 +6,7 @@
  * polled.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Slot } from '../core/poll-slots.ts';
 import { isConditionFailure } from './scope-store.ts';
 import { KEY, TTL_ATTRIBUTE } from './table-schema.ts';
@@ -29,29 +29,56 @@ export class DynamoSlotClaims {
     this.doc = DynamoDBDocumentClient.from(client);
   }
 
-  /** Claims `slot` for this invocation: true when it is ours, false when this or a later slot was claimed. */
-  async claim(slot: Slot, signal?: AbortSignal): Promise<boolean> {
+  /**
+   * Claims `slot` for this invocation: `claimed` when it is ours, false when this or a later slot was claimed;
+   * with it, until when the shard polls slowly (the API asked it to: {@link slowDown}), when it does.
+   */
+  async claim(
+    slot: Slot,
+    signal?: AbortSignal,
+  ): Promise<{ readonly claimed: boolean; readonly slowUntilMs?: number }> {
     try {
-      await this.doc.send(
-        new PutCommand({
+      const out = await this.doc.send(
+        new UpdateCommand({
           TableName: this.table,
-          Item: {
-            pk: KEY.state,
-            sk: slotSortKey(this.shard),
-            slot: slot.startMs,
-            owner: this.owner,
-            [TTL_ATTRIBUTE]: Math.floor((slot.startMs + KEPT_AFTER_MS) / 1000),
+          Key: { pk: KEY.state, sk: slotSortKey(this.shard) },
+          UpdateExpression: 'SET #slot = :slot, #owner = :owner, #ttl = :ttl',
+          ConditionExpression: 'attribute_not_exists(#slot) OR #slot < :slot',
+          ExpressionAttributeNames: { '#slot': 'slot', '#owner': 'owner', '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: {
+            ':slot': slot.startMs,
+            ':owner': this.owner,
+            ':ttl': Math.floor((slot.startMs + KEPT_AFTER_MS) / 1000),
           },
-          ConditionExpression: 'attribute_not_exists(pk) OR #slot < :slot',
-          ExpressionAttributeNames: { '#slot': 'slot' },
-          ExpressionAttributeValues: { ':slot': slot.startMs },
+          ReturnValues: 'ALL_NEW',
         }),
         signal === undefined ? undefined : { abortSignal: signal },
       );
-      return true;
+      const slow = out.Attributes?.['slowUntil'];
+      return typeof slow === 'number' && Number.isFinite(slow)
+        ? { claimed: true, slowUntilMs: slow }
+        : { claimed: true };
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionFailure(error)) return { claimed: false };
       throw error;
+    }
+  }
+
+  /** Records that the shard polls slowly until `untilMs` (a later time already recorded stands). */
+  async slowDown(untilMs: number, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: KEY.state, sk: slotSortKey(this.shard) },
+          UpdateExpression: 'SET slowUntil = :until',
+          ConditionExpression: 'attribute_not_exists(slowUntil) OR slowUntil < :until',
+          ExpressionAttributeValues: { ':until': untilMs },
+        }),
+        signal === undefined ? undefined : { abortSignal: signal },
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
     }
   }
 }

@@ -108,4 +108,16 @@ describe('running the slots', () => {
       }),
     ).rejects.toThrow('store down');
   });
+
+  it("while the API asks to slow down, runs only the minute's first slot", async () => {
+    const c = clock(T);
+    const run = await runSlots({
+      slots: planSlots({ scheduledMs: T, nowMs: T, everyMs: 10_000, endByMs: T + 67_000 }),
+      now: c.now,
+      sleep: c.sleep,
+      slowUntil: () => T + 35_000,
+      cycle: async () => 'ok',
+    });
+    expect(run.slots.map((s) => s.outcome)).toEqual(['ran', 'slowed', 'slowed', 'slowed', 'ran', 'ran']);
+  });
 });
