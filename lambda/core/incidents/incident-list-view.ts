@@ -91,3 +91,20 @@ export function alertsOf(id: string, events: readonly IncidentEventRecord[]): In
       ...(e.suppressedBy === undefined ? {} : { suppressedBy: e.suppressedBy }),
     }));
 }
+
+/**
+ * The JSON row of an incident (CONTRACT §13), as `shieldwatch incidents --format json` prints it and the private
+ * `status.json` lists its open incidents (CONTRACT §15, "One view"): the fields absent on the view are left out.
+ */
+export function listingRow(view: IncidentView): IncidentRow {
+  return {
+    id: view.id,
+    kind: view.kind,
+    ...(view.rule === undefined ? {} : { rule: view.rule }),
+    state: view.state,
+    openedAt: view.openedAt,
+    ...(view.resolvedAt === undefined ? {} : { resolvedAt: view.resolvedAt }),
+    networks: view.networks,
+    ...(view.acknowledged === undefined ? {} : { acknowledged: view.acknowledged }),
+  };
+}

@@ -13,7 +13,7 @@ import { type Incident, incidentRow, type StoryMember } from './incidents.ts';
 
 export type { HealthShard } from './incident-list-kinds.ts';
 export type { RuleItemCells } from './incident-list-rules.ts';
-export type { IncidentEventRecord, IncidentView } from './incident-list-view.ts';
+export { type IncidentEventRecord, type IncidentView, listingRow } from './incident-list-view.ts';
 
 /** An `incident.*` event of a rule's incident (a blind spot's reminders and escalations are `incident.*` too). */
 const isRuleIncidentEvent = (e: IncidentEventRecord) =>
