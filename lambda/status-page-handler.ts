@@ -6,7 +6,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { createDynamoClient } from './adapters/aws-clients.ts';
+import { createSecretsClient } from './adapters/secrets-client.ts';
 import { SERVICE_NAME } from './metric-names.ts';
 import { readReportAssets } from './report/build.ts';
 import type { ReportAssets } from './report/html.ts';
@@ -30,12 +32,29 @@ export function loadAssets(moduleUrl: string = import.meta.url): ReportAssets {
     : readReportAssets();
 }
 
+/**
+ * The public id key from its secret (`public-id.ts`): read once per cold start. The SDK's error names the secret
+ * and the failure, never a value.
+ */
+export async function readPublicIdKey(env: NodeJS.ProcessEnv, secretId: string): Promise<string> {
+  const secrets = createSecretsClient(env);
+  try {
+    const out = await secrets.send(new GetSecretValueCommand({ SecretId: secretId }));
+    const key = out.SecretString ?? '';
+    if (key === '') throw new Error('the public id secret has no value');
+    return key;
+  } finally {
+    secrets.destroy();
+  }
+}
+
 let parts:
   | {
       config: PublisherConfig;
       dynamo: ReturnType<typeof createDynamoClient>;
       s3: S3Client;
       assets: ReportAssets;
+      publicIdKey?: string;
     }
   | undefined;
 
@@ -44,15 +63,20 @@ export async function handler(): Promise<{ written: string[] }> {
   const env = process.env;
   if (parts === undefined) {
     const config = loadPublisherConfig(env);
+    const publicIdKey =
+      config.mode === 'public' && config.idSecret !== undefined
+        ? await readPublicIdKey(env, config.idSecret)
+        : undefined;
     parts = {
       config,
       dynamo: createDynamoClient(env),
       s3: createS3Client(env),
       // The public page has no report, hence no chart library.
       assets: config.mode === 'private' ? loadAssets() : NO_ASSETS,
+      ...(publicIdKey === undefined ? {} : { publicIdKey }),
     };
   }
-  const { config, dynamo, s3, assets } = parts;
+  const { config, dynamo, s3, assets, publicIdKey } = parts;
   const started = Date.now();
   const result = await publishStatusPage(dynamo, s3, {
     table: config.table,
@@ -62,6 +86,7 @@ export async function handler(): Promise<{ written: string[] }> {
     assets,
     everySeconds: config.everySeconds,
     nowMs: started,
+    ...(publicIdKey === undefined ? {} : { publicIdKey }),
     ...(config.expected === undefined ? {} : { expected: config.expected }),
     ...(config.rules === undefined ? {} : { rules: config.rules }),
     ...(config.figureFields === undefined ? {} : { figureFields: config.figureFields }),

@@ -9,8 +9,12 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoStore } from '../adapters/dynamo-store.ts';
+import { readIncidentListing } from '../adapters/incident-listing.ts';
+import { DynamoSilenceStore } from '../adapters/silence-store.ts';
 import { snapshotPages } from '../adapters/snapshot-pages.ts';
+import type { IncidentView } from '../core/incidents/incident-list.ts';
 import type { Rule } from '../core/rules/rule-types.ts';
+import type { Silence } from '../core/silences/silence-window.ts';
 import type { Snapshot, Target } from '../core/types.ts';
 import { NetworkChartReducer, planReport, prepareReport, type ReportData } from './data.ts';
 import { type ReportAssets, renderReportHtml } from './html.ts';
@@ -60,6 +64,28 @@ export interface ReportRequest {
   readonly units?: ReadonlyMap<string, FigureUnit>;
   /** When the report is made, epoch ms. */
   readonly nowMs: number;
+  /**
+   * The listing and the silences already read ({@link readPresentSources}), when one publish makes several
+   * reports; read from the store otherwise.
+   */
+  readonly present?: PresentSources;
+}
+
+/** What the report's present reads besides the snapshots: the one listing of incidents, the silences. */
+export interface PresentSources {
+  /** Every incident the store knows from `since` on, and every open one (`readIncidentListing`). */
+  readonly incidents: readonly IncidentView[];
+  /** Every stored silence. */
+  readonly silences: readonly Silence[];
+}
+
+/** Reads the listing (events from `since` on, every open incident) and the silences: queries only. */
+export async function readPresentSources(source: ReportSource, since: string): Promise<PresentSources> {
+  const [incidents, silences] = await Promise.all([
+    readIncidentListing(source.client, source.table, { since }),
+    new DynamoSilenceStore(source.client, source.table).list(),
+  ]);
+  return { incidents, silences };
 }
 
 /** Where the report reads from: the store's client and table. */
@@ -91,21 +117,28 @@ export async function collectReport(source: ReportSource, request: ReportRequest
     for await (const page of pages({ kind: 'filter' }, FILTER_ATTRIBUTES)) filter.push(...page);
     return filter;
   };
-  const [filter, events] = await Promise.all([
+  const [filter, events, present] = await Promise.all([
     readFilter(),
     new DynamoStore(client, table).queryEvents(window),
+    request.present ?? readPresentSources(source, request.since),
   ]);
+  // The events decide which figures the rules read; the listing which incidents show and whose peaks to watch.
+  const plan = planReport(events, { ...request, incidents: present.incidents });
   const named =
     request.onlyNetworks === true
       ? []
-      : events.flatMap((event) => {
-          const network = (event as unknown as Record<string, unknown>)['network'];
-          return typeof network === 'string' && network !== '' ? [network] : [];
-        });
+      : [
+          ...events.flatMap((event) => {
+            const network = (event as unknown as Record<string, unknown>)['network'];
+            return typeof network === 'string' && network !== '' ? [network] : [];
+          }),
+          // An incident open since before the window has networks no event of the window names.
+          ...plan.incidents
+            .flatMap((incident) => (incident.kind === 'rule' ? incident.networks : []))
+            .map((n) => n.network),
+        ];
   const ids = [...new Set([...request.networks, ...named])];
   const endMs = Date.parse(request.until);
-  // The events decide which figures the rules read and which windows hold the incidents' peaks.
-  const plan = planReport(events, request);
   const reducers = ids.map(
     (id) => new NetworkChartReducer(id, plan.fieldsFor(id), { endMs }, plan.watchesFor(id)),
   );
@@ -126,6 +159,8 @@ export async function collectReport(source: ReportSource, request: ReportRequest
     until: request.until,
     filter,
     events,
+    incidents: present.incidents,
+    silences: present.silences,
     networks: reducers,
     ...(request.figureFields === undefined ? {} : { figureFields: request.figureFields }),
     ...(request.expected === undefined ? {} : { expected: request.expected }),

@@ -7,16 +7,18 @@ import { type AlertLevel, alertAction, alertLevel } from '../core/alerts/alert-d
 import { formatDuration } from '../core/alerts/alert-text.ts';
 import { figureCandidates, pickFigures } from '../core/detect/figures.ts';
 import { displayStatus } from '../core/detect/status.ts';
+import type { IncidentView } from '../core/incidents/incident-list.ts';
 import type { Rule } from '../core/rules/rule-types.ts';
+import { type Silence, silenceStatus } from '../core/silences/silence-window.ts';
 import type { AlertRecord, Snapshot } from '../core/types.ts';
 import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../core/uptime.ts';
 import type { StoredEvent } from '../ports.ts';
 import { type ChartPanel, chartPanels, ruleApplies } from './charts.ts';
 import {
-  deriveIncidents,
   type PeakWatch,
   peakWatches,
   type ReportIncident,
+  reportIncidents,
   rulesOf,
   withObservedPeaks,
 } from './incidents.ts';
@@ -82,7 +84,22 @@ export interface NetworkChart {
   readonly marks: ChartMark[];
 }
 
-/** The present, the page's first lines: the filter status now, and the open incidents or since when all is clear. */
+/** A silence (or a maintenance window's occurrence) shown in the present (CONTRACT §15, Quiet times). */
+export interface PresentSilence {
+  readonly id: string;
+  readonly pattern: string;
+  readonly reason: string | null;
+  /** ISO-8601. */
+  readonly startsAt: string;
+  readonly endsAt: string;
+  /** True while it holds; false for the next one, still to start. */
+  readonly active: boolean;
+}
+
+/**
+ * The present, the page's first lines: the filter status now, the open incidents (acknowledged ones too) or since
+ * when all is clear, and the silences that hold now (and the next one).
+ */
 export interface Present {
   /** The last status seen in the window and since when (epoch ms); null without filter snapshots. */
   readonly status: string | null;
@@ -92,6 +109,8 @@ export interface Present {
   readonly open: ReportIncident[];
   /** No open incident: when the last incident of the window resolved (epoch ms); null when there was none. */
   readonly allClearSince: number | null;
+  /** The silences active when the report was made, the soonest to end first, then the next one to start. */
+  readonly silences: PresentSilence[];
 }
 
 /** Everything the page shows. */
@@ -136,6 +155,13 @@ export interface ReportInput {
   readonly filter: readonly Snapshot[];
   readonly events: readonly StoredEvent[];
   /**
+   * The one listing of incidents (`readIncidentListing`, CONTRACT §15): the report shows those open and those
+   * of the window ({@link reportIncidents}). @default []
+   */
+  readonly incidents?: readonly IncidentView[];
+  /** Every stored silence (`DynamoSilenceStore.list`): those active now are shown in the present. @default [] */
+  readonly silences?: readonly Silence[];
+  /**
    * Each network's snapshots of the window, oldest first; or its chart already reduced from them as they
    * were read ({@link NetworkChartReducer}, made with the window's end as `endMs`), as `shieldwatch report` does.
    */
@@ -151,7 +177,7 @@ export interface ReportInput {
   readonly units?: ReadonlyMap<string, FigureUnit>;
 }
 
-/** What the window's events decide before the networks are read: the rules, the incidents, the peaks to watch. */
+/** What the window's events and the listing decide before the networks are read: the rules, the incidents, the peaks to watch. */
 export interface ReportPlan {
   readonly rules: Rule[];
   readonly incidents: ReportIncident[];
@@ -167,17 +193,16 @@ export function planReport(
   options: {
     readonly since: string;
     readonly until: string;
-    readonly expected?: string;
     readonly rules?: readonly Rule[];
     readonly figureFields?: readonly string[];
+    readonly incidents?: readonly IncidentView[];
   },
 ): ReportPlan {
-  const rules = [...rulesOf(events, options.rules).values()];
-  const incidents = deriveIncidents(events, new Date(Date.parse(options.since)).toISOString(), {
-    ...(options.expected === undefined ? {} : { expected: options.expected }),
-    rules,
-  });
-  const watches = peakWatches(incidents, Date.parse(options.until));
+  const byName = rulesOf(events, options.rules);
+  const rules = [...byName.values()];
+  const window = { sinceMs: Date.parse(options.since), untilMs: Date.parse(options.until) };
+  const incidents = reportIncidents(options.incidents ?? [], window, byName);
+  const watches = peakWatches(incidents, window);
   return {
     rules,
     incidents,
@@ -241,8 +266,32 @@ export function prepareReport(input: ReportInput): ReportData {
     eventCount: rows.length,
     networks: reducers.map((reducer) => reducer.chart(marks.get(reducer.id) ?? [], units, plan.rules)),
     incidents,
-    present: presentOf(band, incidents, input.expected),
+    present: {
+      ...presentOf(band, incidents, input.expected),
+      silences: presentSilences(input.silences ?? [], Date.parse(input.generatedAt)),
+    },
   };
+}
+
+/** The silences active at `nowMs`, the soonest to end first, then the next one to start (if any). */
+export function presentSilences(silences: readonly Silence[], nowMs: number): PresentSilence[] {
+  const shown = (silence: Silence, active: boolean): PresentSilence => ({
+    id: silence.id,
+    pattern: silence.pattern,
+    reason: silence.reason ?? null,
+    startsAt: silence.startsAt,
+    endsAt: silence.endsAt,
+    active,
+  });
+  const byStatus = (status: 'active' | 'pending') =>
+    silences.filter((s) => silenceStatus(s, nowMs) === status);
+  const active = byStatus('active').sort(
+    (a, b) => a.endsAt.localeCompare(b.endsAt) || a.id.localeCompare(b.id),
+  );
+  const next = byStatus('pending').sort(
+    (a, b) => a.startsAt.localeCompare(b.startsAt) || a.id.localeCompare(b.id),
+  )[0];
+  return [...active.map((s) => shown(s, true)), ...(next === undefined ? [] : [shown(next, false)])];
 }
 
 /** The page's first lines ({@link Present}): the last status seen, the open incidents, or since when all is clear. */
@@ -250,7 +299,7 @@ export function presentOf(
   band: readonly StatusInterval[],
   incidents: readonly ReportIncident[],
   expected: string | undefined,
-): Present {
+): Omit<Present, 'silences'> {
   const last = [...band].reverse().find((interval) => interval.status !== null);
   let since: number | null = last === undefined ? null : last.from;
   // The status's stretch may be cut by gaps and unreadable reads: it holds since the first of the same status.
@@ -261,7 +310,7 @@ export function presentOf(
       else if (status !== null && status !== UNREADABLE_STATUS) break;
     }
   }
-  const open = incidents.filter((incident) => incident.state === 'open');
+  const open = incidents.filter((incident) => incident.state !== 'resolved');
   const resolved = incidents
     .map((incident) => (incident.resolvedAt === null ? Number.NaN : Date.parse(incident.resolvedAt)))
     .filter((ms) => Number.isFinite(ms));

@@ -8,7 +8,13 @@ import { displayStatus } from '../core/detect/status.ts';
 import { UNREADABLE_STATUS } from '../core/uptime.ts';
 import { SETTINGS } from '../settings.ts';
 import type { ChartPanel } from './charts.ts';
-import { formatShare, type ReportData, type StatusInterval, uptimeRows } from './data.ts';
+import {
+  formatShare,
+  type PresentSilence,
+  type ReportData,
+  type StatusInterval,
+  uptimeRows,
+} from './data.ts';
 import type { ReportIncident } from './incidents.ts';
 import { statusColour } from './status-colours.ts';
 import { withUnit } from './units.ts';
@@ -107,9 +113,9 @@ function statusName(status: string | null): string {
 /** How each kind of incident is named. */
 const INCIDENT_KINDS: Readonly<Record<ReportIncident['kind'], string>> = {
   status: 'filter status away',
-  api: 'API unreachable',
-  auth: 'API key rejected',
-  unreadable: 'status unreadable',
+  api: 'protection API',
+  network: 'network unreachable',
+  rule_unreadable: 'rule reads nothing',
   rule: 'traffic rule',
 };
 
@@ -171,11 +177,49 @@ ${eventsSection(data)}
 `;
 }
 
-/** What an incident is, in a few words: `traffic rule flood`, `filter status away (status "mitigating")`. */
+/** What an incident is, in a few words: `rule flood`, `status away: "mitigating"`, `network unreachable: a1, a2`. */
 function incidentTitle(incident: ReportIncident): string {
   if (incident.kind === 'rule') return `rule <strong>${shown(incident.rule ?? '?', 40)}</strong>`;
-  const detail = incident.detail === undefined ? '' : `: ${wrappable(incident.detail, 120)}`;
-  return `<strong>${INCIDENT_KINDS[incident.kind]}</strong>${detail}`;
+  const detail =
+    incident.detail === undefined || incident.kind === 'status' ? '' : `: ${wrappable(incident.detail, 120)}`;
+  return `<strong>${wrappable(incident.about, 80)}</strong>${detail}`;
+}
+
+/** Who acknowledged an incident, when, and the note (CONTRACT §14), or nothing. */
+function acknowledgement(incident: ReportIncident, toMs: number): string {
+  const ack = incident.acknowledged;
+  if (ack === undefined) return '';
+  const note =
+    ack.note === undefined || ack.note === '' ? '' : `: <q class="note">${wrappable(ack.note, 200)}</q>`;
+  return `<div class="ack">acknowledged by <strong class="by">${wrappable(ack.by, 80)}</strong> at ${timeHtml(Date.parse(ack.at), toMs)}${note}</div>`;
+}
+
+/** Its state as a badge: open, acknowledged, resolved. */
+function stateBadge(incident: ReportIncident): string {
+  return incident.state === 'acknowledged'
+    ? `<span class="badge lv-warning">acknowledged</span>`
+    : `<span class="badge lv-${incident.level}">${incident.state}</span>`;
+}
+
+/** How many networks past those named: `and 9,980 more (shieldwatch incidents show ID lists them all)`. */
+function moreNetworks(incident: ReportIncident): string {
+  const more = incident.networkCount - incident.networks.length;
+  return more <= 0
+    ? ''
+    : `<span class="more">and ${more} more (<code>shieldwatch incidents show ${shown(incident.id, 80)}</code> lists them all)</span>`;
+}
+
+/** The silences in the present: what they hold back and until when, then the next one (CONTRACT §15). */
+function silencesHtml(silences: readonly PresentSilence[], toMs: number): string {
+  if (silences.length === 0) return '';
+  const line = (s: PresentSilence) => {
+    const what = s.pattern === '*' ? 'every alert' : `alerts matching <code>${shown(s.pattern, 60)}</code>`;
+    const reason = s.reason === null ? '' : ` Reason: <q>${wrappable(s.reason, 200)}</q>.`;
+    return s.active
+      ? `<li class="silence active"><span class="badge lv-warning">silenced</span> ${what} recorded, not sent, until ${timeHtml(Date.parse(s.endsAt), toMs)} UTC (silence <code>${shown(s.id, 40)}</code>).${reason}</li>`
+      : `<li class="silence next"><span class="badge lv-info">next silence</span> ${what} from ${timeHtml(Date.parse(s.startsAt), toMs)} to ${timeHtml(Date.parse(s.endsAt), Date.parse(s.startsAt))} UTC (silence <code>${shown(s.id, 40)}</code>).${reason}</li>`;
+  };
+  return `<ul class="silences" id="silences">${silences.map(line).join('')}</ul>`;
 }
 
 /** The first lines: the filter status now, the open incidents with their networks and peaks, or all clear. */
@@ -191,15 +235,17 @@ function presentSection(data: ReportData): string {
       : `<ul class="nets">${incident.networks
           .map(
             (n) =>
-              `<li><span class="net">${wrappable(n.network, 80)}</span> <span class="peak">peak ${escapeHtml(peakText(incident, n))}</span>${n.resolvedAt === null ? '' : ' <span class="tag">resolved</span>'}</li>`,
+              `<li><span class="net">${wrappable(n.network, 80)}</span>${incident.kind === 'rule' ? ` <span class="peak">peak ${escapeHtml(peakText(incident, n))}</span>` : ''}${n.resolvedAt === null || incident.state === 'resolved' ? '' : ' <span class="tag">left</span>'}</li>`,
           )
-          .join('')}</ul>`;
+          .join(
+            '',
+          )}${incident.networkCount > incident.networks.length ? `<li>${moreNetworks(incident)}</li>` : ''}</ul>`;
   let body: string;
   if (now.open.length > 0) {
     body = `<ul class="open">${now.open
       .map(
         (incident) =>
-          `<li class="lv-${incident.level}"><span class="badge lv-${incident.level}">open</span> ${incidentTitle(incident)} since ${timeHtml(Date.parse(incident.openedAt), data.toMs)} (${escapeHtml(formatDuration(data.toMs - Date.parse(incident.openedAt)))})${networks(incident)}</li>`,
+          `<li class="lv-${incident.level}" data-id="${escapeHtml(incident.id)}">${stateBadge(incident)} ${incidentTitle(incident)} since ${timeHtml(Date.parse(incident.openedAt), data.toMs)} (${escapeHtml(formatDuration(data.toMs - Date.parse(incident.openedAt)))})${acknowledgement(incident, data.toMs)}${networks(incident)}</li>`,
       )
       .join('')}</ul>`;
   } else {
@@ -209,10 +255,11 @@ function presentSection(data: ReportData): string {
         ? `<p class="all-clear"><span class="badge lv-resolved">all clear</span> No incident in this window.</p>`
         : `<p class="all-clear"><span class="badge lv-resolved">all clear</span> since ${timeHtml(now.allClearSince, data.toMs)} UTC${last === undefined ? '' : `: the last incident, ${incidentTitle(last)}, lasted ${escapeHtml(formatDuration(Date.parse(last.resolvedAt ?? last.openedAt) - Date.parse(last.openedAt)))}`}.</p>${last === undefined ? '' : networks(last)}`;
   }
-  return `<section id="now" class="${now.open.length > 0 ? 'open' : 'clear'}">
+  return `<section id="now" class="${now.open.length > 0 ? 'open' : 'clear'}${now.silences.some((s) => s.active) ? ' silenced' : ''}">
 <h2>Now <span class="meta">at ${timeHtml(data.toMs)} UTC</span></h2>
 ${status}
 ${body}
+${silencesHtml(now.silences, data.toMs)}
 </section>`;
 }
 
@@ -230,19 +277,19 @@ function incidentsSection(data: ReportData): string {
       // Not about networks: the cells say '-' on a wide screen and are left out on a phone.
       const none = incident.networks.length === 0 ? ' class="none"' : '';
       return `<tr class="lv-${incident.state === 'open' ? incident.level : 'resolved'}" data-id="${escapeHtml(incident.id)}">
-<td data-label="kind"><span class="badge lv-${incident.level}">${INCIDENT_KINDS[incident.kind]}</span>${incident.state === 'open' ? ' <span class="tag">open</span>' : ''}</td>
-<td data-label="rule">${incident.rule === null ? (incident.detail === undefined ? '-' : wrappable(incident.detail, 120)) : `<code>${shown(incident.rule, 40)}</code>`}</td>
+<td data-label="kind"><span class="badge lv-${incident.level}">${INCIDENT_KINDS[incident.kind]}</span>${incident.state === 'resolved' ? '' : ` <span class="tag">${incident.state}</span>`}${acknowledgement(incident, data.toMs)}</td>
+<td data-label="rule">${incident.kind === 'rule' && incident.rule !== null ? `<code>${shown(incident.rule, 40)}</code>` : incidentTitle(incident)}</td>
 <td data-label="start">${timeHtml(opened, data.toMs)}</td>
 <td data-label="end">${resolved === null ? '<em>open</em>' : timeHtml(resolved, opened)}</td>
 <td data-label="duration" class="num">${escapeHtml(formatDuration((resolved ?? data.toMs) - opened))}${resolved === null ? ' so far' : ''}</td>
-<td data-label="networks"${none}>${lines((n) => wrappable(n.network, 80))}</td>
-<td data-label="peak" class="num${none === '' ? '' : ' none'}">${lines((n) => `<span class="narrow-only">${wrappable(n.network, 80)}: </span>${escapeHtml(peakText(incident, n))}`)}</td>
+<td data-label="networks"${none}>${lines((n) => wrappable(n.network, 80))}${moreNetworks(incident)}</td>
+<td data-label="peak" class="num${none === '' ? '' : ' none'}">${lines((n) => `<span class="narrow-only">${wrappable(n.network, 80)}: </span>${incident.kind === 'rule' ? escapeHtml(peakText(incident, n)) : '-'}`)}</td>
 </tr>`;
     })
     .join('\n');
   return `<section id="incidents">
 <h2>Incidents</h2>
-<p class="note">${data.incidents.length} incident(s) in this window, open ones first, then newest first. A rule's networks whose alerts overlap are one incident; each network's peak is the most extreme value of the rule's figure while it held.</p>
+<p class="note">${data.incidents.length} incident(s): every open one (however long ago it opened), then those of this window, newest first; the ids, states and acknowledgements of the alerts and <code>shieldwatch incidents</code>. Each network's peak is the most extreme value of the rule's figure while it was in the incident.</p>
 <div class="table-wrap"><table class="incidents stack">
 <thead><tr><th scope="col">kind</th><th scope="col">rule</th><th scope="col">start</th><th scope="col">end</th><th scope="col">duration</th><th scope="col">networks</th><th scope="col">peak</th></tr></thead>
 <tbody>

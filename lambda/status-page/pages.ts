@@ -6,10 +6,11 @@
 import { createHash } from 'node:crypto';
 import { formatDuration } from '../core/alerts/alert-text.ts';
 import { displayStatus } from '../core/detect/status.ts';
+import type { IncidentKind, IncidentRow } from '../core/incidents/incidents.ts';
 import { UNREADABLE_STATUS, type UptimeReport } from '../core/uptime.ts';
+import type { PresentSilence } from '../report/data.ts';
 import { formatShare } from '../report/data.ts';
 import { escapeHtml, utc } from '../report/html.ts';
-import type { IncidentRow } from '../report/incidents.ts';
 import type { PublicIncident, StatusDocument } from './status-document.ts';
 
 /** The objects the publisher writes, by role. */
@@ -59,14 +60,18 @@ h1{font-size:1.5rem;margin:.2rem 0 1rem}h2{font-size:1.15rem;margin:1.5rem 0 .5r
 .big{font-size:1.3rem;font-weight:600}.muted{color:var(--muted)}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 .nw{white-space:nowrap}a{color:inherit}ul{padding-left:1.2rem}
+.quiet{margin:.4rem 0;color:var(--warn)}.ack{color:var(--muted)}
 `;
 
+/** Most networks of one incident the landing page names; status.json and `shieldwatch incidents show` list all. */
+const MAX_PAGE_NETWORKS = 20;
+
 /** How each kind of incident is named to a reader. */
-const KIND_WORDS: Readonly<Record<PublicIncident['kind'], string>> = {
+const KIND_WORDS: Readonly<Record<IncidentKind, string>> = {
   status: 'Filter status away from the expected one',
-  api: 'Protection API unreachable',
-  auth: 'Protection API key rejected',
-  unreadable: 'Filter status unreadable',
+  api: 'Protection API unavailable',
+  network: 'Network unreachable',
+  rule_unreadable: 'Traffic figures unreadable',
   rule: 'Traffic alert',
 };
 
@@ -101,6 +106,20 @@ function page(title: string, refreshSeconds: number, body: string, script?: stri
   ].join('\n');
 }
 
+/** The private page's silences: what each holds back, until when, why, and the next one. */
+function silenceLines(silences: readonly PresentSilence[]): string {
+  return silences
+    .map((s) => {
+      const what =
+        s.pattern === '*' ? 'every alert' : `alerts matching <code>${escapeHtml(s.pattern)}</code>`;
+      const reason = s.reason === null ? '' : ` Reason: <q>${escapeHtml(s.reason)}</q>.`;
+      return s.active
+        ? `<div class="quiet silence">Silenced: ${what} recorded, not sent, until ${time(s.endsAt)} (silence <code>${escapeHtml(s.id)}</code>).${reason}</div>`
+        : `<div class="muted silence">Next silence: ${what} from ${time(s.startsAt)} to ${time(s.endsAt)} (silence <code>${escapeHtml(s.id)}</code>).${reason}</div>`;
+    })
+    .join('\n');
+}
+
 /** The "now" box: the status and since when, all clear or how many incidents are open. */
 function nowBox(input: PageInput, detail: string): string {
   const { document } = input;
@@ -122,6 +141,12 @@ function nowBox(input: PageInput, detail: string): string {
     `<div>Filter status <strong id="status">${escapeHtml(statusText(document.status))}</strong>` +
       `${document.since === null ? '' : ` since ${time(document.since)}`}</div>`,
     detail,
+    document.silences !== undefined && document.silences.length > 0
+      ? `<div id="silences">${silenceLines(document.silences)}</div>`
+      : '',
+    document.maintenanceUntil === undefined || document.maintenanceUntil === null
+      ? ''
+      : `<div class="quiet" id="maintenance">Maintenance until ${time(document.maintenanceUntil)}</div>`,
     `<div class="muted">Last cycle ${time(document.lastCycleAt)}${stale ? ' (the monitor has not reported recently)' : ''}; page written ${time(document.generatedAt)}</div>`,
     '</section>',
   ].join('\n');
@@ -130,14 +155,23 @@ function nowBox(input: PageInput, detail: string): string {
 /** The private landing page: the present with each open incident's networks and peaks, and links to the reports. */
 export function renderLandingPage(input: PageInput): string {
   const rows = (input.document.openIncidents as IncidentRow[]).map((incident) => {
-    const networks = incident.networks
-      .map(
+    const shown = incident.networks.slice(0, MAX_PAGE_NETWORKS);
+    const more = incident.networks.length - shown.length;
+    const networks = [
+      ...shown.map(
         (n) =>
-          `<li>${escapeHtml(n.network)}${n.peak === null ? '' : `: peak ${escapeHtml(String(n.peak))}`}${n.peakAt === null ? '' : ` at ${time(n.peakAt)}`}</li>`,
-      )
-      .join('');
+          `<li>${escapeHtml(n.network)}${n.peak === undefined ? '' : `: peak ${escapeHtml(String(n.peak))}`}${n.peakAt === undefined ? '' : ` at ${time(n.peakAt)}`}</li>`,
+      ),
+      ...(more > 0 ? [`<li class="muted">and ${more} more (status.json lists them all)</li>`] : []),
+    ].join('');
+    const ack = incident.acknowledged;
+    const acked =
+      ack === undefined
+        ? ''
+        : `<div class="ack">acknowledged by <strong>${escapeHtml(ack.by)}</strong> at ${time(ack.at)}${ack.note === undefined ? '' : `: <q>${escapeHtml(ack.note)}</q>`}</div>`;
     return (
-      `<tr><td>${escapeHtml(KIND_WORDS[incident.kind] ?? incident.kind)}${incident.rule === null ? '' : ` <strong>${escapeHtml(incident.rule)}</strong>`}</td>` +
+      `<tr data-id="${escapeHtml(incident.id)}"><td>${escapeHtml(KIND_WORDS[incident.kind] ?? incident.kind)}${incident.rule === undefined ? '' : ` <strong>${escapeHtml(incident.rule)}</strong>`}` +
+      `<div class="muted"><code>${escapeHtml(incident.id)}</code> ${escapeHtml(incident.state)}</div>${acked}</td>` +
       `<td>${time(incident.openedAt)}</td><td>${networks === '' ? '-' : `<ul>${networks}</ul>`}</td></tr>`
     );
   });

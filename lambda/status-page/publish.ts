@@ -1,7 +1,8 @@
 /**
  * One publish of the hosted status page (docs/status-page.md): reads the table as `shieldwatch report` does
  * (Query only, page by page, one report at a time so memory holds one window's reduced charts, never the
- * history), and writes the page's objects to the bucket. The reports of 7 days and 24 hours go first, the
+ * history), the one listing of incidents and the silences once for both reports and `status.json` (CONTRACT
+ * §15, "One view"), and writes the page's objects to the bucket. The reports of 7 days and 24 hours go first, the
  * landing page and `status.json` last, so a reader never follows a link to a page not yet written.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -9,7 +10,7 @@ import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/c
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { KEY } from '../adapters/table-schema.ts';
 import type { Rule } from '../core/rules/rule-types.ts';
-import { collectReport } from '../report/build.ts';
+import { collectReport, readPresentSources } from '../report/build.ts';
 import type { ReportData } from '../report/data.ts';
 import { type ReportAssets, renderReportHtml } from '../report/html.ts';
 import { PAGE_KEYS, PAGE_WINDOWS, renderLandingPage, renderPublicPage, type WindowUptime } from './pages.ts';
@@ -37,6 +38,11 @@ export interface PublishRequest {
   readonly everySeconds: number;
   /** Now, epoch ms. */
   readonly nowMs: number;
+  /**
+   * The key the public page's incident ids are made with (`public-id.ts`; the stack's secret, read by the
+   * handler). Needed by `public`, unused by `private`.
+   */
+  readonly publicIdKey?: string;
 }
 
 /** What was written. */
@@ -84,9 +90,17 @@ export async function publishStatusPage(
     );
     written.push({ key, bytes: Buffer.byteLength(body) });
   };
+  if (request.mode === 'public' && request.publicIdKey === undefined) {
+    throw new Error('the public status page needs its public id key (STATUS_PAGE_ID_SECRET)');
+  }
   const until = new Date(request.nowMs).toISOString();
   const windows: WindowUptime[] = [];
   let week: Pick<ReportData, 'present' | 'generatedAt'> | undefined;
+  // The listing and the silences, read once: the incidents of the longest window and every open one.
+  const present = await readPresentSources(
+    { client: dynamo, table: request.table },
+    new Date(request.nowMs - PAGE_WINDOWS[0].ms).toISOString(),
+  );
   for (const window of PAGE_WINDOWS) {
     const data = await collectReport(
       { client: dynamo, table: request.table },
@@ -98,6 +112,7 @@ export async function publishStatusPage(
         onlyNetworks: request.mode === 'public',
         table: request.table,
         nowMs: request.nowMs,
+        present,
         ...(request.expected === undefined ? {} : { expected: request.expected }),
         ...(request.rules === undefined ? {} : { rules: request.rules }),
         ...(request.figureFields === undefined ? {} : { figureFields: request.figureFields }),
@@ -110,7 +125,16 @@ export async function publishStatusPage(
     // Keep only the present of the longest window: the charts of one window are dropped before the next is read.
     week ??= { present: data.present, generatedAt: data.generatedAt };
   }
-  const document = statusDocument(week!, await lastCycleAt(dynamo, request.table), request.mode);
+  const document = statusDocument(
+    {
+      present: week!.present,
+      generatedAt: week!.generatedAt,
+      incidents: present.incidents,
+      lastCycleAt: await lastCycleAt(dynamo, request.table),
+    },
+    request.mode,
+    request.publicIdKey,
+  );
   const input = {
     document,
     refreshSeconds: request.everySeconds,

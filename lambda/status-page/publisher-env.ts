@@ -18,6 +18,11 @@ export const PUBLISHER_ENV = {
   mode: 'STATUS_PAGE_MODE',
   /** Seconds between two publishes (`statusPageEvery`). */
   everySeconds: 'STATUS_PAGE_EVERY_SECONDS',
+  /**
+   * `public`: the ARN of the secret holding the key of the public incident ids (`public-id.ts`), generated at
+   * deploy; the key itself is never in the environment.
+   */
+  idSecret: 'STATUS_PAGE_ID_SECRET',
 } as const;
 
 /**
@@ -34,6 +39,8 @@ export interface PublisherConfig {
   readonly bucket: string;
   readonly mode: PageMode;
   readonly everySeconds: number;
+  /** `public`: the secret holding the public id key ({@link PUBLISHER_ENV.idSecret}). */
+  readonly idSecret?: string;
   readonly networks: readonly string[];
   readonly expected?: string;
   readonly rules?: readonly Rule[];
@@ -66,6 +73,10 @@ export function loadPublisherConfig(env: Env): PublisherConfig {
   if (!Number.isInteger(every) || every < 60) {
     problems.push(`${PUBLISHER_ENV.everySeconds} must be a whole number of seconds, at least 60`);
   }
+  const idSecret = env[PUBLISHER_ENV.idSecret]?.trim() ?? '';
+  if (mode === 'public' && idSecret === '') {
+    problems.push(`${PUBLISHER_ENV.idSecret} must name the secret of the public incident ids`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   const expected = env[SETTINGS.expectedStatus.env];
   // The stack checked the rules and the fields against its context; what reads cleanly is drawn.
@@ -76,6 +87,7 @@ export function loadPublisherConfig(env: Env): PublisherConfig {
     bucket,
     mode: mode as PageMode,
     everySeconds: every,
+    ...(idSecret === '' ? {} : { idSecret }),
     networks,
     ...(expected === undefined || expected === '' ? {} : { expected }),
     ...(rules.length === 0 ? {} : { rules }),

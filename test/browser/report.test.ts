@@ -16,11 +16,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopEmbeddedStore } from '../../cli/store/embedded.ts';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
-import { readReportAssets } from '../../lambda/report/build.ts';
+import { collectReport, readReportAssets, writeReport } from '../../lambda/report/build.ts';
 import { prepareReport } from '../../lambda/report/data.ts';
 import { renderReportHtml } from '../../lambda/report/html.ts';
+import { renderLandingPage, renderPublicPage } from '../../lambda/status-page/pages.ts';
+import { statusDocument } from '../../lambda/status-page/status-document.ts';
 import { describeRun, runCli } from '../cli/helpers.ts';
 import { startDynamo } from '../fixtures/dynalite.ts';
+import { playIncidentScene, SCENE, SCENE_RULES } from '../fixtures/incident-scene.ts';
 import { longHistory } from '../fixtures/report-history.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -226,7 +229,7 @@ describe('the report in headless Chromium', () => {
     expect(await page.locator('table.incidents tbody tr', { hasText: 'filter status away' }).count()).toBe(1);
     // Severity colours: the attack's badge in the page's critical red, like the alert's level.
     const badge = await page.evaluate(
-      `getComputedStyle(document.querySelector('table.incidents tr[data-id^="flood/"] .badge')).backgroundColor`,
+      `getComputedStyle(document.querySelector('table.incidents tr[data-id^="flood@"] .badge')).backgroundColor`,
     );
     expect(badge).toBe('rgb(207, 34, 46)');
     // No local path: the store's directory is nowhere in the file.
@@ -430,6 +433,114 @@ describe('the report in headless Chromium', () => {
       expect(await page.locator('figure.network h3').innerText()).toBe(`network ${hostileNetwork}`);
       expect(await page.locator('.chart canvas').count()).toBeGreaterThan(0);
       await page.context().close();
+    } finally {
+      await dynamo.close();
+    }
+  });
+  it('during a blind spot, an acknowledged attack open for 8 days and a silence: the report, the landing page and the public page say so', {
+    timeout: 90_000,
+  }, async () => {
+    // Prepare: the scene by real cycles (test/fixtures/incident-scene.ts), then the report of the last 24 hours
+    // as `shieldwatch report --since 24h` writes it, and the hosted page's two pages from the same listing.
+    const dynamo = await startDynamo();
+    try {
+      const scene = await playIncidentScene(dynamo);
+      const since = new Date(scene.nowMs - 86_400_000).toISOString();
+      const data = await collectReport(
+        { client: dynamo.client, table: dynamo.table },
+        {
+          since,
+          until: new Date(scene.nowMs).toISOString(),
+          networks: [],
+          table: dynamo.table,
+          nowMs: scene.nowMs,
+          expected: 'active',
+          rules: SCENE_RULES,
+        },
+      );
+      const reportFile = join(dir, 'scene.html');
+      await writeReport(reportFile, data, readReportAssets());
+      const input = {
+        present: data.present,
+        generatedAt: data.generatedAt,
+        incidents: scene.listing,
+        lastCycleAt: new Date(scene.nowMs).toISOString(),
+      };
+      const landingFile = join(dir, 'scene-landing.html');
+      writeFileSync(
+        landingFile,
+        renderLandingPage({ document: statusDocument(input, 'private'), refreshSeconds: 300 }),
+      );
+      const publicDocument = statusDocument(input, 'public', 'a-test-stack-key-'.repeat(4));
+      const publicFile = join(dir, 'scene-public.html');
+      writeFileSync(
+        publicFile,
+        renderPublicPage({ document: publicDocument, refreshSeconds: 300, windows: [] }),
+      );
+
+      // Act
+      const report = await open(browser, reportFile);
+
+      // Assess: the report's present names both incidents, the acknowledgement and the silence; never all clear.
+      expect(report.blocked).toEqual([]);
+      expect(report.errors).toEqual([]);
+      const now = await report.page.locator('#now').innerText();
+      expect(now).not.toMatch(/all clear/i);
+      const blind = report.page.locator(`#now li[data-id="${scene.blindSpotId}"]`);
+      expect(await blind.innerText()).toMatch(
+        new RegExp(`open\\s+network unreachable: ${SCENE.unreachable}`),
+      );
+      const attack = report.page.locator(`#now li[data-id="${scene.attackId}"]`);
+      const attackText = await attack.innerText();
+      expect(attackText).toMatch(new RegExp(`acknowledged\\s+rule ${SCENE.rule} since`));
+      expect(attackText).toMatch(/ \(8d/);
+      expect(await attack.locator('.ack').innerText()).toMatch(
+        new RegExp(
+          `^acknowledged by ${SCENE.ack.by} at [\\d-]* ?\\d\\d:\\d\\d:\\d\\d: .?${SCENE.ack.note}.?$`,
+        ),
+      );
+      expect(attackText).toMatch(new RegExp(`${SCENE.attacked} peak 988k pps at`));
+      const silence = await report.page.locator('#now .silence.active').innerText();
+      expect(silence).toContain('silenced');
+      expect(silence).toContain('every alert recorded, not sent, until');
+      expect(silence).toContain(SCENE.silence.reason);
+      expect(silence).toContain(SCENE.silence.id);
+      // The incidents table: the same ids as the alerts, the attack though it opened before the window.
+      const ids = await report.page
+        .locator('table.incidents tbody tr')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-id')));
+      expect(ids).toEqual(expect.arrayContaining([scene.attackId, scene.blindSpotId]));
+      await report.page.context().close();
+
+      // Assess: the private landing page, who acknowledged, when, the note; the silence's reason and end.
+      const landing = await browser.newPage();
+      await landing.goto(pathToFileURL(landingFile).href);
+      expect(await landing.locator('#headline').innerText()).toBe('2 open incidents');
+      const row = await landing.locator(`tr[data-id="${scene.attackId}"]`).innerText();
+      expect(row).toContain(`acknowledged by ${SCENE.ack.by}`);
+      expect(row).toContain(SCENE.ack.note);
+      expect(await landing.locator('#silences').innerText()).toContain(SCENE.silence.reason);
+      await landing.close();
+
+      // Assess: the public page, kind, time and count only; maintenance until; nothing that names anything.
+      const publicPage = await browser.newPage();
+      await publicPage.goto(pathToFileURL(publicFile).href);
+      const text = await publicPage.locator('body').innerText();
+      expect(text).toMatch(/^2 open incidents/m);
+      expect(text).toMatch(/Maintenance until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
+      const html = readFileSync(publicFile, 'utf8') + JSON.stringify(publicDocument);
+      for (const secret of [
+        SCENE.attacked,
+        SCENE.unreachable,
+        SCENE.rule,
+        scene.attackId,
+        scene.blindSpotId,
+        SCENE.silence.reason,
+        SCENE.ack.note,
+      ]) {
+        expect(html).not.toContain(secret);
+      }
+      await publicPage.close();
     } finally {
       await dynamo.close();
     }

@@ -384,6 +384,13 @@ export function describeStatusPage(stack: () => DeployedStack): void {
       expect(status).toMatchObject({ status: 'mitigating', away: true });
       expect(status.lastCycleAt).not.toBeNull();
       expect(status.openIncidents.length).toBeGreaterThan(0);
+      // One view (CONTRACT §15): the open incidents are, row by row, those `shieldwatch incidents` lists.
+      const listed = await s.cli(['incidents', '--format', 'json', '--stack', s.stackName]);
+      expect(listed.code, listed.stdout + listed.stderr).toBe(0);
+      const rows = (JSON.parse(listed.stdout) as Array<{ state: string }>).filter(
+        (r) => r.state !== 'resolved',
+      );
+      expect(status.openIncidents).toEqual(rows);
       expect(objects['index.html']).toContain('report-24h.html');
       expect(objects['index.html']).toContain('report-7d.html');
       for (const report of ['report-24h.html', 'report-7d.html']) {
@@ -392,7 +399,7 @@ export function describeStatusPage(stack: () => DeployedStack): void {
       }
     }, 90_000);
 
-    it("made only AWS calls that the publisher's deployed role allows: Query on filter/event/network#, PutObject on the four objects", async () => {
+    it("made only AWS calls that the publisher's deployed role allows: Query on the snapshots, events, state, members and silences, PutObject on the four objects", async () => {
       const table = s.outputs['TableName']!;
       const bucket = physicalId(only('AWS::S3::Bucket'));
       const id = publisherId();
@@ -415,13 +422,24 @@ export function describeStatusPage(stack: () => DeployedStack): void {
       expect([...puts].sort()).toEqual([...PAGE_OBJECTS].sort());
       const { policies, denied } = await deniedCalls(role, publisherCalls, physicalId(logGroup), deployment);
       expect(denied).toEqual([]);
+      // It read the listing of incidents (the state items) and the silences, never an outbox.
+      const partitions = new Set(
+        publisherCalls
+          .filter((c) => c.operation === 'Query')
+          .map((c) => (c.params['ExpressionAttributeValues'] as Record<string, { S?: string }>)?.[':pk']?.S),
+      );
+      expect(partitions).toContain('state');
+      expect(partitions).toContain('silence');
+      expect(partitions).not.toContain('outbox');
 
       // The evaluation bites: what the publisher must not do is refused by the same policies.
       const tableArn = `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${table}`;
       const refused: AuthzRequest[] = [
-        { action: 'dynamodb:Query', resource: tableArn, context: { 'dynamodb:LeadingKeys': ['state'] } },
         { action: 'dynamodb:Query', resource: tableArn, context: { 'dynamodb:LeadingKeys': ['outbox'] } },
         { action: 'dynamodb:GetItem', resource: tableArn, context: { 'dynamodb:LeadingKeys': ['filter'] } },
+        { action: 'dynamodb:GetItem', resource: tableArn, context: { 'dynamodb:LeadingKeys': ['state'] } },
+        { action: 'dynamodb:UpdateItem', resource: tableArn, context: { 'dynamodb:LeadingKeys': ['state'] } },
+        { action: 'dynamodb:PutItem', resource: tableArn, context: { 'dynamodb:LeadingKeys': ['silence'] } },
         { action: 'dynamodb:Scan', resource: tableArn, context: {} },
         { action: 's3:PutObject', resource: `arn:aws:s3:::${bucket}/other.html`, context: {} },
         { action: 's3:GetObject', resource: `arn:aws:s3:::${bucket}/index.html`, context: {} },

@@ -81,7 +81,8 @@ describe.each([
       // The acknowledge links' signing key rotates by hand, both versions verified (docs/acknowledge.md).
       'AwsSolutions-SMG4',
       // The status page (docs/status-page.md): its bucket's access logs, the distribution's geo, WAF,
-      // logging and default certificate, the publisher schedule's invoke; private: the signing key's rotation.
+      // logging and default certificate, the publisher schedule's invoke; private: the signing key's rotation;
+      // public: the public incident ids' key's rotation.
       ...('statusPage' in context
         ? [
             'AwsSolutions-S1',
@@ -92,7 +93,7 @@ describe.each([
             expect.stringMatching(
               /^AwsSolutions-IAM5\[Resource::<StatusPagePublisherFunction\w+\.Arn>:\*\]$/,
             ),
-            ...(context.statusPage === 'private' ? ['AwsSolutions-SMG4'] : []),
+            'AwsSolutions-SMG4',
           ]
         : []),
     ];

@@ -1,9 +1,12 @@
 /**
- * The status page publisher (docs/status-page.md) against real parts on loopback: the table in dynalite, the
- * bucket in moto_server's S3 (started by the test, stopped by its pid; the test fails at once without moto),
- * and the page it wrote opened in Debian's chromium. Private: the reports of 24 hours and 7 days, status.json
- * and a landing page whose links carry the signature; public: status, open incidents and uptime only, no
- * network, rule or figure, and reports of an earlier private page removed.
+ * The status page publisher (docs/status-page.md) against real parts on loopback: the table in dynalite, filled
+ * by real poll cycles (test/fixtures/incident-scene.ts: an attack open for 8 days and acknowledged by its link,
+ * a network unreachable, a `*` silence), the bucket in moto_server's S3 (started by the test, stopped by its pid;
+ * the test fails at once without moto), and the page it wrote opened in Debian's chromium. Private: the reports
+ * of 24 hours and 7 days, status.json whose open incidents are the listing's rows (CONTRACT §15, "One view"), a
+ * landing page whose links carry the signature; public: status, open incidents (kind, time, count of networks,
+ * an opaque id) and uptime only, no network, rule, figure or private id, and reports of an earlier private page
+ * removed.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,22 +22,21 @@ import {
 } from '@aws-sdk/client-s3';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
-import { parseRules } from '../../lambda/core/rules/rules.ts';
-import type { Snapshot } from '../../lambda/core/types.ts';
+import { listingRow } from '../../lambda/core/incidents/incident-list.ts';
 import { readReportAssets } from '../../lambda/report/build.ts';
 import { PAGE_KEYS } from '../../lambda/status-page/pages.ts';
 import { PAGE_CACHE_CONTROL, publishStatusPage } from '../../lambda/status-page/publish.ts';
 import { PUBLISHER_ENV } from '../../lambda/status-page/publisher-env.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
+import { playIncidentScene, SCENE, SCENE_RULES, type Scene } from '../fixtures/incident-scene.ts';
 import { type MotoServer, startMoto } from '../fixtures/moto-server.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const MINUTE = 60_000;
 /** A network id and a figure that must never reach the public page. */
-const NETWORK = 'edge-secret-7';
-const PEAK = 987_654;
-const RULES = parseRules('pps: traffic.in_pps > 500000').rules;
+const NETWORK = SCENE.attacked;
+const RULES = SCENE_RULES;
+/** The public id key (the stack's secret, generated at deploy). */
+const ID_KEY = 'k'.repeat(20) + 'public-id-key-of-this-test-stack-0123456789';
 
 describe('the status page publisher, to S3 on loopback', () => {
   let moto: MotoServer;
@@ -42,8 +44,8 @@ describe('the status page publisher, to S3 on loopback', () => {
   let s3: S3Client;
   let browser: Browser;
   let dir: string;
-  const nowMs = Date.now();
-  const iso = (ms: number) => new Date(ms).toISOString();
+  let scene: Scene;
+  let nowMs: number;
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
@@ -58,36 +60,9 @@ describe('the status page publisher, to S3 on loopback', () => {
     dir = mkdtempSync(join(tmpdir(), 'status-page-'));
     browser = await chromium.launch({ executablePath: CHROMIUM });
 
-    // Prepare: two hours of one-minute cycles, the filter "active", an attack on one network since 20 minutes.
-    const store = new DynamoStore(dynamo.client, dynamo.table);
-    const snapshots: Snapshot[] = [];
-    for (let m = 120; m >= 1; m--) {
-      const at = iso(nowMs - m * MINUTE);
-      snapshots.push({ target: { kind: 'filter' }, at, cycleId: `c${m}`, ok: true, status: 'active' });
-      const pps = m <= 20 ? PEAK - m : 1000 + m;
-      snapshots.push({
-        target: { kind: 'network', networkId: NETWORK },
-        at,
-        cycleId: `c${m}`,
-        ok: true,
-        bodyText: JSON.stringify({ traffic: { in_pps: pps, in_bps: pps * 8000 } }),
-      });
-    }
-    for (let i = 0; i < snapshots.length; i += 25) {
-      await store.putSnapshots(snapshots.slice(i, i + 25), Math.floor(nowMs / 1000) + 3600);
-    }
-    await store.recordEvent({
-      seq: 1,
-      event: 'network.rule_triggered',
-      at: iso(nowMs - 20 * MINUTE),
-      ...({
-        rule: 'pps',
-        network: NETWORK,
-        value: PEAK - 20,
-        threshold: 500_000,
-        incident: 'pps/attack-1',
-      } as object),
-    } as never);
+    // Prepare: the scene, by real cycles.
+    scene = await playIncidentScene(dynamo);
+    nowMs = scene.nowMs;
   }, 60_000);
 
   afterAll(async () => {
@@ -157,24 +132,52 @@ describe('the status page publisher, to S3 on loopback', () => {
     expect(status.type).toBe('application/json; charset=utf-8');
     expect(status.cache).toBe(PAGE_CACHE_CONTROL);
     const document = JSON.parse(status.text);
+    // One view: the open incidents are the listing's rows, as `shieldwatch incidents --format json` prints them.
+    const open_ = scene.listing.filter((v) => v.state !== 'resolved');
+    expect(document.openIncidents).toEqual(JSON.parse(JSON.stringify(open_.map(listingRow))));
     expect(document).toMatchObject({
       status: 'active',
-      lastCycleAt: iso(nowMs - MINUTE),
-      openIncidents: [{ id: 'pps/attack-1', kind: 'rule', rule: 'pps', state: 'open' }],
+      lastCycleAt: new Date(nowMs).toISOString(),
+      silences: [
+        expect.objectContaining({
+          id: SCENE.silence.id,
+          pattern: '*',
+          reason: SCENE.silence.reason,
+          active: true,
+        }),
+      ],
     });
-    expect(Date.parse(document.since)).toBeLessThanOrEqual(nowMs - 119 * MINUTE);
-    expect(document.openIncidents[0].networks).toEqual([
-      expect.objectContaining({ network: NETWORK, peak: PEAK - 1 }),
-    ]);
+    // The attack open for 8 days, by the alerts' id, acknowledged by the link with its note; the blind spot.
+    const attack = document.openIncidents.find((i: { id: string }) => i.id === scene.attackId);
+    expect(scene.attackId).toMatch(new RegExp(`^${SCENE.rule}@`));
+    expect(attack).toMatchObject({
+      kind: 'rule',
+      rule: SCENE.rule,
+      state: 'acknowledged',
+      acknowledged: { by: SCENE.ack.by, note: SCENE.ack.note },
+      networks: [{ network: NETWORK, peak: SCENE.peak }],
+    });
+    expect(nowMs - Date.parse(attack.openedAt)).toBeGreaterThan(8 * 86_400_000);
+    expect(document.openIncidents.find((i: { id: string }) => i.id === scene.blindSpotId)).toMatchObject({
+      kind: 'network',
+      state: 'open',
+      networks: [{ network: SCENE.unreachable }],
+    });
     const day = await read(bucket, PAGE_KEYS.day);
     expect(day.type).toBe('text/html; charset=utf-8');
     expect(day.text).toContain(NETWORK);
+    expect(day.text).toContain(scene.attackId);
 
     // Assess: in chromium, the landing page says what is happening and its links keep the signature
     const { page, errors } = await open(bucket, PAGE_KEYS.index, '?Policy=p&Signature=s&Key-Pair-Id=K1');
-    expect(await page.locator('#headline').textContent()).toBe('1 open incident');
+    expect(await page.locator('#headline').textContent()).toBe('2 open incidents');
     expect(await page.locator('#status').textContent()).toBe('active');
-    expect(await page.locator('#incidents').textContent()).toContain(NETWORK);
+    const incidents = (await page.locator('#incidents').textContent()) ?? '';
+    expect(incidents).toContain(NETWORK);
+    expect(incidents).toContain(SCENE.unreachable);
+    expect(incidents).toContain(`acknowledged by ${SCENE.ack.by}`);
+    expect(incidents).toContain(SCENE.ack.note);
+    expect(await page.locator('#silences').textContent()).toContain(SCENE.silence.reason);
     const href = await page.locator(`a[href*="${PAGE_KEYS.day}"]`).getAttribute('href');
     expect(href).toMatch(/report-24h\.html\?Policy=p&Signature=s&Key-Pair-Id=K1$/);
     await page.locator(`a[href*="${PAGE_KEYS.day}"]`).click();
@@ -201,6 +204,18 @@ describe('the status page publisher, to S3 on loopback', () => {
       everySeconds: 300,
       nowMs,
       rules: RULES,
+      publicIdKey: ID_KEY,
+    });
+    const again = await publishStatusPage(dynamo.client, s3, {
+      table: dynamo.table,
+      bucket,
+      mode: 'public',
+      networks: [NETWORK],
+      assets: readReportAssets(),
+      everySeconds: 300,
+      nowMs: nowMs + 300_000,
+      rules: RULES,
+      publicIdKey: ID_KEY,
     });
 
     // Assess
@@ -208,20 +223,50 @@ describe('the status page publisher, to S3 on loopback', () => {
     expect(await keys(bucket)).toEqual([PAGE_KEYS.index, PAGE_KEYS.status].sort());
     const index = (await read(bucket, PAGE_KEYS.index)).text;
     const status = (await read(bucket, PAGE_KEYS.status)).text;
+    // No rule name, network id, figure, private id, silence reason or who acknowledged.
     for (const text of [index, status]) {
-      expect(text).not.toContain(NETWORK);
-      expect(text).not.toContain(String(PEAK - 1));
-      expect(text).not.toContain('in_pps');
-      expect(text).not.toMatch(/"rule":|\bpps\b|peak/i);
+      for (const secret of [
+        NETWORK,
+        SCENE.unreachable,
+        SCENE.rule,
+        String(SCENE.peak),
+        scene.attackId,
+        scene.blindSpotId,
+        SCENE.silence.reason,
+        SCENE.silence.id,
+        SCENE.ack.note,
+        'in.pps',
+      ]) {
+        expect(text).not.toContain(secret);
+      }
+      expect(text).not.toMatch(/"rule":|\bpps\b|peak|acknowledged/i);
     }
-    expect(JSON.parse(status)).toMatchObject({
-      status: 'active',
-      openIncidents: [{ id: expect.stringMatching(/^[0-9a-f]{16}$/), kind: 'rule', networkCount: 1 }],
-    });
+    const document = JSON.parse(status);
+    expect(document).toMatchObject({ status: 'active', maintenanceUntil: expect.any(String) });
+    expect(document.openIncidents).toEqual([
+      {
+        id: expect.stringMatching(/^i-[0-9a-f]{20}$/),
+        kind: 'rule',
+        openedAt: expect.any(String),
+        networkCount: 1,
+      },
+      {
+        id: expect.stringMatching(/^i-[0-9a-f]{20}$/),
+        kind: 'network',
+        openedAt: expect.any(String),
+        networkCount: 1,
+      },
+    ]);
+    // The same incident keeps its public id at the next publish.
+    expect(again.document.openIncidents.map((i) => i.id)).toEqual(
+      document.openIncidents.map((i: { id: string }) => i.id),
+    );
     const { page, errors } = await open(bucket, PAGE_KEYS.index);
-    expect(await page.locator('#headline').textContent()).toBe('1 open incident');
+    expect(await page.locator('#headline').textContent()).toBe('2 open incidents');
     expect(await page.locator('#status').textContent()).toBe('active');
     expect(await page.locator('#incidents').textContent()).toContain('Traffic alert since');
+    expect(await page.locator('#incidents').textContent()).toContain('Network unreachable since');
+    expect(await page.locator('#maintenance').textContent()).toMatch(/^Maintenance until \d{4}-/);
     expect(await page.locator('table.uptime').count()).toBe(2);
     expect(await page.locator('table.uptime').first().textContent()).toContain('100.0%');
     expect(await page.locator('script').count()).toBe(0);
@@ -239,6 +284,7 @@ describe('the status page publisher, to S3 on loopback', () => {
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
       SHIELDWATCH_TABLE: dynamo.table,
       SHIELDWATCH_NETWORKS: NETWORK,
+      SHIELDWATCH_RULES: SCENE.rules,
       [PUBLISHER_ENV.bucket]: bucket,
       [PUBLISHER_ENV.mode]: 'private',
       [PUBLISHER_ENV.everySeconds]: '300',

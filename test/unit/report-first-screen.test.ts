@@ -1,18 +1,21 @@
 /**
- * The report's first screen (issue 26.1): the incidents of the window derived from its events, the present
+ * The report's first screen (issues 26.1, 31): the incidents from the one listing (CONTRACT §15), the present
  * ("now"), and the chart choices (units, packets apart from bits, rule thresholds, a y-range from zero).
  */
 import { describe, expect, it } from 'vitest';
+import type { IncidentView } from '../../lambda/core/incidents/incident-list.ts';
+import type { StoryMember } from '../../lambda/core/incidents/incidents.ts';
 import { parseRules } from '../../lambda/core/rules/rules.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
 import type { StoredEvent } from '../../lambda/ports.ts';
 import { chartPanels, yRange } from '../../lambda/report/charts.ts';
 import { eventRows, prepareReport, presentOf } from '../../lambda/report/data.ts';
 import {
-  deriveIncidents,
-  incidentRow,
+  MAX_SHOWN_NETWORKS,
   peakKey,
   peakWatches,
+  reportIncidents,
+  rulesOf,
   withObservedPeaks,
 } from '../../lambda/report/incidents.ts';
 import { parseFigureUnits, unitOf } from '../../lambda/report/units.ts';
@@ -55,130 +58,155 @@ const change = (minute: number, from: string, to: string, since: number): Stored
   incident: `filter.status_changed/${at(since)}`,
 });
 
-describe('deriveIncidents: the window incidents from its events', () => {
-  it('groups one rule over several networks whose intervals overlap into one incident, peaks per network', () => {
-    // Prepare: edge-1 from minute 1 to 9, edge-2 joins at 3 and resolves at 12 (overlap), edge-3 alone at 20.
-    const events = [
-      ruleEvent('network.rule_triggered', 1, 'edge-1', 1, 900_000, [700_000]),
-      ruleEvent('network.rule_triggered', 3, 'edge-2', 3, 600_000, [800_000]),
-      ruleEvent('network.rule_resolved', 9, 'edge-1', 1, 10_000),
-      ruleEvent('network.rule_resolved', 12, 'edge-2', 3, 20_000),
-      ruleEvent('network.rule_triggered', 20, 'edge-3', 20, 700_000),
-    ];
+const view = (
+  over: Partial<IncidentView> & Pick<IncidentView, 'id' | 'kind' | 'openedAt'>,
+): IncidentView => ({
+  state: 'open',
+  about: over.rule ?? over.kind,
+  networks: [],
+  members: [],
+  timeline: [],
+  alerts: [],
+  ...over,
+});
 
-    // Act
-    const incidents = deriveIncidents(events, at(0));
+const member = (network: string, joined: number, peak?: number, left?: number): StoryMember => ({
+  network,
+  joinedAt: at(joined),
+  ...(peak === undefined ? {} : { peak, peakAt: at(joined + 1) }),
+  ...(left === undefined ? {} : { leftAt: at(left) }),
+});
 
-    // Assess: the open one first, then newest first; the contract's row shape.
-    expect(incidents.map(incidentRow)).toEqual([
-      {
-        id: `flood/edge-3/${at(20)}`,
+describe('reportIncidents: the one listing as the report shows it (CONTRACT §15)', () => {
+  const window = { sinceMs: T0, untilMs: T0 + 60 * 60_000 };
+
+  it('keeps every open incident whatever its age and kind, and the resolved ones of the window; open first, then newest', () => {
+    // Prepare: an attack open for 8 days, a blind spot open now, one resolved in the window, one before it.
+    const views = [
+      view({
+        id: `flood@${at(-8 * 1440)}`,
         kind: 'rule',
         rule: 'flood',
-        state: 'open',
-        openedAt: at(20),
-        resolvedAt: null,
-        networks: [{ network: 'edge-3', peak: 700_000, peakAt: at(20) }],
-        acknowledged: false,
-      },
-      {
-        id: `flood/edge-1/${at(1)}`,
+        openedAt: at(-8 * 1440),
+        members: [member('edge-1', -8 * 1440, 9e5)],
+      }),
+      view({
+        id: `network.unreachable/0/${at(5)}`,
+        kind: 'network',
+        about: 'network unreachable',
+        openedAt: at(5),
+        detail: 'a1',
+        members: [member('a1', 5)],
+      }),
+      view({
+        id: `pps@${at(10)}`,
         kind: 'rule',
-        rule: 'flood',
+        rule: 'pps',
         state: 'resolved',
-        openedAt: at(1),
-        resolvedAt: at(12),
-        networks: [
-          { network: 'edge-1', peak: 900_000, peakAt: at(1) },
-          { network: 'edge-2', peak: 800_000, peakAt: at(3) },
-        ],
-        acknowledged: false,
-      },
-    ]);
-    expect(incidents[1]).toMatchObject({ level: 'critical', path: 'traffic.in_pps', op: '>' });
-  });
-
-  it('pairs a status change away with the change back by incident id, and an API outage with its recovery', () => {
-    // Prepare
-    const events: StoredEvent[] = [
-      change(2, 'active', 'mitigating', 2),
-      change(4, 'mitigating', 'blackholed', 2),
-      change(6, 'blackholed', 'active', 2),
-      {
-        seq: ++seq,
-        event: 'api.unreachable',
-        at: at(8),
-        detail: 'timeout',
-        incident: `api.unreachable/${at(7)}`,
-      },
-      {
-        seq: ++seq,
-        event: 'api.recovered',
-        at: at(10),
-        previousSince: at(7),
-        incident: `api.unreachable/${at(7)}`,
-      },
+        openedAt: at(10),
+        resolvedAt: at(20),
+      }),
+      view({
+        id: `pps@${at(-300)}`,
+        kind: 'rule',
+        rule: 'pps',
+        state: 'resolved',
+        openedAt: at(-300),
+        resolvedAt: at(-200),
+      }),
+      view({ id: `late@${at(90)}`, kind: 'rule', rule: 'late', openedAt: at(90) }),
     ];
 
     // Act
-    const incidents = deriveIncidents(events, at(0));
+    const incidents = reportIncidents(views, window, rulesOf([], parseRules(RULE).rules));
 
     // Assess
-    expect(incidents.map((i) => [i.kind, i.id, i.openedAt, i.resolvedAt, i.level, i.detail])).toEqual([
-      ['api', `api.unreachable/${at(7)}`, at(8), at(10), 'error', 'timeout'],
-      ['status', `filter.status_changed/${at(2)}`, at(2), at(6), 'critical', 'status "blackholed"'],
+    expect(incidents.map((i) => [i.id, i.state, i.level])).toEqual([
+      [`network.unreachable/0/${at(5)}`, 'open', 'error'],
+      [`flood@${at(-8 * 1440)}`, 'open', 'critical'],
+      [`pps@${at(10)}`, 'resolved', 'critical'],
+    ]);
+    expect(incidents[1]).toMatchObject({ path: 'traffic.in_pps', op: '>', detail: RULE, networkCount: 1 });
+    expect(incidents[1]!.networks).toEqual([
+      { network: 'edge-1', peak: 9e5, peakAt: at(-8 * 1440 + 1), openedAt: at(-8 * 1440), resolvedAt: null },
     ]);
   });
 
-  it('without stored severity or ids, uses the expected status and the open incident of the kind', () => {
-    // Prepare: events as stored before ids were kept.
-    const events: StoredEvent[] = [
-      { seq: ++seq, event: 'filter.status_changed', at: at(1), from: 'active', to: 'mitigating' },
-      { seq: ++seq, event: 'api.unreachable', at: at(2) },
-      { seq: ++seq, event: 'filter.status_changed', at: at(3), from: 'mitigating', to: 'active' },
-      { seq: ++seq, event: 'api.recovered', at: at(5), previousSince: at(1) },
+  it('carries the acknowledgement (who, when, note) and the state of the listing', () => {
+    // Prepare
+    const acknowledged = { by: 'link', at: at(7), note: 'on it' };
+    const views = [
+      view({
+        id: `api.unreachable/${at(3)}`,
+        kind: 'api',
+        state: 'acknowledged',
+        openedAt: at(3),
+        acknowledged,
+      }),
     ];
 
     // Act
-    const incidents = deriveIncidents(events, at(0), { expected: 'active' });
+    const [incident] = reportIncidents(views, window);
 
     // Assess
-    expect(incidents.map((i) => [i.kind, i.state, i.openedAt, i.resolvedAt])).toEqual([
-      ['api', 'resolved', at(2), at(5)],
-      ['status', 'resolved', at(1), at(3)],
-    ]);
+    expect(incident).toMatchObject({ state: 'acknowledged', acknowledged, level: 'error' });
   });
 
-  it('a resolve whose trigger is before the window ends an incident open since the window began', () => {
+  it('names the worst networks of a large incident and counts them all', () => {
+    // Prepare: 50 members, peaks 1..50.
+    const members = Array.from({ length: 50 }, (_, i) => member(`n${i + 1}`, 1, i + 1));
+
     // Act
-    const incidents = deriveIncidents([ruleEvent('network.rule_resolved', 5, 'edge-1', -30, 1)], at(0));
-
-    // Assess
-    expect(incidents.map((i) => [i.id, i.openedAt, i.resolvedAt, i.state])).toEqual([
-      [`flood/edge-1/${at(-30)}`, at(0), at(5), 'resolved'],
-    ]);
-  });
-
-  it("takes a network's peak from its snapshots when they went further than the alert's values", () => {
-    // Prepare
-    const incidents = deriveIncidents(
-      [ruleEvent('network.rule_triggered', 1, 'edge-1', 1, 600_000, [550_000])],
-      at(0),
+    const [incident] = reportIncidents(
+      [view({ id: `flood@${at(1)}`, kind: 'rule', rule: 'flood', openedAt: at(1), members })],
+      window,
+      rulesOf([], parseRules(RULE).rules),
     );
-    const [watch] = peakWatches(incidents, T0 + 10 * 60_000);
+
+    // Assess
+    expect(incident!.networkCount).toBe(50);
+    expect(incident!.networks).toHaveLength(MAX_SHOWN_NETWORKS);
+    expect(incident!.networks.map((n) => n.peak)).toEqual(Array.from({ length: 20 }, (_, i) => 31 + i));
+  });
+
+  it("keeps the listing's peaks; a member without one gets the snapshots' extreme while it was in", () => {
+    // Prepare
+    const incidents = reportIncidents(
+      [
+        view({
+          id: `flood@${at(1)}`,
+          kind: 'rule',
+          rule: 'flood',
+          openedAt: at(1),
+          members: [member('edge-1', 1, 700_000), member('edge-2', 2)],
+        }),
+      ],
+      window,
+      rulesOf([], parseRules(RULE).rules),
+    );
+    const watches = peakWatches(incidents, window);
 
     // Act
     const peaked = withObservedPeaks(
       incidents,
-      new Map([[peakKey(incidents[0]!.id, 'edge-1'), { value: 1_250_000, at: T0 + 4 * 60_000 }]]),
+      new Map([
+        [peakKey(incidents[0]!.id, 'edge-1'), { value: 1_250_000, at: T0 + 4 * 60_000 }],
+        [peakKey(incidents[0]!.id, 'edge-2'), { value: 800_000, at: T0 + 5 * 60_000 }],
+      ]),
     );
 
     // Assess
-    expect(watch).toMatchObject({ network: 'edge-1', path: 'traffic.in_pps', direction: 'max' });
-    expect(watch!.fromMs).toBe(T0 + 60_000);
-    expect(watch!.toMs).toBe(T0 + 10 * 60_000);
-    expect(peaked[0]!.networks).toEqual([
-      expect.objectContaining({ network: 'edge-1', peak: 1_250_000, peakAt: at(4) }),
+    expect(watches).toEqual([
+      expect.objectContaining({
+        network: 'edge-2',
+        path: 'traffic.in_pps',
+        direction: 'max',
+        fromMs: T0 + 2 * 60_000,
+      }),
+    ]);
+    expect(peaked[0]!.networks.map((n) => [n.network, n.peak, n.peakAt])).toEqual([
+      ['edge-1', 700_000, at(2)],
+      ['edge-2', 800_000, at(5)],
     ]);
   });
 });
@@ -199,7 +227,7 @@ describe('the present: the page opens on what is happening', () => {
     bodyText: JSON.stringify({ traffic: { in_pps: pps, in_bps: pps * 8000 } }),
   });
 
-  it('names the open incident with its networks and the peak read from the snapshots', () => {
+  it('names the open incidents of the listing with their networks and peaks, and the silence that holds', () => {
     // Prepare
     const data = prepareReport({
       generatedAt: at(10),
@@ -210,6 +238,34 @@ describe('the present: the page opens on what is happening', () => {
       events: [
         change(3, 'active', 'mitigating', 3),
         ruleEvent('network.rule_triggered', 4, 'edge-1', 4, 700_000),
+      ],
+      incidents: [
+        view({
+          id: `filter.status_changed/${at(3)}`,
+          kind: 'status',
+          about: 'status away: "mitigating"',
+          openedAt: at(3),
+        }),
+        view({
+          id: `flood@${at(4)}`,
+          kind: 'rule',
+          rule: 'flood',
+          ruleText: RULE,
+          openedAt: at(4),
+          members: [member('edge-1', 4)],
+        }),
+      ],
+      silences: [
+        {
+          id: 's-aaaaaaaa',
+          startsAt: at(5),
+          endsAt: at(70),
+          pattern: '*',
+          reason: 'filter upgrade',
+          createdAt: at(5),
+        },
+        { id: 's-bbbbbbbb', startsAt: at(80), endsAt: at(90), pattern: 'network.*', createdAt: at(5) },
+        { id: 's-cccccccc', startsAt: at(1), endsAt: at(2), pattern: '*', createdAt: at(1) },
       ],
       networks: [
         {
@@ -234,14 +290,41 @@ describe('the present: the page opens on what is happening', () => {
     expect(rule.networks).toEqual([
       expect.objectContaining({ network: 'edge-1', peak: 1_500_000, peakAt: at(9) }),
     ]);
+    expect(data.present.silences).toEqual([
+      {
+        id: 's-aaaaaaaa',
+        pattern: '*',
+        reason: 'filter upgrade',
+        startsAt: at(5),
+        endsAt: at(70),
+        active: true,
+      },
+      {
+        id: 's-bbbbbbbb',
+        pattern: 'network.*',
+        reason: null,
+        startsAt: at(80),
+        endsAt: at(90),
+        active: false,
+      },
+    ]);
   });
 
   it('says all clear since the last incident resolved, and null without any incident', () => {
     // Prepare
     const band = [{ from: T0, to: T0 + 600_000, status: 'active' }];
-    const incidents = deriveIncidents(
-      [ruleEvent('network.rule_triggered', 1, 'a', 1, 9e5), ruleEvent('network.rule_resolved', 4, 'a', 1, 1)],
-      at(0),
+    const incidents = reportIncidents(
+      [
+        view({
+          id: `flood@${at(1)}`,
+          kind: 'rule',
+          rule: 'flood',
+          state: 'resolved',
+          openedAt: at(1),
+          resolvedAt: at(4),
+        }),
+      ],
+      { sinceMs: T0, untilMs: T0 + 600_000 },
     );
 
     // Act / Assess

@@ -143,7 +143,7 @@ describe.each(['private', 'public'] as const)('statusPage=%s', (mode) => {
   it(
     mode === 'private'
       ? 'needs signed URLs: a key group of the key made at deploy, whose private half is in a secret only'
-      : 'needs no signature: no key group, key or secret of its own',
+      : "needs no signature: no key group or signing key; the public ids' key generated at deploy, read by the publisher only",
     () => {
       // Act
       const [, distribution] = onlyOf(template, 'AWS::CloudFront::Distribution');
@@ -157,6 +157,21 @@ describe.each(['private', 'public'] as const)('statusPage=%s', (mode) => {
         template.resourceCountIs('AWS::CloudFront::KeyGroup', 0);
         template.resourceCountIs('AWS::CloudFront::PublicKey', 0);
         template.resourceCountIs('Custom::StatusPageSigningKey', 0);
+        const ids = Object.entries(template.findResources('AWS::SecretsManager::Secret')).filter(([id]) =>
+          id.startsWith('StatusPage'),
+        );
+        expect(ids.map(([id]) => id)).toEqual([expect.stringMatching(/^StatusPagePublisherPublicIdKey/)]);
+        const [idKey, secret] = ids[0]!;
+        expect(secret['Properties'].GenerateSecretString).toMatchObject({ PasswordLength: 64 });
+        expect(secret['Properties'].SecretString).toBeUndefined();
+        const readers = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([, policy]) =>
+          JSON.stringify(policy['Properties'].PolicyDocument).includes(`"Ref":"${idKey}"`),
+        );
+        expect(readers.map(([id]) => id)).toEqual([expect.stringMatching(/^StatusPagePublisherRole/)]);
+        const publisher = Object.values(template.findResources('AWS::Lambda::Function')).find(
+          (fn) => fn['Properties'].Environment?.Variables?.STATUS_PAGE_MODE === 'public',
+        );
+        expect(publisher!['Properties'].Environment.Variables.STATUS_PAGE_ID_SECRET).toEqual({ Ref: idKey });
         return;
       }
       const [groupId, group] = onlyOf(template, 'AWS::CloudFront::KeyGroup');
@@ -197,7 +212,7 @@ describe.each(['private', 'public'] as const)('statusPage=%s', (mode) => {
     },
   );
 
-  it("gives the publisher a role of its own: Query on the snapshot and event partitions, PutObject on the page's objects", () => {
+  it("gives the publisher a role of its own: Query on the snapshots, events, state items, members and silences (never outbox), PutObject on the page's objects", () => {
     // Act
     const statements = roleStatements(template, 'StatusPagePublisherRole');
     const [tableId] = onlyOf(template, 'AWS::DynamoDB::Table');
@@ -212,7 +227,17 @@ describe.each(['private', 'public'] as const)('statusPage=%s', (mode) => {
         Action: 'dynamodb:Query',
         Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
         Condition: {
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['filter', 'event', 'network#*'] },
+          'ForAllValues:StringLike': {
+            'dynamodb:LeadingKeys': [
+              'filter',
+              'event',
+              'network#*',
+              'state',
+              'incident-members',
+              'incident-archive',
+              'silence',
+            ],
+          },
         },
       },
       {
@@ -227,13 +252,18 @@ describe.each(['private', 'public'] as const)('statusPage=%s', (mode) => {
         ? [
             {
               Effect: 'Allow',
+              Action: 'secretsmanager:GetSecretValue',
+              Resource: { Ref: expect.stringMatching(/^StatusPagePublisherPublicIdKey/) },
+            },
+            {
+              Effect: 'Allow',
               Action: 's3:DeleteObject',
               Resource: ['report-24h.html', 'report-7d.html'].map(object),
             },
           ]
         : []),
     ]);
-    expect(PUBLISHER_LEADING_KEYS).not.toContain('state');
+    expect(PUBLISHER_LEADING_KEYS).not.toContain('outbox');
     // The poller's role has nothing of the bucket.
     expect(JSON.stringify(roleStatements(template, 'PollerRole'))).not.toContain(bucketId);
   });
@@ -263,6 +293,7 @@ describe.each(['private', 'public'] as const)('statusPage=%s', (mode) => {
           STATUS_PAGE_MODE: mode,
           STATUS_PAGE_EVERY_SECONDS: '300',
           STATUS_PAGE_BUCKET: expect.anything(),
+          ...(mode === 'public' ? { STATUS_PAGE_ID_SECRET: expect.anything() } : {}),
         },
       },
     });
