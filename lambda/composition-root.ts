@@ -10,6 +10,7 @@ import { AckKeyReader } from './adapters/ack-keys.ts';
 import { ackLinkPublisher } from './adapters/ack-link-publisher.ts';
 import { createApiKeyProvider } from './adapters/api-key.ts';
 import { DynamoStore } from './adapters/dynamo-store.ts';
+import { maintenanceNoticeStore } from './adapters/maintenance-item.ts';
 import { ProtectionApiClient } from './adapters/protection-api.ts';
 import { DynamoSilenceStore } from './adapters/silence-store.ts';
 import { SnsAlertPublisher } from './adapters/sns-publisher.ts';
@@ -107,7 +108,11 @@ export function buildMonitor(parts: MonitorParts): Monitor {
     ruleState: table.ruleState,
     networkHealth: table.networkHealth,
     incidents: table.incidents,
-    silences: new DynamoSilenceStore(parts.dynamo, config.table),
+    maintenance: maintenanceNoticeStore(parts.dynamo, config.table),
+    silences: new DynamoSilenceStore(parts.dynamo, config.table, {
+      now: parts.now ?? Date.now,
+      ...(config.maintenance === undefined ? {} : { windows: config.maintenance }),
+    }),
   };
   // The incidents judge reads the escalation schedule from the cycle's settings (judges/incidents.ts).
   const settings: CycleSettings & Pick<IncidentSettings, 'escalateAfterMs'> = {

@@ -12,6 +12,8 @@ import {
 import { networkIdProblem } from './core/network-id.ts';
 import type { Rule } from './core/rules/rule-types.ts';
 import { parseRules, ruleNetworkProblems } from './core/rules/rules.ts';
+import { parseMaintenance } from './core/silences/maintenance-config.ts';
+import type { WindowRequest } from './core/silences/maintenance-window.ts';
 import {
   REMOVED_SETTINGS,
   rangeOf,
@@ -91,6 +93,8 @@ export interface MonitorConfig extends StoreConfig {
    * that signs its tokens (never the key). Both set, or neither.
    */
   readonly ackLink?: { readonly url: string; readonly secretId: string };
+  /** Maintenance windows declared in configuration (docs/silences.md), checked. @default [] */
+  readonly maintenance?: readonly WindowRequest[];
 }
 
 /** Every problem of a configuration, each naming its variable. */
@@ -398,6 +402,7 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
   const escalateAfterMs = escalationSetting(env, problems);
   const grouping = groupingSettings(env, problems);
   const ackLink = ackLinkSettings(env, problems);
+  const maintenance = maintenanceSetting(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     apiUrl,
@@ -420,7 +425,18 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
     ...grouping,
     ...(escalateAfterMs.length === 0 ? {} : { escalateAfterMs }),
     ...(ackLink === undefined ? {} : { ackLink }),
+    ...(maintenance.length === 0 ? {} : { maintenance }),
   };
+}
+
+/** The declared maintenance windows, each problem naming the variable and the window. */
+function maintenanceSetting(env: Env, problems: string[]): WindowRequest[] {
+  const text = env[S.maintenance.env];
+  if (text === undefined || text.trim() === '') return [];
+  const parsed = parseMaintenance(text, Date.now(), false);
+  if (parsed.ok) return parsed.requests;
+  problems.push(...parsed.problems.map((problem) => `${S.maintenance.env}: ${problem}`));
+  return [];
 }
 
 /** A group interval as the `groupInterval` setting takes it (`5m`, `1h`, `1d`; 1m to 1d), in ms. */

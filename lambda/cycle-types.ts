@@ -1,9 +1,11 @@
 /**
  * The types of a poll cycle's entry (`runCycle`): what it talks to, what it polls and decides by, what it did.
  */
+
 import type { DecideSettings } from './core/detect/decide.ts';
 import type { GroupBy } from './core/incidents/incidents.ts';
 import type { Rule } from './core/rules/rule-types.ts';
+import type { NoticeState } from './core/silences/maintenance-notices.ts';
 import type { AlertRecord, Snapshot } from './core/types.ts';
 import type { DeliveryOutcome, PublishedAlerts } from './outbox.ts';
 import type {
@@ -47,6 +49,11 @@ export interface CycleDeps {
   readonly networkHealth?: HealthStateStore;
   /** Where incidents across networks live (docs/design/incidents.md); without it, rule alerts are not grouped. */
   readonly incidents?: IncidentStore;
+  /**
+   * The maintenance windows' notices item (docs/silences.md, Maintenance windows); without it no
+   * `maintenance.started` / `maintenance.ended` is sent (the windows still silence).
+   */
+  readonly maintenance?: StateStore<NoticeState>;
 }
 
 /** What a cycle polls and how it decides. */

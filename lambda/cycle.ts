@@ -14,6 +14,7 @@ import { healthJudge } from './judges/health.ts';
 import { rulesAndIncidentsJudge } from './judges/incidents.ts';
 import type { Evidence, Judge } from './judges/judge.ts';
 import { statusJudge } from './judges/status.ts';
+import { maintenanceJudge } from './maintenance-judge.ts';
 import { emailFigures, observe } from './observe.ts';
 import { SnapshotBatches } from './snapshot-batches.ts';
 import { boundStore } from './until-deadline.ts';
@@ -64,6 +65,8 @@ export async function runCycle(
 
     // Step 2: the judges, each reading its state alongside the requests.
     const judges: Judge[] = [
+      // First, so that a window's notice goes out before what it announces at its end.
+      ...optional(maintenanceJudge(stores, settings, deadline)),
       statusJudge(stores, settings),
       rulesAndIncidentsJudge(stores, settings, deadline),
     ];
@@ -142,3 +145,5 @@ export async function runCycle(
     clearTimeout(storeTimer);
   }
 }
+
+const optional = (judge: Judge | undefined): Judge[] => (judge === undefined ? [] : [judge]);

@@ -233,6 +233,15 @@ export const SETTINGS = {
     default: 'empty: no rules',
     scope: 'monitor',
   },
+  maintenance: {
+    env: 'SHIELDWATCH_MAINTENANCE',
+    context: 'maintenance',
+    meaning:
+      'maintenance windows, a JSON list of `{"start","for","repeat","tz","event","reason","notify"}`: silences ' +
+      'planned ahead, once or repeating, in an IANA zone (docs/silences.md)',
+    default: 'empty: none',
+    scope: 'monitor',
+  },
   cycleTimeoutMs: {
     env: 'SHIELDWATCH_CYCLE_TIMEOUT_MS',
     meaning: 'longest a CLI cycle may take, in milliseconds',

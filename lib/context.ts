@@ -3,7 +3,9 @@
  * Pure: takes the context values, returns typed settings or throws one {@link ContextError} that lists
  * every problem, each naming its key.
  */
+
 import { nearest } from '../lambda/core/nearest.ts';
+import { parseMaintenance } from '../lambda/core/silences/maintenance-config.ts';
 import { REMOVED_SETTINGS, rangeOf, SETTINGS, type SettingId } from '../lambda/settings.ts';
 import {
   CHANNEL_CONTEXT_KEYS,
@@ -183,6 +185,12 @@ export interface MonitorSettings {
    */
   readonly rules?: string;
   /**
+   * Maintenance windows (catalogue `maintenance`, docs/silences.md), as checked at synth: a JSON list the
+   * function reads again (the catalogue's `maintenance` variable). A deploy without a window removes it.
+   * @default - unset: no declared window
+   */
+  readonly maintenance?: string;
+  /**
    * Cycles in a row a new status must be seen before it is a change (catalogue `confirmations`).
    * @default - unset: the function's default (1)
    */
@@ -346,6 +354,8 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
   const rules = parseRulesText(present('rules'), networks ?? [], [...unsharded, ...(figureFields ?? [])]);
   if (!rules.ok) problems.push(...rules.problems.map((problem) => `rules: ${problem}`));
   const rulesText = rules.ok ? rules.value : undefined;
+  const maintenance = parseMaintenanceContext(present('maintenance'));
+  problems.push(...maintenance.problems);
   const channels = parseChannelContext(present);
   problems.push(...channels.problems);
   const statusPage = parseStatusPageContext(present);
@@ -376,9 +386,24 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
     ...(rulesText === undefined ? {} : { rules: rulesText }),
+    ...(maintenance.text === undefined ? {} : { maintenance: maintenance.text }),
     channels: channels.settings,
     ...(statusPage.settings === undefined ? {} : { statusPage: statusPage.settings }),
   };
+}
+
+/**
+ * Context `maintenance` (CONTRACT §17): a JSON list (in `cdk.json`) or its text (`-c maintenance=...`), each
+ * window checked as `silence --start` checks it, at synth time; each problem names its window.
+ */
+export function parseMaintenanceContext(
+  value: unknown,
+  nowMs: number = Date.now(),
+): { readonly text?: string; readonly problems: string[] } {
+  if (value === undefined) return { problems: [] };
+  const parsed = parseMaintenance(value, nowMs, true);
+  if (!parsed.ok) return { problems: parsed.problems.map((problem) => `maintenance: ${problem}`) };
+  return parsed.windows.length === 0 ? { problems: [] } : { text: parsed.text, problems: [] };
 }
 
 /** A setting the context allows that the operator should hear about before deploying. */

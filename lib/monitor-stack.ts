@@ -84,6 +84,7 @@ export class MonitorStack extends Stack {
       concurrency: settings.concurrency,
       requestTimeoutMs: settings.requestTimeoutMs,
       rules: settings.rules,
+      maintenance: settings.maintenance,
     });
 
     table.grant(poller.function, ...POLLER_TABLE_ACTIONS);

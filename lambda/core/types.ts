@@ -104,6 +104,8 @@ export type AlertEvent =
   | 'incident.acknowledged'
   | 'incident.escalated'
   | 'silence.still_holding'
+  | 'maintenance.started'
+  | 'maintenance.ended'
   | 'monitor.test';
 
 /**
@@ -126,6 +128,7 @@ export type AlertRecord =
   | HealthAlertRecord
   | IncidentAlertRecord
   | SilenceAlertRecord
+  | MaintenanceAlertRecord
   | TestAlertRecord;
 
 /** A record of the events `E`: the discriminant `event`, and the fields any alert may hold. */
@@ -160,6 +163,14 @@ export type IncidentAlertRecord = AlertRecordOf<EventsOf<'grouped'>> & {
 export type SilenceAlertRecord = AlertRecordOf<EventsOf<'silence'>> & {
   /** When the change the silence held back began, ISO-8601 (its `heldEvent`'s time). */
   readonly heldSince?: string;
+};
+/**
+ * `maintenance.started`, `maintenance.ended` (`alert-families/maintenance.ts`): `silence` is the window's id,
+ * `detail` its reason; `windowSince` the occurrence's start.
+ */
+export type MaintenanceAlertRecord = AlertRecordOf<EventsOf<'maintenance'>> & {
+  /** When the occurrence began, ISO-8601. */
+  readonly windowSince?: string;
 };
 /** `monitor.test` (`alert-families/test.ts`). */
 export type TestAlertRecord = AlertRecordOf<EventsOf<'test'>>;

@@ -44,6 +44,7 @@ export interface PollerFunctionProps
     | 'concurrency'
     | 'requestTimeoutMs'
     | 'rules'
+    | 'maintenance'
   > {
   readonly apiUrl: string;
   /**
@@ -119,6 +120,7 @@ export class PollerFunction extends Construct {
           concurrency: props.concurrency,
           timeoutMs: props.requestTimeoutMs,
           rules: props.rules,
+          maintenance: props.maintenance,
         }),
         ...powertoolsEnvironment(undefined, METRIC_NAMESPACE),
       },

@@ -3,6 +3,7 @@
  * every event kind, as its producer makes it and rendered by the publisher's own renderer, validates; so do
  * the same alerts with hostile values from the API; and documents that break the contract do not.
  */
+
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
@@ -32,6 +33,7 @@ import { followRuleIncidents } from '../../lambda/core/incidents/rule-incidents.
 import { evaluateRules } from '../../lambda/core/rules/rule-eval.ts';
 import type { RuleState } from '../../lambda/core/rules/rule-types.ts';
 import { parseRules } from '../../lambda/core/rules/rules.ts';
+import { decideNotices, INITIAL_NOTICES } from '../../lambda/core/silences/maintenance-notices.ts';
 import { dueAnnouncements, type HeldChanges } from '../../lambda/core/silences/silence.ts';
 import type { AlertEvent, AlertRecord } from '../../lambda/core/types.ts';
 
@@ -508,9 +510,27 @@ function producedAlerts(): AlertRecord[] {
     ...healthIncidentAlerts(),
     ...incidentAlerts(),
     ...monitorIncidentAlerts(),
+    ...maintenanceNotices(),
     { seq: 0, event: 'monitor.test', at: minute(5), detail: 'sent by shieldwatch test-alert' },
   ];
   return records.map((record, i) => ({ ...record, seq: record.seq ?? 100 + i }) as AlertRecord);
+}
+
+/** A window's notices as the maintenance judge decides them: started inside an occurrence, ended after it. */
+function maintenanceNotices(): AlertRecord[] {
+  const occurrence = {
+    id: 's-k3j9x2ab',
+    startsAt: minute(10),
+    endsAt: minute(40),
+    pattern: '*',
+    reason: 'weekly filter update',
+    createdAt: minute(0),
+    window: { tz: 'Europe/Berlin', notify: true },
+  };
+  const started = decideNotices(INITIAL_NOTICES, [occurrence], minute(11));
+  if (started.stale) return [];
+  const ended = decideNotices(started.state, [], minute(41));
+  return [...started.alerts, ...(ended.stale ? [] : ended.alerts)];
 }
 
 const PRODUCED = producedAlerts();

@@ -146,6 +146,22 @@ const SAMPLES: Record<AlertEvent, AlertRecord> = {
     incident: `pps/net-2/${SINCE}`,
     triggeredAt: SINCE,
   },
+  'maintenance.started': {
+    seq: 9,
+    event: 'maintenance.started',
+    at: AT,
+    windowSince: AT,
+    silence: 's-k3j9x2ab',
+    detail: 'weekly filter update',
+  },
+  'maintenance.ended': {
+    seq: 9,
+    event: 'maintenance.ended',
+    at: AT,
+    windowSince: SINCE,
+    silence: 's-k3j9x2ab',
+    detail: 'weekly filter update',
+  },
   'silence.still_holding': {
     seq: 9,
     event: 'silence.still_holding',

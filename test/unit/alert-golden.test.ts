@@ -462,6 +462,21 @@ const RECORDS: Readonly<Record<string, AlertRecord>> = {
     story: story(),
     stage: 2,
   },
+  'maintenance window started': {
+    seq: 40,
+    event: 'maintenance.started',
+    at: AT,
+    silence: 's-k3j9x2ab',
+    windowSince: AT,
+    detail: 'weekly filter update',
+  },
+  'maintenance window ended, no reason': {
+    seq: 41,
+    event: 'maintenance.ended',
+    at: AT,
+    silence: 's-k3j9x2ab',
+    windowSince: EARLIER,
+  },
   'silence ended, a status change still holds': {
     seq: 28,
     event: 'silence.still_holding',

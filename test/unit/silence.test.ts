@@ -104,7 +104,9 @@ describe('patternProblem', () => {
     for (const event of SILENCEABLE_EVENTS) expect(problem).toContain(event);
     expect(SILENCEABLE_EVENTS).not.toContain('monitor.test');
     expect(SILENCEABLE_EVENTS).not.toContain('silence.still_holding');
-    expect(SILENCEABLE_EVENTS.length).toBe(ALERT_EVENTS.length - 2);
+    expect(SILENCEABLE_EVENTS).not.toContain('maintenance.started');
+    expect(SILENCEABLE_EVENTS).not.toContain('maintenance.ended');
+    expect(SILENCEABLE_EVENTS.length).toBe(ALERT_EVENTS.length - 4);
   });
 
   it.each([

@@ -22,6 +22,7 @@ export type EventFamily =
   | 'test'
   | 'rule'
   | 'silence'
+  | 'maintenance'
   | 'health'
   | 'grouped';
 
@@ -174,6 +175,20 @@ export const ALERT_EVENT_TEXTS = {
     sms: 'still',
     intro:
       'A silence ended while a change it held back still holds. It was recorded as suppressed during the silence; this announces it once.',
+  },
+  'maintenance.started': {
+    family: 'maintenance',
+    subject: 'maintenance started',
+    sms: 'maintenance started',
+    intro:
+      'A maintenance window began: alerts matching its events are recorded as suppressed until it ends; what still holds then is announced once (docs/silences.md).',
+  },
+  'maintenance.ended': {
+    family: 'maintenance',
+    subject: 'maintenance ended',
+    sms: 'maintenance ended',
+    intro:
+      'A maintenance window ended: alerts are sent again; a change it held back that still holds is announced once.',
   },
   'monitor.test': {
     family: 'test',

@@ -21,6 +21,7 @@ export const SINCE_FIELDS = {
   rule: 'triggeredAt',
   grouped: 'openedAt',
   silence: 'heldSince',
+  maintenance: 'windowSince',
 } as const satisfies Partial<Record<EventFamily, string>>;
 
 /** One of {@link SINCE_FIELDS}' names. */

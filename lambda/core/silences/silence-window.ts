@@ -24,6 +24,23 @@ export interface Silence {
   readonly createdAt: string;
   /** Who created it (user and host of the CLI), for `silence list`. */
   readonly createdBy?: string;
+  /**
+   * Set when this is one occurrence of a maintenance window (`maintenance-window.ts`): the id is the window's,
+   * `startsAt` and `endsAt` the occurrence's.
+   */
+  readonly window?: SilenceWindowInfo;
+}
+
+/** What an occurrence of a maintenance window tells of its window (CONTRACT §17). */
+export interface SilenceWindowInfo {
+  /** As given: `daily`, `weekdays`, `weekly` or an RRULE; absent: once. */
+  readonly repeat?: string;
+  /** The IANA zone its wall-clock times are in. */
+  readonly tz: string;
+  /** Whether `maintenance.started` and `maintenance.ended` are published for it. */
+  readonly notify: boolean;
+  /** `context`: declared in the stack's context `maintenance`. */
+  readonly source?: 'context';
 }
 
 /** Longest silence: planned work, not a way to turn the monitor off. */
@@ -44,7 +61,13 @@ export const STILL_HOLDING_EVENT = 'silence.still_holding' satisfies AlertEvent;
  * Never silenced: the delivery check exists to show that alerts get through; an announcement at a silence's
  * end is held back instead by any other silence over the event it announces (see {@link dueAnnouncements}).
  */
-const NEVER_SILENCED: ReadonlySet<AlertEvent> = new Set<AlertEvent>(['monitor.test', STILL_HOLDING_EVENT]);
+const NEVER_SILENCED: ReadonlySet<AlertEvent> = new Set<AlertEvent>([
+  'monitor.test',
+  STILL_HOLDING_EVENT,
+  // A window's own notices tell of the silence: never held back by it or another (CONTRACT §17).
+  'maintenance.started',
+  'maintenance.ended',
+]);
 
 /** Every event a silence can suppress. */
 export const SILENCEABLE_EVENTS: readonly AlertEvent[] = ALERT_EVENTS.filter((e) => !NEVER_SILENCED.has(e));
