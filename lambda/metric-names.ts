@@ -24,6 +24,11 @@ export const MetricName = {
   NetworkLatency: 'NetworkLatency',
   /** Whole-cycle duration. */
   CycleDuration: 'CycleDuration',
+  /**
+   * Time to alert, ms: from the observation an alert is about (its `observedAt`: when the cycle asked the API)
+   * to its publish succeeding (CONTRACT §18). One data point per alert published.
+   */
+  TimeToAlert: 'TimeToAlert',
 } as const;
 
 /**

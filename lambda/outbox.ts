@@ -111,7 +111,7 @@ export interface OutboxDeps<S = unknown> {
     warn(message: string, ...extra: Record<string, unknown>[]): void;
     error(message: string, ...extra: Record<string, unknown>[]): void;
   };
-  readonly metrics?: { alertPublished(ok: boolean): void };
+  readonly metrics?: { alertPublished(ok: boolean, timeToAlertMs?: number): void };
   /** Epoch ms. */
   readonly now: () => number;
   /** This process's memory of alerts published but not yet removed; none: nothing is remembered. */
@@ -322,7 +322,7 @@ async function sendEntries<S>(
           AbortSignal.timeout(Math.max(1, Math.floor(left - options.budget.handBackMs))),
         );
         deps.published?.note(entry, messageId);
-        deps.metrics?.alertPublished(true);
+        deps.metrics?.alertPublished(true, timeToAlert(entry.at, deps.now()));
         deps.log.info('alert published', {
           cycleId,
           seq: entry.seq,
@@ -580,4 +580,10 @@ export function mergeOutbox(outbox: readonly OutboxEntry[], queued: readonly Ale
   const bySeq = new Map<number, OutboxEntry>();
   for (const entry of [...outbox, ...queued]) if (!bySeq.has(entry.seq)) bySeq.set(entry.seq, entry);
   return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+}
+
+/** From the observation an alert is about (`at`: when its cycle asked the API) to `nowMs`, ms; undefined if unknown. */
+function timeToAlert(at: unknown, nowMs: number): number | undefined {
+  const observed = typeof at === 'string' ? Date.parse(at) : Number.NaN;
+  return Number.isFinite(observed) && nowMs >= observed ? nowMs - observed : undefined;
 }

@@ -322,5 +322,9 @@ export interface CycleMetrics {
   latency(target: Target, ms: number): void;
   figures(networkId: string, figures: ReadonlyArray<readonly [string, number]>): void;
   statusChanged(): void;
-  alertPublished(ok: boolean): void;
+  /**
+   * A publish succeeded or failed; for one that succeeded, the time from the observation the alert is about to
+   * the publish (ms), when known.
+   */
+  alertPublished(ok: boolean, timeToAlertMs?: number): void;
 }

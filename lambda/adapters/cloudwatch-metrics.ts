@@ -37,11 +37,14 @@ export class PowertoolsCycleMetrics implements CycleMetrics {
     this.metrics.addMetric(MetricName.StatusChanges, MetricUnit.Count, 1);
   }
 
-  alertPublished(ok: boolean): void {
+  alertPublished(ok: boolean, timeToAlertMs?: number): void {
     this.metrics.addMetric(
       ok ? MetricName.AlertsPublished : MetricName.AlertPublishFailures,
       MetricUnit.Count,
       1,
     );
+    if (ok && timeToAlertMs !== undefined) {
+      this.metrics.addMetric(MetricName.TimeToAlert, MetricUnit.Milliseconds, timeToAlertMs);
+    }
   }
 }

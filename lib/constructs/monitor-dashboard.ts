@@ -91,11 +91,21 @@ export class MonitorDashboard extends Construct {
     this.dashboard.addWidgets(
       new GraphWidget({
         title: 'Status changes and alerts',
-        width: 24,
+        width: 12,
         left: [
           count(MetricName.StatusChanges, 'Status changes'),
           count(MetricName.AlertsPublished, 'Alerts published'),
           count(MetricName.AlertPublishFailures, 'Alert publish failures'),
+        ],
+      }),
+      // CONTRACT §18: from the observation an alert is about (its `observedAt`) to its publish.
+      new GraphWidget({
+        title: 'Time to alert (ms)',
+        width: 12,
+        left: [
+          latency(MetricName.TimeToAlert, Stats.p(50), 'Time to alert p50'),
+          latency(MetricName.TimeToAlert, Stats.p(95), 'Time to alert p95'),
+          latency(MetricName.TimeToAlert, Stats.MAXIMUM, 'Time to alert max'),
         ],
       }),
     );

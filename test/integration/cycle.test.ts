@@ -325,6 +325,46 @@ describe('the poll cycle against a loopback API and dynalite', () => {
     expect((await monitor.store.queryEvents({})).map((e) => `${e.from}>${e.to}`)).toEqual(['A>B', 'B>A']);
   });
 
+  it("reports each alert's time to alert, from its observation to its publish, also for one an outage held (CONTRACT §18)", async () => {
+    // Prepare: the cycle's metrics recorded
+    const published: Array<number | undefined> = [];
+    const plain = h.monitor();
+    const metrics: CycleMetrics = {
+      cycleCompleted: () => {},
+      apiFailure: () => {},
+      latency: () => {},
+      statusChanged: () => {},
+      figures: () => {},
+      alertPublished: (ok, ms) => {
+        if (ok) published.push(ms);
+      },
+    };
+    const monitor = { ...plain, deps: { ...plain.deps, metrics } };
+    h.setStatus({ status: 'A' });
+    await h.cycle(monitor);
+    h.snsMock
+      .on(PublishCommand)
+      .rejects(Object.assign(new Error('SNS is down'), { name: 'InternalErrorException' }));
+    const observedFrom = Date.now();
+    h.setStatus({ status: 'B' });
+    await h.cycle(monitor);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    // Act
+    h.snsMock.on(PublishCommand).callsFake(async () => ({ MessageId: 'ok' }));
+    h.setStatus({ status: 'A' });
+    await h.cycle(monitor);
+    const until = Date.now();
+
+    // Assess: A>B waited out the outage (at least the 300 ms pause); B>A went out in its own cycle
+    expect(published).toHaveLength(2);
+    const [held, fresh] = published as [number, number];
+    expect(held).toBeGreaterThanOrEqual(300);
+    expect(held).toBeLessThanOrEqual(until - observedFrom);
+    expect(fresh).toBeGreaterThanOrEqual(0);
+    expect(fresh).toBeLessThan(held);
+  });
+
   it('keeps every transition of a long SNS outage out of the state item, then sends them all in order', async () => {
     // Prepare: SNS down while the status flaps 90 times
     const monitor = h.monitor({ SHIELDWATCH_NETWORKS: '' });

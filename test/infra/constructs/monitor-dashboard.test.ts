@@ -44,6 +44,7 @@ describe('MonitorDashboard', () => {
       'Status changes and alerts',
       [MetricName.StatusChanges, MetricName.AlertsPublished, MetricName.AlertPublishFailures],
     ],
+    ['Time to alert (ms)', [MetricName.TimeToAlert]],
   ])('graphs %s', (title, names) => {
     expect(metricNames(titled(title))).toEqual(expect.arrayContaining(names));
   });
