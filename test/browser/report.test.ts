@@ -511,6 +511,11 @@ describe('the report in headless Chromium', () => {
         .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-id')));
       expect(ids).toEqual(expect.arrayContaining([scene.attackId, scene.blindSpotId]));
       await report.page.context().close();
+      // On a phone: nothing wider than the screen, no word cut by a line break.
+      const phone = await open(browser, reportFile, { width: 390, height: 844 });
+      expect(await phone.page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      expect(await phone.page.evaluate(CUT_WORDS)).toEqual([]);
+      await phone.page.context().close();
 
       // Assess: the private landing page, who acknowledged, when, the note; the silence's reason and end.
       const landing = await browser.newPage();

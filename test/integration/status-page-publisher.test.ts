@@ -27,6 +27,7 @@ import { readReportAssets } from '../../lambda/report/build.ts';
 import { PAGE_KEYS } from '../../lambda/status-page/pages.ts';
 import { PAGE_CACHE_CONTROL, publishStatusPage } from '../../lambda/status-page/publish.ts';
 import { PUBLISHER_ENV } from '../../lambda/status-page/publisher-env.ts';
+import { describeRun, runCli } from '../cli/helpers.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { playIncidentScene, SCENE, SCENE_RULES, type Scene } from '../fixtures/incident-scene.ts';
 import { type MotoServer, startMoto } from '../fixtures/moto-server.ts';
@@ -135,6 +136,18 @@ describe('the status page publisher, to S3 on loopback', () => {
     // One view: the open incidents are the listing's rows, as `shieldwatch incidents --format json` prints them.
     const open_ = scene.listing.filter((v) => v.state !== 'resolved');
     expect(document.openIncidents).toEqual(JSON.parse(JSON.stringify(open_.map(listingRow))));
+    const listed = await runCli(['incidents', '--format', 'json'], {
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'AKIDTEST',
+      AWS_SECRET_ACCESS_KEY: 'test-secret',
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      SHIELDWATCH_TABLE: dynamo.table,
+    });
+    expect(listed.code, describeRun(listed)).toBe(0);
+    const cliOpen = (JSON.parse(listed.stdout) as Array<{ state: string }>).filter(
+      (r) => r.state !== 'resolved',
+    );
+    expect(document.openIncidents).toEqual(cliOpen);
     expect(document).toMatchObject({
       status: 'active',
       lastCycleAt: new Date(nowMs).toISOString(),
