@@ -6,6 +6,7 @@ import { formatDuration } from '../../lambda/core/alerts/alert-time.ts';
 import { displayStatus } from '../../lambda/core/detect/status.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
 import { clip, type palette, printable } from '../format.ts';
+import { renderQuiet } from './render-quiet.ts';
 import type { LastObservation, StatusReport } from './report-types.ts';
 
 /** The colours of a table (none when not on a terminal). */
@@ -65,5 +66,7 @@ export function renderFilter(report: StatusReport, colour: Colours): string[] {
             : `${colour.red('FAIL')} ${clip(printable(last.error ?? ''), 100)}`
         }${answerOf(last)}`,
   );
+  // The quiet time belongs to the present: right under the status it may be hiding alerts about.
+  lines.push(...renderQuiet(report, colour));
   return lines;
 }

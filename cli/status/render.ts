@@ -3,7 +3,6 @@
  * its own file). Pure: text from the report; colour only when the output is a terminal.
  */
 import { palette, useColour } from '../format.ts';
-import type { CliIo } from '../io.ts';
 import { renderFilter } from './render-filter.ts';
 import { renderIncidents } from './render-incidents.ts';
 import { renderNetworks } from './render-networks.ts';
@@ -15,7 +14,11 @@ import type { StatusReport } from './report-types.ts';
 /** The sections, in their order. */
 const SECTIONS = [renderFilter, renderNetworks, renderRules, renderIncidents, renderSilences, renderPending];
 
-export function renderText(report: StatusReport, io: Pick<CliIo, 'stdout' | 'env'>): string {
+/** `io`: whether the output is a terminal and the environment (`NO_COLOR`), for the colours. */
+export function renderText(
+  report: StatusReport,
+  io: { readonly stdout: { isTTY?: boolean }; readonly env: Readonly<Record<string, string | undefined>> },
+): string {
   const colour = palette(useColour(io.stdout, io.env));
   return SECTIONS.map((section) => section(report, colour).join('\n')).join('\n\n');
 }

@@ -144,16 +144,16 @@ export interface StatusReport {
   };
   /** Where the networks shown come from: the monitor's record, or `--networks`. */
   readonly networksFrom: 'monitor' | 'option';
-  /** Active silences (and those set to start later), the soonest to end first, with their time left. */
-  readonly silences: ReadonlyArray<{
-    readonly id: string;
-    readonly status: 'active' | 'pending';
-    readonly pattern: string;
-    readonly reason: string | null;
-    readonly startsAt: string;
-    readonly endsAt: string;
-    readonly remainingMs: number;
-  }>;
+  /**
+   * Active silences (and those set to start later; a maintenance window's occurrences among them, under the
+   * window's id), the soonest to end first, with their time left.
+   */
+  readonly silences: ReadonlyArray<StatusSilence>;
+  /**
+   * The quiet time of the present (CONTRACT §15, §17): the active silence or maintenance window occurrence that
+   * ends last, and the one that starts next; each null when there is none. Both are among `silences`.
+   */
+  readonly quiet: { readonly active: StatusSilence | null; readonly next: StatusSilence | null };
   /**
    * Alerts waiting, per outbox: `monitor`, then each rule item by key, then each incident item
    * (`incident#<rule>`), then each shard's health item (`health#<shard>`). Only outboxes with alerts.
@@ -181,4 +181,16 @@ export interface StatusReport {
 export interface RuleItemView {
   readonly key: string;
   readonly loaded: VersionedState<RuleScopeState>;
+}
+
+/** A silence (or a maintenance window's occurrence) as `status` shows it. */
+export interface StatusSilence {
+  readonly id: string;
+  readonly status: 'active' | 'pending';
+  readonly pattern: string;
+  readonly reason: string | null;
+  readonly startsAt: string;
+  readonly endsAt: string;
+  /** From now to its end. */
+  readonly remainingMs: number;
 }

@@ -19,7 +19,7 @@ import {
   networkIncidents,
   ruleIncidents,
 } from './report-incidents.ts';
-import type { LastObservation, RuleItemView, Standing, StatusReport } from './report-types.ts';
+import type { LastObservation, RuleItemView, Standing, StatusReport, StatusSilence } from './report-types.ts';
 
 /** Numeric fields shown per network. */
 const FIGURES_SHOWN = 6;
@@ -98,6 +98,21 @@ function silencesOf(silences: readonly Silence[], nowMs: number): StatusReport['
     }));
 }
 
+/**
+ * The quiet time of the present: of the silences shown, the active one that ends last and the pending one that
+ * starts first (the earlier id on a tie, as the list sorts them).
+ */
+function quietOf(silences: StatusReport['silences']): StatusReport['quiet'] {
+  let active: StatusSilence | null = null;
+  let next: StatusSilence | null = null;
+  for (const s of silences) {
+    if (s.status === 'active') {
+      if (active === null || s.endsAt > active.endsAt) active = s;
+    } else if (next === null || s.startsAt < next.startsAt) next = s;
+  }
+  return { active, next };
+}
+
 /** Every outbox with its entries: the monitor's, each rule item's, each incident item's, each health item's. */
 function outboxesOf(
   input: StatusInput,
@@ -153,6 +168,7 @@ export function statusReport(input: StatusInput): StatusReport {
         : 'away';
   const away = state.awayIncident ?? null;
   const outboxes = outboxesOf(input, ruleItems, incidentScopes, healthItems);
+  const silences = silencesOf(input.silences ?? [], nowMs);
   return {
     at: new Date(nowMs).toISOString(),
     filter: {
@@ -186,7 +202,8 @@ export function statusReport(input: StatusInput): StatusReport {
       rules: recordedRules,
     },
     networksFrom: input.networksFrom ?? 'monitor',
-    silences: silencesOf(input.silences ?? [], nowMs),
+    silences,
+    quiet: quietOf(silences),
     outboxes: outboxes
       .map(({ outbox, entries }) => ({ outbox, pending: entries.length }))
       .filter((o) => o.pending > 0),

@@ -1,0 +1,78 @@
+/**
+ * A silence in the present of `shieldwatch status` (issue 31.3; CONTRACT §15): real CLI processes against dynalite,
+ * a fake SNS and a loopback API. `silence --for 2h --reason ...` over every alert while an attack opens an
+ * incident: `status` still shows the incident open, and right under the filter status the silence with its
+ * pattern, end, time left and reason (JSON `quiet.active`, the same end as `silence list`); once the silence is
+ * ended, neither.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StatusReport } from '../../cli/status/report-types.ts';
+import { type CliRun, cliTestTimeout, describeRun, parseJsonOutput, runCli, startWorld } from './helpers.ts';
+
+async function ok(run: Promise<CliRun>): Promise<CliRun> {
+  const done = await run;
+  expect(done.code, describeRun(done)).toBe(0);
+  return done;
+}
+
+describe('shieldwatch status during a silence', () => {
+  it(
+    "shows the active silence's pattern, end and reason under the filter status, the incident it hides still open",
+    async () => {
+      // Prepare: a quiet cycle, a silence over everything, then an attack.
+      const world = await startWorld({
+        settings: { SHIELDWATCH_NETWORKS: 'edge-1', SHIELDWATCH_RULES: 'flood: traffic.in.pps > 500k' },
+      });
+      let pps = 100;
+      world.api.network = () => ({ body: { traffic: { in: { pps } } } });
+      try {
+        await ok(runCli(['poll'], world.env));
+        await ok(runCli(['silence', '--for', '2h', '--reason', 'filter update'], world.storeEnv));
+        const [silence] = parseJsonOutput<Array<{ id: string; endsAt: string }>>(
+          await ok(runCli(['silence', 'list', '--format', 'json'], world.storeEnv)),
+        );
+        pps = 900_000;
+        await ok(runCli(['poll'], world.env));
+
+        // Act
+        const text = await ok(runCli(['status'], world.storeEnv));
+        const json = parseJsonOutput<StatusReport>(
+          await ok(runCli(['status', '--format', 'json'], world.storeEnv)),
+        );
+        await ok(runCli(['silence', 'end', silence!.id], world.storeEnv));
+        const after = await ok(runCli(['status'], world.storeEnv));
+        const afterJson = parseJsonOutput<StatusReport>(
+          await ok(runCli(['status', '--format', 'json'], world.storeEnv)),
+        );
+
+        // Assess: the present names the silence, in the block of the filter status (before the networks).
+        const present = text.stdout.split('\n\n')[0]!;
+        expect(present).toMatch(
+          new RegExp(
+            `^ {2}silenced {5}\\* until ${silence!.endsAt.replace(/\./g, '\\.')} \\(1h 59m( \\d+s)? left\\), reason: filter update \\(${silence!.id}: matching alerts are recorded, not sent\\)$`,
+            'm',
+          ),
+        );
+        expect(text.stdout).toMatch(/^incidents {6}1 open$/m);
+        expect(json.quiet.active).toMatchObject({
+          id: silence!.id,
+          status: 'active',
+          pattern: '*',
+          reason: 'filter update',
+          endsAt: silence!.endsAt,
+        });
+        expect(json.quiet.next).toBeNull();
+        expect(json.groupedIncidents).toHaveLength(1);
+        // Nothing reached the topic: the opening was suppressed.
+        expect(world.sns.publishes).toEqual([]);
+        // Ended: the present says nothing of it any more.
+        expect(after.stdout).not.toMatch(/silenced|next quiet/);
+        expect(after.stdout).toMatch(/^silences {7}none active$/m);
+        expect(afterJson.quiet).toEqual({ active: null, next: null });
+      } finally {
+        await world.close();
+      }
+    },
+    cliTestTimeout(9),
+  );
+});
