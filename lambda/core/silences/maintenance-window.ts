@@ -27,10 +27,9 @@ import {
 // `rrule` ships CommonJS with an ESM build beside it: Node's ESM loader sees only a default export, bundlers
 // the named ones.
 type RRuleModule = typeof import('rrule');
-const rrule: RRuleModule =
-  (rruleModule as unknown as { default?: RRuleModule }).default?.RRule === undefined
-    ? (rruleModule as RRuleModule)
-    : (rruleModule as unknown as { default: RRuleModule }).default;
+// Read with Reflect: a bundler that sees `.default` on an ESM build warns that it is always undefined.
+const commonJs = Reflect.get(rruleModule, 'default') as RRuleModule | undefined;
+const rrule: RRuleModule = commonJs?.RRule === undefined ? (rruleModule as RRuleModule) : commonJs;
 const { RRule } = rrule;
 type Options = import('rrule').Options;
 
