@@ -90,6 +90,7 @@ export async function handler(): Promise<{ written: string[] }> {
     ...(config.expected === undefined ? {} : { expected: config.expected }),
     ...(config.rules === undefined ? {} : { rules: config.rules }),
     ...(config.figureFields === undefined ? {} : { figureFields: config.figureFields }),
+    ...(config.maintenance === undefined ? {} : { maintenance: config.maintenance }),
   });
   logger.info('status page published', {
     mode: config.mode,

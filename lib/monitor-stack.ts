@@ -195,6 +195,7 @@ export class MonitorStack extends Stack {
       expectedStatus: settings.expectedStatus,
       rules: settings.rules,
       figureFields: settings.figureFields,
+      maintenance: settings.maintenance,
     });
     new CfnOutput(this, STATUS_PAGE_OUTPUTS.url, {
       value: page.url,

@@ -3,6 +3,8 @@ import { ConfigError, loadStoreConfig } from '../../lambda/config.ts';
 import { parseFigureFields } from '../../lambda/core/detect/figures.ts';
 import type { Rule } from '../../lambda/core/rules/rule-types.ts';
 import { parseRules } from '../../lambda/core/rules/rules.ts';
+import { parseMaintenance } from '../../lambda/core/silences/maintenance-config.ts';
+import type { WindowRequest } from '../../lambda/core/silences/maintenance-window.ts';
 import {
   collectReport,
   DEFAULT_REPORT_FILE,
@@ -58,6 +60,15 @@ function rulesInForce(env: Env): Rule[] | undefined {
   return parsed.rules;
 }
 
+/** SHIELDWATCH_MAINTENANCE when set: its windows' occurrences show in the present; a bad value names it. */
+function declaredWindows(env: Env, nowMs: number): WindowRequest[] | undefined {
+  const text = env[SETTINGS.maintenance.env];
+  if (text === undefined || text.trim() === '') return undefined;
+  const parsed = parseMaintenance(text, nowMs, false);
+  if (!parsed.ok) throw new ConfigError(parsed.problems.map((p) => `${SETTINGS.maintenance.env}: ${p}`));
+  return parsed.requests;
+}
+
 export const reportCommand = defineCommand({
   name: 'report',
   usage: ['report [--since 7d|ISO] [--until ...] [--out FILE] [--networks A,B]'],
@@ -102,7 +113,8 @@ export const reportCommand = defineCommand({
   notes: [
     `Needs only the store settings (SHIELDWATCH_TABLE, AWS settings or the embedded store); reads`,
     `${SETTINGS.figureFields.env} (drawn first), ${SETTINGS.expectedStatus.env} (coloured green),`,
-    `${SETTINGS.rules.env} (thresholds drawn) and ${SETTINGS.figureUnits.env} (units) when set.`,
+    `${SETTINGS.rules.env} (thresholds drawn), ${SETTINGS.figureUnits.env} (units) and`,
+    `${SETTINGS.maintenance.env} (its windows shown in the present beside the stored silences) when set.`,
     'Exit codes: 0 written; 1 the store could not be read or the file not written; 2 bad usage.',
   ].join('\n'),
   async run(values, io: CliIo) {
@@ -116,6 +128,7 @@ export const reportCommand = defineCommand({
     const fields = figureFields(io.env);
     const units = figureUnits(io.env);
     const rules = rulesInForce(io.env);
+    const maintenance = declaredWindows(io.env, nowMs);
     const rawExpected = io.env[SETTINGS.expectedStatus.env];
     const expected = rawExpected !== undefined && rawExpected.trim() !== '' ? rawExpected : undefined;
     const assets = readReportAssets();
@@ -136,6 +149,7 @@ export const reportCommand = defineCommand({
             ...(expected === undefined ? {} : { expected }),
             ...(units === undefined ? {} : { units }),
             ...(rules === undefined ? {} : { rules }),
+            ...(maintenance === undefined ? {} : { maintenance }),
           },
         ),
       );

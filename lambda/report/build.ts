@@ -14,6 +14,7 @@ import { DynamoSilenceStore } from '../adapters/silence-store.ts';
 import { snapshotPages } from '../adapters/snapshot-pages.ts';
 import type { IncidentView } from '../core/incidents/incident-list.ts';
 import type { Rule } from '../core/rules/rule-types.ts';
+import type { WindowRequest } from '../core/silences/maintenance-window.ts';
 import type { Silence } from '../core/silences/silence-window.ts';
 import type { Snapshot, Target } from '../core/types.ts';
 import { NetworkChartReducer, planReport, prepareReport, type ReportData } from './data.ts';
@@ -64,6 +65,8 @@ export interface ReportRequest {
   readonly units?: ReadonlyMap<string, FigureUnit>;
   /** When the report is made, epoch ms. */
   readonly nowMs: number;
+  /** The maintenance windows declared in configuration (`SHIELDWATCH_MAINTENANCE`). @default [] */
+  readonly maintenance?: readonly WindowRequest[];
   /**
    * The listing and the silences already read ({@link readPresentSources}), when one publish makes several
    * reports; read from the store otherwise.
@@ -79,11 +82,22 @@ export interface PresentSources {
   readonly silences: readonly Silence[];
 }
 
-/** Reads the listing (events from `since` on, every open incident) and the silences: queries only. */
-export async function readPresentSources(source: ReportSource, since: string): Promise<PresentSources> {
+/**
+ * Reads the listing (events from `since` on, every open incident) and the silences (with the occurrences of the
+ * maintenance windows, stored or declared in `maintenance`, as of `nowMs`): queries only.
+ */
+export async function readPresentSources(
+  source: ReportSource,
+  since: string,
+  quiet: { readonly nowMs: number; readonly maintenance?: readonly WindowRequest[] },
+): Promise<PresentSources> {
+  const silenceStore = new DynamoSilenceStore(source.client, source.table, {
+    now: () => quiet.nowMs,
+    ...(quiet.maintenance === undefined ? {} : { windows: quiet.maintenance }),
+  });
   const [incidents, silences] = await Promise.all([
     readIncidentListing(source.client, source.table, { since }),
-    new DynamoSilenceStore(source.client, source.table).list(),
+    silenceStore.list(),
   ]);
   return { incidents, silences };
 }
@@ -120,7 +134,11 @@ export async function collectReport(source: ReportSource, request: ReportRequest
   const [filter, events, present] = await Promise.all([
     readFilter(),
     new DynamoStore(client, table).queryEvents(window),
-    request.present ?? readPresentSources(source, request.since),
+    request.present ??
+      readPresentSources(source, request.since, {
+        nowMs: request.nowMs,
+        ...(request.maintenance === undefined ? {} : { maintenance: request.maintenance }),
+      }),
   ]);
   // The events decide which figures the rules read; the listing which incidents show and whose peaks to watch.
   const plan = planReport(events, { ...request, incidents: present.incidents });

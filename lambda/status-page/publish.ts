@@ -10,6 +10,7 @@ import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/c
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { KEY } from '../adapters/table-schema.ts';
 import type { Rule } from '../core/rules/rule-types.ts';
+import type { WindowRequest } from '../core/silences/maintenance-window.ts';
 import { collectReport, readPresentSources } from '../report/build.ts';
 import type { ReportData } from '../report/data.ts';
 import { type ReportAssets, renderReportHtml } from '../report/html.ts';
@@ -32,6 +33,8 @@ export interface PublishRequest {
   readonly expected?: string;
   readonly rules?: readonly Rule[];
   readonly figureFields?: readonly string[];
+  /** The maintenance windows declared in context: shown like those stored in the table. */
+  readonly maintenance?: readonly WindowRequest[];
   /** The chart library and the report's own CSS and script (private: the reports are written). */
   readonly assets: ReportAssets;
   /** Seconds between two publishes (the pages reload that often). */
@@ -100,6 +103,10 @@ export async function publishStatusPage(
   const present = await readPresentSources(
     { client: dynamo, table: request.table },
     new Date(request.nowMs - PAGE_WINDOWS[0].ms).toISOString(),
+    {
+      nowMs: request.nowMs,
+      ...(request.maintenance === undefined ? {} : { maintenance: request.maintenance }),
+    },
   );
   for (const window of PAGE_WINDOWS) {
     const data = await collectReport(

@@ -7,6 +7,8 @@ import { ConfigError, loadNetworksConfig, loadStoreConfig } from '../config.ts';
 import { parseFigureFields } from '../core/detect/figures.ts';
 import type { Rule } from '../core/rules/rule-types.ts';
 import { parseRules } from '../core/rules/rules.ts';
+import { parseMaintenance } from '../core/silences/maintenance-config.ts';
+import type { WindowRequest } from '../core/silences/maintenance-window.ts';
 import { SETTINGS } from '../settings.ts';
 import type { PageMode } from './status-document.ts';
 
@@ -45,6 +47,8 @@ export interface PublisherConfig {
   readonly expected?: string;
   readonly rules?: readonly Rule[];
   readonly figureFields?: readonly string[];
+  /** The maintenance windows declared in context (`SHIELDWATCH_MAINTENANCE`), as the stack checked them. */
+  readonly maintenance?: readonly WindowRequest[];
 }
 
 /** Reads the publisher's environment; every problem at once in one {@link ConfigError}. */
@@ -82,6 +86,8 @@ export function loadPublisherConfig(env: Env): PublisherConfig {
   // The stack checked the rules and the fields against its context; what reads cleanly is drawn.
   const rules = parseRules(env[SETTINGS.rules.env] ?? '').rules;
   const fields = parseFigureFields(env[SETTINGS.figureFields.env] ?? '');
+  const declared = parseMaintenance(env[SETTINGS.maintenance.env] ?? '', Date.now(), false);
+  const maintenance = declared.ok ? declared.requests : [];
   return {
     table: store!.table,
     bucket,
@@ -92,5 +98,6 @@ export function loadPublisherConfig(env: Env): PublisherConfig {
     ...(expected === undefined || expected === '' ? {} : { expected }),
     ...(rules.length === 0 ? {} : { rules }),
     ...(fields.ok && fields.fields.length > 0 ? { figureFields: fields.fields } : {}),
+    ...(maintenance.length === 0 ? {} : { maintenance }),
   };
 }

@@ -64,6 +64,11 @@ export interface StatusPagePublisherProps {
   readonly expectedStatus?: string;
   readonly rules?: string;
   readonly figureFields?: readonly string[];
+  /**
+   * The maintenance windows declared in context (`maintenance`, as checked at synth): their occurrences show on
+   * the page like the windows stored in the table. @default - none
+   */
+  readonly maintenance?: string;
 }
 
 /**
@@ -159,6 +164,7 @@ export class StatusPagePublisher extends Construct {
           expectedStatus: props.expectedStatus,
           rules: props.rules,
           figureFields: props.figureFields?.length ? props.figureFields : undefined,
+          maintenance: props.maintenance,
         }),
         [PUBLISHER_ENV.bucket]: props.bucket.bucketName,
         [PUBLISHER_ENV.mode]: props.mode,

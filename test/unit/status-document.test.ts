@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { type IncidentView, listingRow } from '../../lambda/core/incidents/incident-list.ts';
 import { renderLandingPage, renderPublicPage } from '../../lambda/status-page/pages.ts';
 import { publicIncidentId } from '../../lambda/status-page/public-id.ts';
+import { loadPublisherConfig, PUBLISHER_ENV } from '../../lambda/status-page/publisher-env.ts';
 import { statusDocument } from '../../lambda/status-page/status-document.ts';
 
 const KEY = 'a-stack-key-of-sixty-four-characters-0123456789abcdefghijklmnopqr';
@@ -154,5 +155,36 @@ describe('statusDocument', () => {
     expect(page).toMatch(
       /Silenced: every alert recorded, not sent, until <time[^>]*>2026-05-01 11:50:00 UTC/,
     );
+  });
+});
+
+describe('the publisher configuration', () => {
+  const env = {
+    SHIELDWATCH_TABLE: 'shieldwatch',
+    [PUBLISHER_ENV.bucket]: 'page-bucket',
+    [PUBLISHER_ENV.everySeconds]: '300',
+  };
+
+  it('public needs the secret of its id key; private does not', () => {
+    expect(() => loadPublisherConfig({ ...env, [PUBLISHER_ENV.mode]: 'public' })).toThrow(
+      /STATUS_PAGE_ID_SECRET/,
+    );
+    expect(
+      loadPublisherConfig({ ...env, [PUBLISHER_ENV.mode]: 'public', [PUBLISHER_ENV.idSecret]: 'arn:x' }),
+    ).toMatchObject({
+      idSecret: 'arn:x',
+    });
+    expect(loadPublisherConfig({ ...env, [PUBLISHER_ENV.mode]: 'private' }).idSecret).toBeUndefined();
+  });
+
+  it('reads the maintenance windows declared in context', () => {
+    const config = loadPublisherConfig({
+      ...env,
+      [PUBLISHER_ENV.mode]: 'private',
+      SHIELDWATCH_MAINTENANCE: JSON.stringify([
+        { start: '02:00', for: '2h', repeat: 'daily', tz: 'UTC', reason: 'nightly' },
+      ]),
+    });
+    expect(config.maintenance).toEqual([expect.objectContaining({ reason: 'nightly' })]);
   });
 });

@@ -316,6 +316,35 @@ describe.each(['private', 'public'] as const)('statusPage=%s', (mode) => {
   });
 });
 
+describe('the publisher and the maintenance windows declared in context', () => {
+  it('gives the publisher the windows the poller gets, so the page shows their occurrences', () => {
+    // Prepare
+    const window = {
+      start: '02:00',
+      for: '2h',
+      repeat: 'FREQ=WEEKLY;BYDAY=SU',
+      tz: 'Europe/Berlin',
+      reason: 'weekly',
+    };
+
+    // Act
+    const template = synthMonitor({
+      networks: 'a',
+      statusPage: 'private',
+      maintenance: JSON.stringify([window]),
+    });
+
+    // Assess
+    const variables = Object.values(template.findResources('AWS::Lambda::Function')).map(
+      (fn) => (fn['Properties'].Environment?.Variables ?? {}) as Record<string, unknown>,
+    );
+    const publisher = variables.find((v) => v['STATUS_PAGE_MODE'] === 'private')!;
+    const poller = variables.find((v) => v['SHIELDWATCH_API_URL'] !== undefined)!;
+    expect(publisher['SHIELDWATCH_MAINTENANCE']).toBeDefined();
+    expect(publisher['SHIELDWATCH_MAINTENANCE']).toEqual(poller['SHIELDWATCH_MAINTENANCE']);
+  });
+});
+
 describe('the statusPage context', () => {
   const problems = (values: Record<string, unknown>) => {
     try {
