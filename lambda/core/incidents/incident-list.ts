@@ -6,6 +6,7 @@
  * `incident-list-kinds.ts`. Pure: built from what the store returned.
  */
 import type { MonitorState } from '../detect/decide.ts';
+import { parseIncidentId } from './incident-kinds.ts';
 import { type HealthShard, incidentKindOf, otherIncidents } from './incident-list-kinds.ts';
 import { perNetworkRuleIncidents, type RuleItemCells } from './incident-list-rules.ts';
 import { alertsOf, type IncidentEventRecord, type IncidentView } from './incident-list-view.ts';
@@ -15,9 +16,16 @@ export type { HealthShard } from './incident-list-kinds.ts';
 export type { RuleItemCells } from './incident-list-rules.ts';
 export { type IncidentEventRecord, type IncidentView, listingRow } from './incident-list-view.ts';
 
-/** An `incident.*` event of a rule's incident (a blind spot's reminders and escalations are `incident.*` too). */
-const isRuleIncidentEvent = (e: IncidentEventRecord) =>
-  e.event.startsWith('incident.') && e.incident !== undefined && incidentKindOf(e.incident) === 'rule';
+/**
+ * An `incident.*` event of a rule's incident across networks (a blind spot's reminders and escalations are
+ * `incident.*` too, and so are a rule's incident on one network's acknowledgement, reminders and escalations,
+ * `<rule>/<network>/<time>`: those belong to their own incidents, never to one across networks).
+ */
+const isRuleIncidentEvent = (e: IncidentEventRecord) => {
+  if (!e.event.startsWith('incident.') || e.incident === undefined) return false;
+  const ref = parseIncidentId(e.incident);
+  return ref === undefined ? incidentKindOf(e.incident) === 'rule' : ref.home === 'incident';
+};
 
 function fromItem(incident: Incident, events: readonly IncidentEventRecord[]): IncidentView {
   return {
