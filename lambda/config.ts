@@ -10,6 +10,7 @@ import {
   MIN_GROUP_INTERVAL_MS,
 } from './core/incidents/incidents.ts';
 import { networkIdProblem } from './core/network-id.ts';
+import { POLL_EVERY_DEFAULT_MS, parsePollEvery } from './core/poll-slots.ts';
 import type { Rule } from './core/rules/rule-types.ts';
 import { parseRules, ruleNetworkProblems } from './core/rules/rules.ts';
 import { parseMaintenance } from './core/silences/maintenance-config.ts';
@@ -86,6 +87,8 @@ export interface MonitorConfig extends StoreConfig {
   readonly groupBy: GroupBy;
   /** Least time between two alerts of an incident's joiners, in ms. @default 300000 */
   readonly groupIntervalMs: number;
+  /** How often the deployed monitor polls within each scheduled minute, ms (CONTRACT §18). @default 60000 */
+  readonly pollEveryMs?: number;
   /** Ages in ms at which an open, unacknowledged incident escalates (docs/acknowledge.md). @default unset: none */
   readonly escalateAfterMs?: EscalationSchedule;
   /**
@@ -403,6 +406,7 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
   const grouping = groupingSettings(env, problems);
   const ackLink = ackLinkSettings(env, problems);
   const maintenance = maintenanceSetting(env, problems);
+  const pollEveryMs = pollEverySetting(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     apiUrl,
@@ -426,7 +430,18 @@ export function loadConfig(env: Env = process.env): MonitorConfig {
     ...(escalateAfterMs.length === 0 ? {} : { escalateAfterMs }),
     ...(ackLink === undefined ? {} : { ackLink }),
     ...(maintenance.length === 0 ? {} : { maintenance }),
+    ...(pollEveryMs === POLL_EVERY_DEFAULT_MS ? {} : { pollEveryMs }),
   };
+}
+
+/** The `pollEvery` setting (`10s` to `60s`, dividing a minute), in ms. */
+function pollEverySetting(env: Env, problems: string[]): number {
+  const text = read(env, 'pollEvery');
+  if (text === undefined || text === '') return POLL_EVERY_DEFAULT_MS;
+  const parsed = parsePollEvery(text);
+  if (parsed.ok) return parsed.everyMs;
+  problems.push(`${S.pollEvery.env}: ${parsed.problem}`);
+  return POLL_EVERY_DEFAULT_MS;
 }
 
 /** The declared maintenance windows, each problem naming the variable and the window. */

@@ -242,6 +242,15 @@ export const SETTINGS = {
     default: 'empty: none',
     scope: 'monitor',
   },
+  pollEvery: {
+    env: 'SHIELDWATCH_POLL_EVERY',
+    context: 'pollEvery',
+    meaning:
+      'how often the deployed monitor polls, `10s` to `60s` dividing a minute: one cycle per slot of each ' +
+      'scheduled minute, per shard (CONTRACT §18; needs the schedule `rate(1 minute)`)',
+    default: '60s',
+    scope: 'monitor',
+  },
   cycleTimeoutMs: {
     env: 'SHIELDWATCH_CYCLE_TIMEOUT_MS',
     meaning: 'longest a CLI cycle may take, in milliseconds',

@@ -2,6 +2,7 @@
  * The value parsers of the CDK context check (`context.ts`): one per kind of value, each returning the value
  * or why it was refused, without the key, which the caller adds. Pure.
  */
+
 import {
   COMPLETE_SECRET_ARN,
   PARTIAL_SECRET_ARN_PROBLEM,
@@ -13,6 +14,7 @@ import { parseFigureFields } from '../lambda/core/detect/figures.ts';
 import { parseStatusPath } from '../lambda/core/detect/status.ts';
 import { parseEscalateAfter } from '../lambda/core/incidents/escalation.ts';
 import { networkIdProblem } from '../lambda/core/network-id.ts';
+import { parsePollEvery } from '../lambda/core/poll-slots.ts';
 import { parseRules, ruleNetworkProblems, ruleTexts } from '../lambda/core/rules/rules.ts';
 import { rangeOf } from '../lambda/settings.ts';
 
@@ -274,4 +276,12 @@ export function parseInteger(value: unknown, min: number, max: number, unit: str
     return fail(`expected a whole number of ${unit} from ${min} to ${max}, got ${show(value)}`);
   }
   return ok(number);
+}
+
+/** Context `pollEvery`: `10s` to `60s`, dividing a minute (CONTRACT §18). */
+export function parsePollEveryContext(value: unknown): Parsed<string> {
+  const text = typeof value === 'string' ? value.trim() : undefined;
+  const parsed = text === undefined ? undefined : parsePollEvery(text);
+  if (parsed === undefined) return fail(`expected a duration like 10s, 30s or 60s, got ${show(value)}`);
+  return parsed.ok ? ok(text!) : fail(parsed.problem);
 }

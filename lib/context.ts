@@ -5,6 +5,7 @@
  */
 
 import { nearest } from '../lambda/core/nearest.ts';
+import { POLL_EVERY_DEFAULT_MS, parsePollEvery } from '../lambda/core/poll-slots.ts';
 import { parseMaintenance } from '../lambda/core/silences/maintenance-config.ts';
 import { REMOVED_SETTINGS, rangeOf, SETTINGS, type SettingId } from '../lambda/settings.ts';
 import {
@@ -35,6 +36,7 @@ import {
   parseNetworks,
   parsePath,
   parsePhone,
+  parsePollEveryContext,
   parseRemindEvery,
   parseRulesText,
   parseSecretId,
@@ -190,6 +192,12 @@ export interface MonitorSettings {
    * @default - unset: no declared window
    */
   readonly maintenance?: string;
+  /**
+   * How often the deployed monitor polls (catalogue `pollEvery`, CONTRACT §18), as given, e.g. `10s`: one
+   * cycle per slot of each scheduled minute; only with the schedule `rate(1 minute)`.
+   * @default - unset: one cycle per scheduled run (60s)
+   */
+  readonly pollEvery?: string;
   /**
    * Cycles in a row a new status must be seen before it is a change (catalogue `confirmations`).
    * @default - unset: the function's default (1)
@@ -354,6 +362,21 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
   const rules = parseRulesText(present('rules'), networks ?? [], [...unsharded, ...(figureFields ?? [])]);
   if (!rules.ok) problems.push(...rules.problems.map((problem) => `rules: ${problem}`));
   const rulesText = rules.ok ? rules.value : undefined;
+  const pollEvery = take('pollEvery', optional(present('pollEvery'), parsePollEveryContext));
+  if (pollEvery !== undefined && schedule !== undefined && pollEveryMsOf(pollEvery) < 60_000) {
+    if (schedule.minIntervalMinutes !== 1 || schedule.maxIntervalMinutes !== 1) {
+      problems.push(
+        `pollEvery: ${show(pollEvery)} runs its cycles within each scheduled minute: it needs a schedule that ` +
+          `runs every minute (rate(1 minute)), not ${show(schedule.expression)}`,
+      );
+    }
+    if (requestTimeoutMs !== undefined && requestTimeoutMs >= pollEveryMsOf(pollEvery) - 1000) {
+      problems.push(
+        `requestTimeoutMs: ${requestTimeoutMs} does not fit a cycle of pollEvery ${show(pollEvery)}: lower it ` +
+          `below ${pollEveryMsOf(pollEvery) - 1000}`,
+      );
+    }
+  }
   const maintenance = parseMaintenanceContext(present('maintenance'));
   problems.push(...maintenance.problems);
   const channels = parseChannelContext(present);
@@ -387,6 +410,7 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
     ...(rulesText === undefined ? {} : { rules: rulesText }),
     ...(maintenance.text === undefined ? {} : { maintenance: maintenance.text }),
+    ...(pollEvery === undefined ? {} : { pollEvery }),
     channels: channels.settings,
     ...(statusPage.settings === undefined ? {} : { statusPage: statusPage.settings }),
   };
@@ -537,4 +561,11 @@ function misspelledKeys(keys: readonly string[]): string[] {
     .map((key) => ({ key, match: byNormal.get(normalize(key)) ?? nearest(key, CONTEXT_KEYS, '', false) }))
     .filter(({ match }) => match !== undefined)
     .map(({ key, match }) => `${key}: unknown context key; did you mean ${match}?`);
+}
+
+/** The poll interval a checked `pollEvery` names, ms. */
+export function pollEveryMsOf(pollEvery: string | undefined): number {
+  if (pollEvery === undefined) return POLL_EVERY_DEFAULT_MS;
+  const parsed = parsePollEvery(pollEvery);
+  return parsed.ok ? parsed.everyMs : POLL_EVERY_DEFAULT_MS;
 }

@@ -85,6 +85,7 @@ export class MonitorStack extends Stack {
       requestTimeoutMs: settings.requestTimeoutMs,
       rules: settings.rules,
       maintenance: settings.maintenance,
+      pollEvery: settings.pollEvery,
     });
 
     table.grant(poller.function, ...POLLER_TABLE_ACTIONS);

@@ -6,7 +6,14 @@ import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { METRIC_NAMESPACE } from '../../lambda/metric-names.ts';
 import { settingsEnvironment } from '../../lambda/settings.ts';
-import { type MonitorSettings, pollerTimeoutSeconds } from '../context.ts';
+import { type MonitorSettings, pollEveryMsOf, pollerTimeoutSeconds } from '../context.ts';
+
+/**
+ * Function timeout when it polls within the minute (`pollEvery` below 60s): the minute's slots, a late start
+ * and the last slot's cycle fit, and an invocation ends before its minute's successor is well under way.
+ */
+export const SLOTTED_POLLER_TIMEOUT_SECONDS = 70;
+
 import { bundledFunction, functionLogsAndRole, powertoolsEnvironment } from './function-defaults.ts';
 
 /** The Lambda entry point: exports `handler`, one poll cycle per scheduled event. */
@@ -23,7 +30,9 @@ export const POLLER_MEMORY_MB = 256;
  * Function timeout for a schedule: half the shortest interval between two runs, at most two minutes
  * ({@link pollerTimeoutSeconds}, where the context check of `requestTimeoutMs` reads it too).
  */
-export function pollerTimeout(minIntervalMinutes: number): Duration {
+export function pollerTimeout(minIntervalMinutes: number, pollEvery?: string): Duration {
+  // Polling within the minute (CONTRACT §18): the invocation runs the minute's slots, the last due by its end.
+  if (pollEveryMsOf(pollEvery) < 60_000) return Duration.seconds(SLOTTED_POLLER_TIMEOUT_SECONDS);
   return Duration.seconds(pollerTimeoutSeconds(minIntervalMinutes));
 }
 
@@ -45,6 +54,7 @@ export interface PollerFunctionProps
     | 'requestTimeoutMs'
     | 'rules'
     | 'maintenance'
+    | 'pollEvery'
   > {
   readonly apiUrl: string;
   /**
@@ -91,7 +101,7 @@ export class PollerFunction extends Construct {
     this.function = new NodejsFunction(this, 'Function', {
       ...bundledFunction(POLLER_ENTRY),
       memorySize: POLLER_MEMORY_MB,
-      timeout: pollerTimeout(props.minIntervalMinutes),
+      timeout: pollerTimeout(props.minIntervalMinutes, props.pollEvery),
       role: this.role,
       logGroup: this.logGroup,
       description: 'shieldwatch: polls the protection API, stores snapshots, alerts on status changes',
@@ -121,6 +131,7 @@ export class PollerFunction extends Construct {
           timeoutMs: props.requestTimeoutMs,
           rules: props.rules,
           maintenance: props.maintenance,
+          pollEvery: props.pollEvery,
         }),
         ...powertoolsEnvironment(undefined, METRIC_NAMESPACE),
       },
