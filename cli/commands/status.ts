@@ -3,7 +3,7 @@ import { SETTINGS } from '../../lambda/settings.ts';
 import { defineCommand, formatOption } from '../args.ts';
 import { printable, printableJson } from '../format.ts';
 import { type CliIo, println } from '../io.ts';
-import { gatherStatus } from '../status/gather.ts';
+import { declaredWindows, gatherStatus } from '../status/gather.ts';
 import { renderText } from '../status/render.ts';
 import { openStore } from '../store/open.ts';
 
@@ -59,13 +59,15 @@ export const statusCommand = defineCommand({
     'status --stack Shieldwatch',
   ],
   notes: [
-    'Needs only the store settings (SHIELDWATCH_TABLE, AWS settings or the embedded store).',
-    'Exit codes: 0 shown; 1 the store could not be read (or this directory has none); 2 bad usage.',
+    'Needs only the store settings (SHIELDWATCH_TABLE, AWS settings or the embedded store); reads',
+    `${SETTINGS.maintenance.env} when set (its windows shown beside the stored silences and windows).`,
+    `Exit codes: 0 shown; 1 the store could not be read (or this directory has none); 2 bad usage or a bad ${SETTINGS.maintenance.env}.`,
   ].join('\n'),
   async run(values, io: CliIo) {
     const rawExpected = io.env[SETTINGS.expectedStatus.env];
     // Compared exactly, as the monitor does: not trimmed; only blank means unset.
     const expected = rawExpected !== undefined && rawExpected.trim() !== '' ? rawExpected : undefined;
+    const maintenance = declaredWindows(io.env, io.now());
     const config = loadStoreConfig(io.env);
     const store = await openStore(io.env, config.table, { readOnly: true });
     try {
@@ -75,6 +77,7 @@ export const statusCommand = defineCommand({
         format: values.format,
         expected,
         nowMs: io.now,
+        maintenance,
       });
       // Which store this is (a deployed stack's table, the embedded one): the answer depends on it.
       println(

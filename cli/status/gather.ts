@@ -5,7 +5,11 @@
  */
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { DynamoSilenceStore } from '../../lambda/adapters/silence-store.ts';
+import { ConfigError } from '../../lambda/config.ts';
+import { parseMaintenance } from '../../lambda/core/silences/maintenance-config.ts';
+import type { WindowRequest } from '../../lambda/core/silences/maintenance-window.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
+import { SETTINGS } from '../../lambda/settings.ts';
 import { type CliStore, storeCall } from '../store/open.ts';
 import { monitorNetworks, statusReport } from './report.ts';
 import type { StatusReport } from './report-types.ts';
@@ -26,13 +30,31 @@ export interface GatherOptions {
   /** `SHIELDWATCH_EXPECTED_STATUS`, when set. */
   readonly expected: string | undefined;
   readonly nowMs: () => number;
+  /** The windows declared in `SHIELDWATCH_MAINTENANCE` (context `maintenance`), when set. */
+  readonly maintenance?: readonly WindowRequest[] | undefined;
+}
+
+/** `SHIELDWATCH_MAINTENANCE` when set: its windows' occurrences show in the present; a bad value names it. */
+export function declaredWindows(
+  env: Readonly<Record<string, string | undefined>>,
+  nowMs: number,
+): WindowRequest[] | undefined {
+  const text = env[SETTINGS.maintenance.env];
+  if (text === undefined || text.trim() === '') return undefined;
+  const parsed = parseMaintenance(text, nowMs, false);
+  if (!parsed.ok) throw new ConfigError(parsed.problems.map((p) => `${SETTINGS.maintenance.env}: ${p}`));
+  return parsed.requests;
 }
 
 /** Reads what `status` shows from `store` and builds the report. */
 export async function gatherStatus(store: CliStore, options: GatherOptions): Promise<StatusReport> {
   const { given, format, expected } = options;
   const view = new DynamoStore(store.client, options.table);
-  const silenceView = new DynamoSilenceStore(store.client, options.table);
+  // The windows declared in context expand by the CLI's clock, as the stored ones do (cli/commands/report.ts too).
+  const silenceView = new DynamoSilenceStore(store.client, options.table, {
+    now: options.nowMs,
+    ...(options.maintenance === undefined ? {} : { windows: options.maintenance }),
+  });
   return storeCall(store, async () => {
     const [{ state, outbox }, filter, ruleItems, silences, incidentScopes, healthItems] = await Promise.all([
       view.load(),

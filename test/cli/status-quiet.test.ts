@@ -75,4 +75,50 @@ describe('shieldwatch status during a silence', () => {
     },
     cliTestTimeout(9),
   );
+
+  it(
+    'a maintenance window declared in SHIELDWATCH_MAINTENANCE: the occurrence under way and the next; a bad one exits 2',
+    async () => {
+      // Prepare: a daily window that started 10 minutes ago (UTC), for an hour.
+      const world = await startWorld({ settings: { SHIELDWATCH_NETWORKS: 'edge-1' } });
+      world.api.network = () => ({ body: { traffic: { in: { pps: 100 } } } });
+      const started = new Date(Math.floor((Date.now() - 10 * 60_000) / 60_000) * 60_000);
+      const hhmm = started.toISOString().slice(11, 16);
+      const windows = JSON.stringify([
+        { start: hhmm, for: '1h', repeat: 'daily', tz: 'UTC', event: '*', reason: 'daily filter update' },
+      ]);
+      try {
+        await ok(runCli(['poll'], world.env));
+
+        // Act
+        const env = { ...world.storeEnv, SHIELDWATCH_MAINTENANCE: windows };
+        const text = await ok(runCli(['status'], env));
+        const json = parseJsonOutput<StatusReport>(await ok(runCli(['status', '--format', 'json'], env)));
+        const bad = await runCli(['status'], {
+          ...world.storeEnv,
+          SHIELDWATCH_MAINTENANCE: '[{"start":"25:00"}]',
+        });
+
+        // Assess: today's occurrence ends an hour after it started; tomorrow's is next.
+        const ends = new Date(started.getTime() + 3_600_000).toISOString();
+        const tomorrow = new Date(started.getTime() + 86_400_000).toISOString();
+        expect(json.quiet.active).toMatchObject({
+          status: 'active',
+          pattern: '*',
+          reason: 'daily filter update',
+          endsAt: ends,
+        });
+        expect(json.quiet.next).toMatchObject({ status: 'pending', startsAt: tomorrow });
+        const present = text.stdout.split('\n\n')[0]!;
+        expect(present).toContain(`  silenced     * until ${ends} (`);
+        expect(present).toContain('reason: daily filter update');
+        expect(present).toContain(`  next quiet   * from ${tomorrow} until `);
+        expect(bad.code, describeRun(bad)).toBe(2);
+        expect(bad.stderr).toContain('SHIELDWATCH_MAINTENANCE');
+      } finally {
+        await world.close();
+      }
+    },
+    cliTestTimeout(4),
+  );
 });
