@@ -119,11 +119,16 @@ const INCIDENT_KINDS: Readonly<Record<ReportIncident['kind'], string>> = {
   rule: 'traffic rule',
 };
 
-/** An incident's per-network peaks as cells' lines: `edge-1` and `1.18M pps at 03:57:55`. */
-function peakText(incident: ReportIncident, n: ReportIncident['networks'][number]): string {
+/**
+ * An incident's per-network peaks as cells' lines: `edge-1` and `1.18M pps at 03:57:55` (with its date when
+ * not the day of `dayMs`: an incident open since before the window).
+ */
+function peakText(incident: ReportIncident, n: ReportIncident['networks'][number], dayMs: number): string {
   if (n.peak === null) return '-';
   const value = typeof n.peak === 'number' ? withUnit(n.peak, incident.unit ?? '') : String(n.peak);
-  return n.peakAt === null ? value : `${value} at ${utc(Date.parse(n.peakAt)).slice(11)}`;
+  if (n.peakAt === null) return value;
+  const at = utc(Date.parse(n.peakAt));
+  return `${value} at ${at.slice(0, 10) === utc(dayMs).slice(0, 10) ? at.slice(11) : at}`;
 }
 
 /** The whole page. */
@@ -235,7 +240,7 @@ function presentSection(data: ReportData): string {
       : `<ul class="nets">${incident.networks
           .map(
             (n) =>
-              `<li><span class="net">${wrappable(n.network, 80)}</span>${incident.kind === 'rule' ? ` <span class="peak">peak ${escapeHtml(peakText(incident, n))}</span>` : ''}${n.resolvedAt === null || incident.state === 'resolved' ? '' : ' <span class="tag">left</span>'}</li>`,
+              `<li><span class="net">${wrappable(n.network, 80)}</span>${incident.kind === 'rule' ? ` <span class="peak">peak ${escapeHtml(peakText(incident, n, data.toMs))}</span>` : ''}${n.resolvedAt === null || incident.state === 'resolved' ? '' : ' <span class="tag">left</span>'}</li>`,
           )
           .join(
             '',
@@ -276,14 +281,14 @@ function incidentsSection(data: ReportData): string {
         incident.networks.length === 0 ? '-' : incident.networks.map((n) => `<div>${f(n)}</div>`).join('');
       // Not about networks: the cells say '-' on a wide screen and are left out on a phone.
       const none = incident.networks.length === 0 ? ' class="none"' : '';
-      return `<tr class="lv-${incident.state === 'open' ? incident.level : 'resolved'}" data-id="${escapeHtml(incident.id)}">
+      return `<tr class="lv-${incident.state === 'resolved' ? 'resolved' : incident.level}" data-id="${escapeHtml(incident.id)}">
 <td data-label="kind"><span class="badge lv-${incident.level}">${INCIDENT_KINDS[incident.kind]}</span>${incident.state === 'resolved' ? '' : ` <span class="tag">${incident.state}</span>`}${acknowledgement(incident, data.toMs)}</td>
 <td data-label="rule">${incident.kind === 'rule' && incident.rule !== null ? `<code>${shown(incident.rule, 40)}</code>` : incidentTitle(incident)}</td>
 <td data-label="start">${timeHtml(opened, data.toMs)}</td>
 <td data-label="end">${resolved === null ? '<em>open</em>' : timeHtml(resolved, opened)}</td>
 <td data-label="duration" class="num">${escapeHtml(formatDuration((resolved ?? data.toMs) - opened))}${resolved === null ? ' so far' : ''}</td>
 <td data-label="networks"${none}>${lines((n) => wrappable(n.network, 80))}${moreNetworks(incident)}</td>
-<td data-label="peak" class="num${none === '' ? '' : ' none'}">${lines((n) => `<span class="narrow-only">${wrappable(n.network, 80)}: </span>${incident.kind === 'rule' ? escapeHtml(peakText(incident, n)) : '-'}`)}</td>
+<td data-label="peak" class="num${none === '' ? '' : ' none'}">${lines((n) => `<span class="narrow-only">${wrappable(n.network, 80)}: </span>${incident.kind === 'rule' ? escapeHtml(peakText(incident, n, data.toMs)) : '-'}`)}</td>
 </tr>`;
     })
     .join('\n');

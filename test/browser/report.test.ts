@@ -499,7 +499,13 @@ describe('the report in headless Chromium', () => {
           `^acknowledged by ${SCENE.ack.by} at [\\d-]* ?\\d\\d:\\d\\d:\\d\\d: .?${SCENE.ack.note}.?$`,
         ),
       );
-      expect(attackText).toMatch(new RegExp(`${SCENE.attacked} peak 988k pps at`));
+      // Its peak 8 days ago, with its date; the row in the colour of an open incident, not a resolved one.
+      expect(attackText).toMatch(
+        new RegExp(`${SCENE.attacked} peak 988k pps at \\d{4}-\\d\\d-\\d\\d \\d\\d:`),
+      );
+      expect(
+        await report.page.locator(`table.incidents tr[data-id="${scene.attackId}"]`).getAttribute('class'),
+      ).toBe('lv-critical');
       const silence = await report.page.locator('#now .silence.active').innerText();
       expect(silence).toContain('silenced');
       expect(silence).toContain('every alert recorded, not sent, until');
