@@ -3,7 +3,9 @@
  * answered and whether that meets its condition now, or why it reads nothing, with the nearest numeric path of
  * the body. A rule that reads nothing anywhere can never trigger: `check` fails on it.
  */
+
 import type { MonitorConfig } from '../../lambda/config.ts';
+import { POLL_EVERY_DEFAULT_MS } from '../../lambda/core/poll-slots.ts';
 import { checkRules, type RuleCheckCell } from '../../lambda/core/rules/rule-check.ts';
 import { ruleKind } from '../../lambda/core/rules/rule-kinds/index.ts';
 import type { Rule } from '../../lambda/core/rules/rule-types.ts';
@@ -64,7 +66,10 @@ export function printRules(
       io.stdout,
       `rules          ${count}; nothing read: ${config.networks.length === 0 ? `no network configured (${SETTINGS.networks.env})` : 'no network answered'}`,
     );
-    for (const rule of config.rules) println(io.stdout, `  - ${clip(printable(rule.text), 120)}`);
+    for (const rule of config.rules) {
+      println(io.stdout, `  - ${clip(printable(rule.text), 120)}`);
+      println(io.stdout, `      ${forCyclesMeaning(rule.forCycles, config.pollEveryMs)}`);
+    }
     return { blind: [], metNow: [] };
   }
   println(io.stdout, `rules          ${count}, each against each network that answered`);
@@ -75,6 +80,7 @@ export function printRules(
       io.stdout,
       `  ${check.readsNowhere ? mark.fail : mark.ok} ${clip(printable(check.rule.text), 120)}`,
     );
+    println(io.stdout, `      ${forCyclesMeaning(check.rule.forCycles, config.pollEveryMs)}`);
     if (check.readsNowhere) blind.push(check.rule.name);
     if (check.cells.length === 0) {
       println(io.stdout, '      (none of its networks answered)');
@@ -94,4 +100,20 @@ export function printRules(
 function meets(rule: Rule, value: number | boolean): boolean {
   const compared = ruleKind(rule).compare(rule.threshold, undefined);
   return compared !== undefined && holds(rule.op, value, compared.threshold);
+}
+
+/**
+ * What `for N` means in time at the deployed poll interval (CONTRACT §18.4; docs/rules.md): N cycles in a row
+ * meet the condition, the first 0 to one interval after it begins, so the alert comes (N - 1) to N intervals
+ * after it, plus the cycle's own time.
+ */
+export function forCyclesMeaning(forCycles: number, pollEveryMs = POLL_EVERY_DEFAULT_MS): string {
+  const seconds = (ms: number) => (ms % 60_000 === 0 && ms > 0 ? `${ms / 60_000} min` : `${ms / 1000} s`);
+  const from = (forCycles - 1) * pollEveryMs;
+  const to = forCycles * pollEveryMs;
+  return (
+    `for ${forCycles}: ${forCycles} cycle${forCycles === 1 ? '' : 's'} in a row, so it alerts ` +
+    `${from === 0 ? '0' : seconds(from)} to ${seconds(to)} after the condition begins at ` +
+    `pollEvery ${seconds(pollEveryMs)} (${SETTINGS.pollEvery.env})`
+  );
 }

@@ -121,3 +121,14 @@ describe('running the slots', () => {
     expect(run.slots.map((s) => s.outcome)).toEqual(['ran', 'slowed', 'slowed', 'slowed', 'ran', 'ran']);
   });
 });
+
+describe('what `for N` means in time (check)', () => {
+  it('is (N - 1) to N poll intervals after the condition begins', async () => {
+    const { forCyclesMeaning } = await import('../../cli/check/rules.ts');
+    expect(forCyclesMeaning(3, 60_000)).toContain(
+      'alerts 2 min to 3 min after the condition begins at pollEvery 1 min',
+    );
+    expect(forCyclesMeaning(3, 10_000)).toContain('alerts 20 s to 30 s after');
+    expect(forCyclesMeaning(1, 10_000)).toContain('1 cycle in a row, so it alerts 0 to 10 s after');
+  });
+});
