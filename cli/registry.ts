@@ -119,6 +119,14 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/uptime.ts')).uptimeCommand,
   },
   {
+    name: 'digest',
+    group: 'history',
+    stack: true,
+    summary:
+      'the period at a glance: incidents per kind and rule, worst peaks, response times, statuses, availability',
+    load: async () => (await import('./commands/digest.ts')).digestCommand,
+  },
+  {
     name: 'report',
     group: 'history',
     stack: true,
