@@ -19,6 +19,8 @@ export const PAGE_KEYS = {
   day: 'report-24h.html',
   week: 'report-7d.html',
   status: 'status.json',
+  /** The Atom feed of the incidents of the last 7 days (`feed.ts`). */
+  feed: 'feed.atom',
 } as const;
 
 /** The windows the page reports on, longest first (read first: its present gives the status's "since"). */

@@ -2,8 +2,9 @@
  * One publish of the hosted status page (docs/status-page.md): reads the table as `shieldwatch report` does
  * (Query only, page by page, one report at a time so memory holds one window's reduced charts, never the
  * history), the one listing of incidents and the silences once for both reports and `status.json` (CONTRACT
- * §15, "One view"), and writes the page's objects to the bucket. The reports of 7 days and 24 hours go first, the
- * landing page and `status.json` last, so a reader never follows a link to a page not yet written.
+ * §15, "One view"), and writes the page's objects to the bucket. The reports of 7 days and 24 hours go first, then
+ * `status.json`, `feed.atom` (CONTRACT §19, `feed.ts`) and the landing page last, so a reader never follows a link
+ * to a page not yet written.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
@@ -14,6 +15,7 @@ import type { WindowRequest } from '../core/silences/maintenance-window.ts';
 import { collectReport, readPresentSources } from '../report/build.ts';
 import type { ReportData } from '../report/data.ts';
 import { type ReportAssets, renderReportHtml } from '../report/html.ts';
+import { buildFeed, FEED_CONTENT_TYPE, renderFeed } from './feed.ts';
 import { PAGE_KEYS, PAGE_WINDOWS, renderLandingPage, renderPublicPage, type WindowUptime } from './pages.ts';
 import { type PageMode, type StatusDocument, statusDocument } from './status-document.ts';
 
@@ -155,6 +157,15 @@ export async function publishStatusPage(
     }
   }
   await put(PAGE_KEYS.status, `${JSON.stringify(document, null, 2)}\n`, 'application/json; charset=utf-8');
+  const feed = buildFeed({
+    incidents: present.incidents,
+    mode: request.mode,
+    pageId: request.bucket,
+    nowMs: request.nowMs,
+    ...(request.publicIdKey === undefined ? {} : { publicIdKey: request.publicIdKey }),
+    ...(request.rules === undefined ? {} : { rules: request.rules }),
+  });
+  await put(PAGE_KEYS.feed, renderFeed(feed), FEED_CONTENT_TYPE);
   await put(
     PAGE_KEYS.index,
     request.mode === 'private'

@@ -102,7 +102,10 @@ export class StatusPagePublisher extends Construct {
         conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...PUBLISHER_LEADING_KEYS] } },
       }),
     );
-    const written = props.mode === 'private' ? Object.values(PAGE_KEYS) : [PAGE_KEYS.index, PAGE_KEYS.status];
+    const written =
+      props.mode === 'private'
+        ? Object.values(PAGE_KEYS)
+        : [PAGE_KEYS.index, PAGE_KEYS.status, PAGE_KEYS.feed];
     this.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['s3:PutObject'],

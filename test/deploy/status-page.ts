@@ -3,7 +3,7 @@
  * docs/deploy-test.md): its outputs name the deployed distribution, public key and secret; the key pair made at
  * deploy by the key function (filled in by running that function's deployed code) is in the secret and is the
  * deployed CloudFront public key; the deployed publisher, run with its environment and role, writes the page's
- * four objects to the deployed bucket, and every AWS call it made is allowed by its role's deployed policies;
+ * five objects (feed.atom among them) to the deployed bucket, and every AWS call it made is allowed by its role's deployed policies;
  * `shieldwatch page-link` prints a link that verifies against the deployed public key.
  *
  * Registered by deploy.test.ts (one deployment for the whole file), before `cdk destroy`.
@@ -36,8 +36,8 @@ export interface DeployedStack {
   cli(args: string[], extra?: Record<string, string>): Promise<Run>;
 }
 
-/** The page's four objects (lambda/status-page/pages.ts PAGE_KEYS), as the private role may write them. */
-const PAGE_OBJECTS = ['index.html', 'report-24h.html', 'report-7d.html', 'status.json'];
+/** The page's five objects (lambda/status-page/pages.ts PAGE_KEYS), as the private role may write them. */
+const PAGE_OBJECTS = ['index.html', 'report-24h.html', 'report-7d.html', 'status.json', 'feed.atom'];
 
 /** CloudFront's URL-safe base64 (`+` `-`, `=` `_`, `/` `~`) back to bytes. */
 function cloudFrontBase64(text: string): Buffer {
@@ -346,7 +346,7 @@ export function describeStatusPage(stack: () => DeployedStack): void {
       expect(answer.PhysicalResourceId).toBe(physicalId(only('Custom::StatusPageSigningKey')));
     }, 60_000);
 
-    it('the deployed publisher writes the four objects of the private page to the deployed bucket', async () => {
+    it('the deployed publisher writes the five objects of the private page (feed.atom among them) to the deployed bucket', async () => {
       const id = publisherId();
       const fn = await ready(id);
       const bucket = physicalId(only('AWS::S3::Bucket'));
@@ -397,9 +397,17 @@ export function describeStatusPage(stack: () => DeployedStack): void {
         expect(objects[report], report).toMatch(/^<!doctype html>/i);
         expect(objects[report], report).toContain('net-1');
       }
+      // The feed (CONTRACT §19): Atom, an entry for the open incident that opened in this deployment's week.
+      expect(objects['feed.atom']).toMatch(
+        /^<\?xml version="1.0" encoding="utf-8"\?>\n<feed xmlns="http:\/\/www.w3.org\/2005\/Atom">/,
+      );
+      expect(objects['feed.atom']).toContain('<entry>');
+      expect(objects['feed.atom']).toContain(
+        '<link rel="self" href="feed.atom" type="application/atom+xml"/>',
+      );
     }, 90_000);
 
-    it("made only AWS calls that the publisher's deployed role allows: Query on the snapshots, events, state, members and silences, PutObject on the four objects", async () => {
+    it("made only AWS calls that the publisher's deployed role allows: Query on the snapshots, events, state, members and silences, PutObject on the five objects", async () => {
       const table = s.outputs['TableName']!;
       const bucket = physicalId(only('AWS::S3::Bucket'));
       const id = publisherId();

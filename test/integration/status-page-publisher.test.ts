@@ -126,6 +126,7 @@ describe('the status page publisher, to S3 on loopback', () => {
       PAGE_KEYS.week,
       PAGE_KEYS.day,
       PAGE_KEYS.status,
+      PAGE_KEYS.feed,
       PAGE_KEYS.index,
     ]);
     expect(await keys(bucket)).toEqual(Object.values(PAGE_KEYS).sort());
@@ -233,7 +234,7 @@ describe('the status page publisher, to S3 on loopback', () => {
 
     // Assess
     expect([...result.removed].sort()).toEqual([PAGE_KEYS.day, PAGE_KEYS.week].sort());
-    expect(await keys(bucket)).toEqual([PAGE_KEYS.index, PAGE_KEYS.status].sort());
+    expect(await keys(bucket)).toEqual([PAGE_KEYS.index, PAGE_KEYS.status, PAGE_KEYS.feed].sort());
     const index = (await read(bucket, PAGE_KEYS.index)).text;
     const status = (await read(bucket, PAGE_KEYS.status)).text;
     // No rule name, network id, figure, private id, silence reason or who acknowledged.
@@ -308,7 +309,13 @@ describe('the status page publisher, to S3 on loopback', () => {
       const out = await handler();
 
       // Assess
-      expect(out.written).toEqual([PAGE_KEYS.week, PAGE_KEYS.day, PAGE_KEYS.status, PAGE_KEYS.index]);
+      expect(out.written).toEqual([
+        PAGE_KEYS.week,
+        PAGE_KEYS.day,
+        PAGE_KEYS.status,
+        PAGE_KEYS.feed,
+        PAGE_KEYS.index,
+      ]);
       const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: PAGE_KEYS.index }));
       expect(head.ContentType).toBe('text/html; charset=utf-8');
     } finally {

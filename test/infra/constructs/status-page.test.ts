@@ -212,7 +212,7 @@ describe.each(['private', 'public'] as const)('statusPage=%s', (mode) => {
     },
   );
 
-  it("gives the publisher a role of its own: Query on the snapshots, events, state items, members and silences (never outbox), PutObject on the page's objects", () => {
+  it("gives the publisher a role of its own: Query on the snapshots, events, state items, members and silences (never outbox), PutObject on the page's objects and feed.atom", () => {
     // Act
     const statements = roleStatements(template, 'StatusPagePublisherRole');
     const [tableId] = onlyOf(template, 'AWS::DynamoDB::Table');
@@ -245,8 +245,8 @@ describe.each(['private', 'public'] as const)('statusPage=%s', (mode) => {
         Action: 's3:PutObject',
         Resource:
           mode === 'private'
-            ? ['index.html', 'report-24h.html', 'report-7d.html', 'status.json'].map(object)
-            : ['index.html', 'status.json'].map(object),
+            ? ['feed.atom', 'index.html', 'report-24h.html', 'report-7d.html', 'status.json'].map(object)
+            : ['feed.atom', 'index.html', 'status.json'].map(object),
       },
       ...(mode === 'public'
         ? [
