@@ -93,7 +93,8 @@ export const digestCommand = defineCommand({
           ? printableJson(digest, 2)
           : values.format === 'html'
             ? renderDigestHtml(digest)
-            : printable(renderDigestText(digest));
+            : // printable escapes line breaks too: each line on its own.
+              renderDigestText(digest).split('\n').map(printable).join('\n');
       println(io.stdout, out);
       return 0;
     } finally {
