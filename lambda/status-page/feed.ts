@@ -9,10 +9,9 @@
  */
 import { formatDuration } from '../core/alerts/alert-text.ts';
 import type { IncidentView } from '../core/incidents/incident-list.ts';
-import type { IncidentKind } from '../core/incidents/incidents.ts';
 import type { Rule } from '../core/rules/rule-types.ts';
 import { peakDirection } from '../report/incidents.ts';
-import { PAGE_KEYS } from './pages.ts';
+import { KIND_WORDS, PAGE_KEYS } from './pages.ts';
 import { publicIncidentId } from './public-id.ts';
 import type { PageMode } from './status-document.ts';
 
@@ -21,15 +20,6 @@ export const FEED_WINDOW_MS = 7 * 86_400_000;
 
 /** The feed's content type, as written to the bucket (the XML declaration names its encoding, UTF-8). */
 export const FEED_CONTENT_TYPE = 'application/atom+xml';
-
-/** How each kind of incident is named in an entry's title (the pages' words). */
-const KIND_WORDS: Readonly<Record<IncidentKind, string>> = {
-  status: 'Filter status away from the expected one',
-  api: 'Protection API unavailable',
-  network: 'Network unreachable',
-  rule_unreadable: 'Traffic figures unreadable',
-  rule: 'Traffic alert',
-};
 
 /** What the feed is made of. */
 export interface FeedInput {
@@ -138,7 +128,7 @@ function privateLines(view: IncidentView, rules: readonly Rule[]): string[] {
   const worst = worstNetwork(view, rules);
   const ack = view.acknowledged;
   return [
-    `${KIND_WORDS[view.kind] ?? view.kind}${view.rule === undefined ? '' : ` (rule ${view.rule})`}: ${view.about}.`,
+    `${KIND_WORDS[view.kind] ?? 'Incident'}${view.rule === undefined ? '' : ` (rule ${view.rule})`}: ${view.about}.`,
     `Incident ${view.id}, opened ${utc(view.openedAt)}${view.resolvedAt === undefined ? '' : `, resolved ${utc(view.resolvedAt)}`}.`,
     ...(count === 0
       ? []
@@ -173,15 +163,15 @@ export function buildFeed(input: FeedInput): Feed {
       input.mode === 'private'
         ? encodeURIComponent(view.id)
         : publicIncidentId(input.publicIdKey as string, view.id);
-    const what =
-      input.mode === 'private' ? (KIND_WORDS[view.kind] ?? view.kind) : (KIND_WORDS[view.kind] ?? 'Incident');
+    const what = KIND_WORDS[view.kind] ?? 'Incident';
     const about = input.mode === 'private' && view.rule !== undefined ? ` ${view.rule}` : '';
     const count = networkCount(view);
     const networks = count > 1 ? ` (${count} networks)` : '';
     const summary = (input.mode === 'private' ? privateLines(view, rules) : publicLines(view)).join(' ');
     if (within(view.openedAt, fromMs, input.nowMs)) {
       const acked = input.mode === 'private' ? view.acknowledged?.at : undefined;
-      const updated = acked !== undefined && acked > view.openedAt ? acked : view.openedAt;
+      const updated =
+        acked !== undefined && Date.parse(acked) > Date.parse(view.openedAt) ? acked : view.openedAt;
       entries.push({
         id: `urn:shieldwatch:${page}:${incident}`,
         title: `Opened: ${what}${about}${networks}`,

@@ -68,8 +68,8 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .5
 /** Most networks of one incident the landing page names; status.json and `shieldwatch incidents show` list all. */
 const MAX_PAGE_NETWORKS = 20;
 
-/** How each kind of incident is named to a reader. */
-const KIND_WORDS: Readonly<Record<IncidentKind, string>> = {
+/** How each kind of incident is named to a reader (the pages and the feed). */
+export const KIND_WORDS: Readonly<Record<IncidentKind, string>> = {
   status: 'Filter status away from the expected one',
   api: 'Protection API unavailable',
   network: 'Network unreachable',
