@@ -80,14 +80,24 @@ export const digestCommand = defineCommand({
         now: () => nowMs,
         ...(windows === undefined ? {} : { windows }),
       });
-      const [incidents, snapshots, silences] = await storeCall(store, () =>
+      const history = new DynamoStore(store.client, config.table);
+      // The last filter snapshot before the period holds into it (its status until the period's first one).
+      const before = new Date(Date.parse(since) - 1).toISOString();
+      const [incidents, previous, snapshots, silences] = await storeCall(store, () =>
         Promise.all([
           readIncidentListing(store.client, config.table, { since }),
-          new DynamoStore(store.client, config.table).querySnapshots({ kind: 'filter' }, { since, until }),
+          history.querySnapshots({ kind: 'filter' }, { until: before, limit: 1 }),
+          history.querySnapshots({ kind: 'filter' }, { since, until }),
           silenceStore.list(),
         ]),
       );
-      const digest = buildDigest({ incidents, snapshots, silences, since, until });
+      const digest = buildDigest({
+        incidents,
+        snapshots: [...previous, ...snapshots],
+        silences,
+        since,
+        until,
+      });
       const out =
         values.format === 'json'
           ? printableJson(digest, 2)

@@ -31,7 +31,10 @@ const NOT_ANSWERED = ['transport', 'server', 'rate_limited'] as const;
 export interface DigestInput {
   /** The listing (`listIncidents` / `readIncidentListing`), read with `since` the period's start. */
   readonly incidents: readonly IncidentView[];
-  /** The filter snapshots of the period (others are ignored). */
+  /**
+   * The filter snapshots of the period and the last one before it, which holds into the period until the
+   * first one in it (others are ignored).
+   */
   readonly snapshots: readonly Snapshot[];
   /** Silences and window occurrences as `SilenceStore.list()` returns them. */
   readonly silences: readonly Silence[];

@@ -213,6 +213,25 @@ describe('buildDigest', () => {
     });
   });
 
+  it('lets the snapshot before the period hold into it, without counting its cycle', () => {
+    // "mitigating" from 23:00 the day before holds 00:00-06:00 of the period; then "off" every 6 hours.
+    const digestOf = buildDigest({
+      ...INPUT,
+      snapshots: [
+        filter('2026-02-28T23:00:00.000Z', { status: 'mitigating' }),
+        filter('2026-03-01T06:00:00.000Z', { status: 'off' }),
+        filter('2026-03-01T12:00:00.000Z', { status: 'off' }),
+        filter('2026-03-01T18:00:00.000Z', { status: 'off' }),
+      ],
+    });
+    expect(digestOf.filter.monitoredMs).toBe(24 * HOUR);
+    expect(digestOf.filter.statuses).toEqual([
+      { status: 'off', ms: 18 * HOUR, share: 0.75 },
+      { status: 'mitigating', ms: 6 * HOUR, share: 0.25 },
+    ]);
+    expect(digestOf.availability.cycles).toBe(3);
+  });
+
   it('counts a rejected key as an answer and a time-out as none', () => {
     const digestOf = buildDigest({
       ...INPUT,
