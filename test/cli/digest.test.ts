@@ -145,20 +145,22 @@ describe('shieldwatch digest', () => {
   );
 
   it(
-    'with no store here it exits 1 saying so and creates none; a bad --since is a usage error',
+    'with no store here it exits 1 saying so and creates none; a bad or future --since is a usage error',
     async () => {
       const dir = mkdtempSync(join(tmpdir(), 'digest-nostore-'));
       try {
         const none = await exits(1, runCli(['digest'], {}, { cwd: dir }));
         const bad = await exits(2, runCli(['digest', '--since', 'last week'], world.storeEnv));
+        const future = await exits(2, runCli(['digest', '--since', '2999-01-01'], world.storeEnv));
         expect(none.stderr).toContain('has no embedded store yet');
         expect(none.stdout).toBe('');
         expect(existsSync(join(dir, '.shieldwatch'))).toBe(false);
         expect(bad.stderr).toContain('--since must be a duration');
+        expect(future.stderr).toContain('--since 2999-01-01 is in the future');
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
     },
-    cliTestTimeout(2),
+    cliTestTimeout(3),
   );
 });
