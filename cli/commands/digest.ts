@@ -27,10 +27,10 @@ export const digestCommand = defineCommand({
   usage: ['digest [--since 24h|7d|ISO] [--format text|html|json]'],
   description: [
     'The period at a glance, from the store (read only: it never creates a store, never calls the API):',
-    '  - incidents opened and resolved in the period, per kind and per rule, and how many are open at its end;',
+    '  - incidents opened and resolved in the period, per kind and per rule; how many are open at its end;',
     '  - per rule, the networks with the highest peaks in the period;',
-    "  - time to acknowledge and time to resolve (median and worst, nearest rank) over the period's incidents:",
-    '    those opened or resolved in it and those open at its end, as `incidents --stats` computes them;',
+    '  - time to acknowledge and time to resolve (median and worst, nearest rank) over the incidents',
+    '    opened or resolved in the period and those open at its end, as `incidents --stats` computes them;',
     '  - the share of each filter status, time-weighted: each filter snapshot holds until the next one,',
     '    stretches with no snapshot (the monitor not running) left out, as `uptime` computes it;',
     '  - the API availability: the share of cycles whose filter request got an answer (anything but a',
