@@ -27,6 +27,8 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { GetSubscriptionAttributesCommand, GetTopicAttributesCommand } from '@aws-sdk/client-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SLOTTED_POLLER_TIMEOUT_SECONDS } from '../../lib/constructs/poller-function.ts';
+import { synthMonitor } from '../infra/synth.ts';
 import { describeAckFunction } from './ack-function.ts';
 import { type AwsCall, authzRequests, type Deployment, startRecorder } from './aws-calls.ts';
 import {
@@ -310,9 +312,11 @@ describe('the deployed function', () => {
     await recorder?.close();
   });
 
-  async function invoke(): Promise<{ result: unknown; calls: AwsCall[]; output: string }> {
+  async function invoke(
+    overrides: { env?: Record<string, string>; event?: Record<string, unknown> } = {},
+  ): Promise<{ result: unknown; calls: AwsCall[]; output: string }> {
     const eventFile = join(work, 'event.json');
-    writeFileSync(eventFile, JSON.stringify(event));
+    writeFileSync(eventFile, JSON.stringify(overrides.event ?? event));
     const before = recorder.calls.length;
     const result = await run(
       process.execPath,
@@ -323,7 +327,7 @@ describe('the deployed function', () => {
         functionConfig.Handler ?? 'index.handler',
         String(functionConfig.Timeout ?? 60),
       ],
-      { env: fnEnv, cwd: codeDir, timeoutMs: 60_000 },
+      { env: { ...fnEnv, ...overrides.env }, cwd: codeDir, timeoutMs: 90_000 },
     );
     const last = result.stdout.trim().split('\n').at(-1) ?? '';
     if (!last.startsWith('RESULT ')) {
@@ -453,6 +457,55 @@ describe('the deployed function', () => {
     expect(webhook.bodies.map((b) => (JSON.parse(b) as { event: string }).event)).toContain('monitor.test');
   }, 60_000);
 
+  it("at pollEvery=10s: the same resources, the function's variable and timeout, and one invocation running the minute's slots (CONTRACT §18)", async () => {
+    // What the context changes: the poller's variable and timeout only; no resource added or removed.
+    const slotted = synthMonitor({ ...deployContext(api!.url), pollEvery: '10s' }).toJSON() as {
+      Resources: Record<string, CfnResource>;
+    };
+    const types = (t: { Resources: Record<string, CfnResource> }) =>
+      Object.entries(t.Resources)
+        // The CDK CLI's metadata resource is added by `cdk deploy`'s synth only.
+        .filter(([, r]) => r.Type !== 'AWS::CDK::Metadata')
+        .map(([id, r]) => `${id} ${r.Type}`)
+        .sort();
+    expect(types(slotted)).toEqual(types(template));
+    const poller = Object.values(slotted.Resources).find(
+      (r) =>
+        r.Type === 'AWS::Lambda::Function' &&
+        (r.Properties?.['Environment'] as { Variables?: Record<string, unknown> })?.Variables?.[
+          'SHIELDWATCH_POLL_EVERY'
+        ] === '10s',
+    );
+    expect(poller?.Properties?.['Timeout']).toBe(SLOTTED_POLLER_TIMEOUT_SECONDS);
+
+    // The deployed code with that variable, under the deployed role: the event of a minute that began 39.5 s
+    // ago, so its slots at 40 s and 50 s run (about 11 s), each claimed in the deployed table.
+    // The API as the last cycle left it: nothing changes, nothing is published.
+    const scheduledMs = Date.now() - 39_500;
+    const run = await invoke({
+      env: { SHIELDWATCH_POLL_EVERY: '10s' },
+      event: { ...event, time: new Date(scheduledMs).toISOString() },
+    });
+    const slots = (run.result as { slots: Array<{ at: string; outcome: string; filterOk?: boolean }> }).slots;
+    expect(
+      slots.map((slot) => [Date.parse(slot.at) - scheduledMs, slot.outcome]),
+      run.output,
+    ).toEqual([
+      [40_000, 'ran'],
+      [50_000, 'ran'],
+    ]);
+    expect(slots.every((slot) => slot.filterOk === true)).toBe(true);
+    const claims = run.calls.filter(
+      (c) =>
+        c.service === 'dynamodb' &&
+        c.operation === 'UpdateItem' &&
+        JSON.stringify(c.params).includes('slot#0'),
+    );
+    expect(claims).toHaveLength(2);
+    expect(run.calls.filter((c) => c.service === 'sns' && c.operation === 'Publish')).toEqual([]);
+    // The next test checks every call of this run too against the role's deployed policies.
+  }, 120_000);
+
   it("made only AWS calls that the deployed role's policies allow (actions, resources, conditions)", async () => {
     const policies = await aws.iam.rolePolicies(functionConfig.Role!);
     const table = outputs['TableName']!;
@@ -555,7 +608,8 @@ describe('the CLI on the deployed stack', () => {
     expect(list.find((e) => e.event === 'filter.status_changed')?.to).toBe('mitigating');
     const history = await cli(['history', '--network', 'net-1', '--format', 'json'], env());
     expect(history.code, history.stderr).toBe(0);
-    expect((JSON.parse(history.stdout) as unknown[]).length).toBe(3);
+    // Three cycles, then the two slots run at pollEvery=10s.
+    expect((JSON.parse(history.stdout) as unknown[]).length).toBe(5);
   }, 60_000);
 
   it('silence starts, lists and ends a silence in the deployed table', async () => {
