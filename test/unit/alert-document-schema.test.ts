@@ -88,6 +88,7 @@ const DOCUMENT_FIELDS: Record<keyof AlertDocument, true> = {
   peaks: true,
   networkCount: true,
   networksTotal: true,
+  spread: true,
   openedAt: true,
   resolvedAt: true,
   stage: true,

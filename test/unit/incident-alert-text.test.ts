@@ -92,7 +92,24 @@ describe('incident alert texts', () => {
     expect(docs.map((d) => d.action)).toEqual(['trigger', 'trigger', 'resolve']);
     expect(new Set(docs.map((d) => d.incident)).size).toBe(1);
     expect(docs[1].networks.map((n: { network: string }) => n.network)).toEqual(['d', 'c']);
-    expect(docs[2].peaks).toContainEqual({ network: 'a', peak: 600_000, peakAt: at(0), value: 600_000 });
+    // The attack's story (CONTRACT §15): how it spread, and per network its first value, its peak against the
+    // threshold (500k) and how long it lasted.
+    expect(docs[2].spread).toEqual({ first: { network: 'a', at: at(0) }, last: { network: 'd', at: at(1) } });
+    const email = renderAlert(alerts[2]!, { networks: [] }).email;
+    expect(email).toMatch(/Spread: +first a at 10:00:00Z, last to join d at 10:01:00Z/);
+    expect(email).toContain(
+      '  d: first 600003 at 10:01:00Z, peak 600003 at 10:01:00Z (1.2x the threshold), 10:01:00Z to 10:09:00Z (8m)',
+    );
+    expect(docs[2].peaks).toContainEqual(
+      expect.objectContaining({
+        network: 'a',
+        peak: 600_000,
+        peakAt: at(0),
+        value: 600_000,
+        first: 600_000,
+        joinedAt: at(0),
+      }),
+    );
     expect(docs[2].networksTotal).toBe(4);
     const resolved = renderAlert(alerts[2]!, { networks: [] });
     expect(resolved.subject).toBe(

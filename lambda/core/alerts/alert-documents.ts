@@ -71,6 +71,11 @@ export interface AlertDocument {
   /** `incident.*`: how many networks the alert is about, and how many the incident has had in all. */
   readonly networkCount?: number;
   readonly networksTotal?: number;
+  /** `incident.*` of a rule across networks: the network that opened it and the last to join, with when. */
+  readonly spread?: {
+    readonly first: { readonly network: string; readonly at: string };
+    readonly last: { readonly network: string; readonly at: string };
+  };
   readonly openedAt?: string;
   readonly resolvedAt?: string;
   /** `incident.*`: the incident's escalation stage (1 until the first escalation; docs/acknowledge.md). */

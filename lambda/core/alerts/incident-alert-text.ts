@@ -143,14 +143,54 @@ function timeText(iso: unknown, day: string | undefined): string {
 }
 
 /**
- * One member's line of the email, short so that 1,000 of them fit: `edge-1: 1200000 (peak 1500000 at
- * 10:02:00Z)`, and on the resolve `edge-1: peak 1500000 at 10:02:00Z, 10:00:00Z to 10:09:00Z`.
+ * The peak as a multiple of the rule's threshold (` (3.0x the threshold)`), for a rule that triggers above a
+ * number; empty otherwise (a baseline, a boolean, a rule that triggers below).
  */
-function memberLine(member: StoryMember, day: string | undefined, resolved: boolean): string {
-  const peak = `peak ${exact(member.peak)} at ${timeText(member.peakAt, day)}`;
-  if (!resolved) return `  ${idText(member.network)}: ${exact(member.value)} (${peak})`;
+export function thresholdMultiple(peak: unknown, condition: RuleCondition | undefined): string {
+  if (typeof peak !== 'number' || condition === undefined) return '';
+  if (condition.op !== '>' && condition.op !== '>=') return '';
+  const threshold = condition.threshold.kind === 'number' ? condition.threshold.value : undefined;
+  if (typeof threshold !== 'number' || !(threshold > 0)) return '';
+  return ` (${(peak / threshold).toFixed(1)}x the threshold)`;
+}
+
+/**
+ * One member's line of the email, short so that 1,000 of them fit, the attack's story on that network:
+ * `edge-1: 1200000 now; first 800000 at 10:00:00Z, peak 1500000 at 10:02:00Z (3.0x the threshold), for 7m`,
+ * and on the resolve `edge-1: first 800000 at 10:00:00Z, peak 1500000 at 10:02:00Z (3.0x the threshold),
+ * 10:00:00Z to 10:09:00Z (9m)`.
+ */
+function memberLine(
+  member: StoryMember,
+  day: string | undefined,
+  resolved: boolean,
+  condition: RuleCondition | undefined,
+  at: string | undefined,
+): string {
+  const first =
+    member.first === undefined ? '' : `first ${exact(member.first)} at ${timeText(member.joinedAt, day)}, `;
+  const peak = `peak ${exact(member.peak)} at ${timeText(member.peakAt, day)}${thresholdMultiple(member.peak, condition)}`;
+  const joined = momentOf(member.joinedAt);
+  const until = momentOf(member.leftAt ?? at);
+  // Just joined (an opening, an update): no duration worth saying.
+  const lasted =
+    joined === undefined || until === undefined || until.ms <= joined.ms
+      ? undefined
+      : formatDuration(until.ms - joined.ms);
+  if (!resolved) {
+    return `  ${idText(member.network)}: ${exact(member.value)} now; ${first}${peak}${lasted === undefined ? '' : `, for ${lasted}`}`;
+  }
   const span = `${timeText(member.joinedAt, day)} to ${timeText(member.leftAt, day)}`;
-  return `  ${idText(member.network)}: ${peak}, ${span}`;
+  return `  ${idText(member.network)}: ${first}${peak}, ${span}${lasted === undefined ? '' : ` (${lasted})`}`;
+}
+
+/** How the attack spread: `first edge-1 at 10:00:00Z, last to join edge-9 at 10:07:00Z`. */
+function spreadText(story: IncidentStory, day: string | undefined): string | undefined {
+  const spread = story.spread;
+  if (typeof spread !== 'object' || spread === null) return undefined;
+  const first = `first ${idText(spread.first?.network)} at ${timeText(spread.first?.at, day)}`;
+  if (spread.last === undefined || spread.last.network === spread.first?.network) return first;
+  return `${first}, last to join ${idText(spread.last.network)} at ${timeText(spread.last.at, day)}`;
 }
 
 /** The email lines: the rule, the incident, its times and totals, then every network of the alert. */
@@ -177,6 +217,11 @@ export function incidentEmailLines(
   }
   if (story !== undefined) {
     lines.push(field('Networks in all', `${story.total} (${story.active} still triggered)`));
+    const spread = spreadText(
+      story,
+      typeof story.openedAt === 'string' ? story.openedAt.slice(0, 11) : undefined,
+    );
+    if (spread !== undefined) lines.push(field('Spread', spread));
     const what =
       alert.event === 'incident.updated'
         ? 'Networks that joined'
@@ -186,13 +231,21 @@ export function incidentEmailLines(
             ? 'Networks still triggered'
             : 'Networks';
     const how =
-      alert.event === 'incident.resolved' ? 'peak and when, active from and to' : 'value, then peak';
+      alert.event === 'incident.resolved'
+        ? 'first value, peak and when, active from and to'
+        : 'value now, first value, peak and when, how long';
     lines.push('', `${what} (${story.count}, worst first; ${how}; times UTC):`);
     let used = 0;
     let listed = 0;
     const day = typeof story.openedAt === 'string' ? story.openedAt.slice(0, 11) : undefined;
     for (const member of story.members) {
-      const line = memberLine(member, day, alert.event === 'incident.resolved');
+      const line = memberLine(
+        member,
+        day,
+        alert.event === 'incident.resolved',
+        alert.condition,
+        typeof alert.at === 'string' ? alert.at : undefined,
+      );
       if (used + line.length + 1 > EMAIL_MEMBER_BYTES) break;
       lines.push(line);
       used += Buffer.byteLength(line) + 1;
@@ -238,6 +291,10 @@ export interface DocumentPeak {
   readonly peak?: number | boolean;
   readonly peakAt?: string;
   readonly value?: number | boolean;
+  /** Its reading when it joined, and when it joined and left (the attack's story on it). */
+  readonly first?: number | boolean;
+  readonly joinedAt?: string;
+  readonly leftAt?: string;
 }
 
 /** The `sqs` document's incident fields: `networks` (ids), `peaks`, `networkCount`, `networksTotal`. */
@@ -256,11 +313,28 @@ export function incidentDocumentFields(alert: AlertRecord): Record<string, unkno
           peak: scalar(m.peak),
           peakAt: typeof m.peakAt === 'string' ? shorten(m.peakAt, 64) : undefined,
           value: scalar(m.value),
+          first: scalar(m.first),
+          joinedAt: typeof m.joinedAt === 'string' ? shorten(m.joinedAt, 64) : undefined,
+          leftAt: typeof m.leftAt === 'string' ? shorten(m.leftAt, 64) : undefined,
         }).filter(([, v]) => v !== undefined),
       ),
     ),
     networkCount: story.count,
     networksTotal: story.total,
+    ...(typeof story.spread?.first?.network === 'string' && typeof story.spread.last?.network === 'string'
+      ? {
+          spread: {
+            first: {
+              network: shorten(story.spread.first.network, 1024),
+              at: shorten(String(story.spread.first.at), 64),
+            },
+            last: {
+              network: shorten(story.spread.last.network, 1024),
+              at: shorten(String(story.spread.last.at), 64),
+            },
+          },
+        }
+      : {}),
     openedAt: shorten(String(story.openedAt), 64),
     ...(story.resolvedAt === undefined ? {} : { resolvedAt: shorten(String(story.resolvedAt), 64) }),
     stage: Number.isSafeInteger(alert.stage) && (alert.stage as number) >= 1 ? alert.stage : 1,

@@ -32,6 +32,8 @@ export interface IncidentMember {
   /** Its worst reading in the incident (see {@link worse}), and when. */
   readonly peak?: number | boolean;
   readonly peakAt?: string;
+  /** Its reading when it (first) joined: where the attack began on it (its time is `joinedAt`). */
+  readonly first?: number | boolean;
   /**
    * Named by `incident.opened` or an `incident.updated` already: on a member of an earlier version's item only;
    * a member of its shard's working set is announced when its `seq` is at most its part's `announced`.
@@ -122,6 +124,14 @@ export interface Incident {
   readonly acknowledged?: Acknowledgement;
   /** Bumped by every acknowledge and unacknowledge (issue 25). */
   readonly ackRev?: number;
+  /** How the attack spread: the network that opened it and the last one to join, each with when. */
+  readonly spread?: IncidentSpread;
+}
+
+/** How an incident spread (CONTRACT §15, the attack's story): its first network, and the last to join. */
+export interface IncidentSpread {
+  readonly first: { readonly network: string; readonly at: string };
+  readonly last: { readonly network: string; readonly at: string };
 }
 
 /**
@@ -174,6 +184,8 @@ export const EMPTY_INCIDENT_SCOPE: IncidentScopeState = { nextSeq: 1, shards: {}
 /** A member as an incident alert carries it (its story). */
 export interface StoryMember {
   readonly network: string;
+  /** Its reading when it joined (at `joinedAt`). */
+  readonly first?: number | boolean;
   readonly value?: number | boolean;
   readonly peak?: number | boolean;
   readonly peakAt?: string;
@@ -194,6 +206,8 @@ export interface IncidentStory {
   /** Every network that joined the incident so far, and how many are active. */
   readonly total: number;
   readonly active: number;
+  /** How it spread: the network that opened it and the last to join (an earlier version's item: absent). */
+  readonly spread?: IncidentSpread;
 }
 
 /** The incident events. */
@@ -405,6 +419,7 @@ export function judgeIncident(
           network: view.network,
           joinedAt: at,
           seq: nextSeq++,
+          ...(view.value === undefined ? {} : { first: view.value }),
           ...reading(view.value, at, undefined, op),
           ...withTrigger(undefined, view.triggeredAt),
         });
@@ -485,6 +500,14 @@ export function judgeIncident(
       lastNoticeAt: at,
       alerts: { sent: 0, suppressed: 0 },
       stage: 1,
+      ...(active[0] === undefined
+        ? {}
+        : {
+            spread: {
+              first: { network: active[0].network, at },
+              last: { network: active.at(-1)!.network, at },
+            },
+          }),
     };
     alerts.push(incidentAlert('incident.opened', open, active, at));
     changed = true;
@@ -515,7 +538,15 @@ export function judgeIncident(
     note('joined', joined);
     note('rejoined', rejoined);
     note('left', left, left.length + gone);
-    open = { ...open, parts, timeline };
+    const lastJoined = [...joined, ...rejoined].at(-1);
+    const spread: IncidentSpread | undefined =
+      lastJoined === undefined
+        ? open.spread
+        : {
+            first: open.spread?.first ?? { network: lastJoined, at },
+            last: { network: lastJoined, at },
+          };
+    open = { ...open, parts, timeline, ...(spread === undefined ? {} : { spread }) };
   }
 
   const { active: activeNow, total } = partTotals(open);
@@ -784,6 +815,7 @@ export function storyMembers(incident: Incident, members: readonly IncidentMembe
   const sorted = [...members].sort(byPeak(incident.condition?.op));
   return sorted.slice(0, STORY_MAX_MEMBERS).map((m) => ({
     network: m.network,
+    ...(m.first === undefined ? {} : { first: m.first }),
     ...(m.value === undefined ? {} : { value: m.value }),
     ...(m.peak === undefined ? {} : { peak: m.peak }),
     ...(m.peakAt === undefined ? {} : { peakAt: m.peakAt }),
@@ -819,6 +851,7 @@ export function incidentAlert(
       count: Math.max(count, Math.min(about.length, STORY_MAX_MEMBERS)),
       total,
       active,
+      ...(incident.spread === undefined ? {} : { spread: incident.spread }),
     },
   };
 }
