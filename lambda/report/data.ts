@@ -8,6 +8,7 @@ import { formatDuration } from '../core/alerts/alert-text.ts';
 import { figureCandidates, pickFigures } from '../core/detect/figures.ts';
 import { displayStatus } from '../core/detect/status.ts';
 import type { IncidentView } from '../core/incidents/incident-list.ts';
+import { type ResponseStats, responseStats } from '../core/incidents/response-times.ts';
 import type { Rule } from '../core/rules/rule-types.ts';
 import { type Silence, silenceStatus } from '../core/silences/silence-window.ts';
 import type { AlertRecord, Snapshot } from '../core/types.ts';
@@ -15,6 +16,7 @@ import { computeUptime, UNREADABLE_STATUS, type UptimeReport } from '../core/upt
 import type { StoredEvent } from '../ports.ts';
 import { type ChartPanel, chartPanels, ruleApplies } from './charts.ts';
 import {
+  inReport,
   type PeakWatch,
   peakWatches,
   type ReportIncident,
@@ -142,6 +144,8 @@ export interface ReportData {
   readonly networks: NetworkChart[];
   /** The incidents of the window, open ones first, then newest first. */
   readonly incidents: ReportIncident[];
+  /** How fast the team answered them (the figures of `incidents --stats`); absent without the listing. */
+  readonly response?: ResponseStats;
   readonly present: Present;
 }
 
@@ -266,6 +270,14 @@ export function prepareReport(input: ReportInput): ReportData {
     eventCount: rows.length,
     networks: reducers.map((reducer) => reducer.chart(marks.get(reducer.id) ?? [], units, plan.rules)),
     incidents,
+    ...(input.incidents === undefined
+      ? {}
+      : {
+          response: responseStats(
+            input.incidents.filter((view) => inReport(view, { sinceMs, untilMs })),
+            untilMs,
+          ),
+        }),
     present: {
       ...presentOf(band, incidents, input.expected),
       silences: presentSilences(input.silences ?? [], Date.parse(input.generatedAt)),

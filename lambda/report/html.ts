@@ -5,6 +5,7 @@
  */
 import { formatDuration } from '../core/alerts/alert-text.ts';
 import { displayStatus } from '../core/detect/status.ts';
+import type { Spread } from '../core/incidents/response-times.ts';
 import { UNREADABLE_STATUS } from '../core/uptime.ts';
 import { SETTINGS } from '../settings.ts';
 import type { ChartPanel } from './charts.ts';
@@ -125,10 +126,30 @@ const INCIDENT_KINDS: Readonly<Record<ReportIncident['kind'], string>> = {
  */
 function peakText(incident: ReportIncident, n: ReportIncident['networks'][number], dayMs: number): string {
   if (n.peak === null) return '-';
-  const value = typeof n.peak === 'number' ? withUnit(n.peak, incident.unit ?? '') : String(n.peak);
+  const shown = (v: number | boolean) =>
+    typeof v === 'number' ? withUnit(v, incident.unit ?? '') : String(v);
+  // The attack's story on the network (CONTRACT §15): where it began, the peak against the rule's threshold.
+  const first = n.first === undefined ? '' : `first ${shown(n.first)}, `;
+  const multiple =
+    typeof n.peak === 'number' && incident.threshold !== undefined && incident.threshold > 0
+      ? ` (${(n.peak / incident.threshold).toFixed(1)}x the threshold)`
+      : '';
+  const value = `${first}${shown(n.peak)}${multiple}`;
   if (n.peakAt === null) return value;
   const at = utc(Date.parse(n.peakAt));
   return `${value} at ${at.slice(0, 10) === utc(dayMs).slice(0, 10) ? at.slice(11) : at}`;
+}
+
+/** How a rule's incident spread: `first edge-1 at 10:00, last to join edge-9 at 10:07`, or nothing. */
+function spreadHtml(incident: ReportIncident, toMs: number): string {
+  const spread = incident.spread;
+  if (spread === undefined) return '';
+  const first = `first ${wrappable(spread.first.network, 80)} at ${timeHtml(Date.parse(spread.first.at), toMs)}`;
+  const last =
+    spread.last.network === spread.first.network && spread.last.at === spread.first.at
+      ? ''
+      : `, last to join ${wrappable(spread.last.network, 80)} at ${timeHtml(Date.parse(spread.last.at), toMs)}`;
+  return `<div class="spread">spread: ${first}${last}</div>`;
 }
 
 /** The whole page. */
@@ -168,6 +189,7 @@ export function renderReportHtml(data: ReportData, assets: ReportAssets): string
 <main>
 ${presentSection(data)}
 ${incidentsSection(data)}
+${responseSection(data)}
 ${statusSection(data, pct)}
 ${uptimeSection(data)}
 ${networksSection(data)}
@@ -268,6 +290,28 @@ ${silencesHtml(now.silences, data.toMs)}
 </section>`;
 }
 
+/** How fast the team answered the window's incidents (CONTRACT §15; `shieldwatch incidents --stats`). */
+function responseSection(data: ReportData): string {
+  const r = data.response;
+  if (r === undefined || r.count === 0) return '';
+  const d = (ms: number | null) => (ms === null ? '-' : escapeHtml(formatDuration(ms)));
+  const row = (what: string, s: Spread) =>
+    `<tr><th scope="row">${what}</th><td class="num">${s.count}</td><td class="num">${d(s.medianMs)}</td><td class="num">${d(s.p90Ms)}</td><td class="num">${d(s.worstMs)}</td></tr>`;
+  const kinds = r.byKind
+    .map((k) => `${escapeHtml(INCIDENT_KINDS[k.kind] ?? k.kind)} ${k.count} (${k.open} open)`)
+    .join(', ');
+  return `<section id="response">
+<h2>How fast the team answers</h2>
+<p class="note">${r.count} incident(s) of this window: ${kinds}. ${r.notAcknowledged.resolved + r.notAcknowledged.open} never acknowledged (${r.notAcknowledged.open} of them open). Percentiles by nearest rank; open incidents count in the time to acknowledge once acknowledged, not in the time to resolve. The same figures: <code>shieldwatch incidents --stats</code>.</p>
+<div class="table-wrap"><table class="response">
+<thead><tr><th scope="col"></th><th scope="col">incidents</th><th scope="col">median</th><th scope="col">90th percentile</th><th scope="col">worst</th></tr></thead>
+<tbody>
+${row('time to acknowledge', r.timeToAcknowledge)}
+${row('time to resolve (duration)', r.timeToResolve)}
+</tbody></table></div>
+</section>`;
+}
+
 /** The window's incidents: kind, rule, start, end, duration, networks and their peaks. */
 function incidentsSection(data: ReportData): string {
   if (data.incidents.length === 0) {
@@ -283,7 +327,7 @@ function incidentsSection(data: ReportData): string {
       const none = incident.networks.length === 0 ? ' class="none"' : '';
       return `<tr class="lv-${incident.state === 'resolved' ? 'resolved' : incident.level}" data-id="${escapeHtml(incident.id)}">
 <td data-label="kind"><span class="badge lv-${incident.level}">${INCIDENT_KINDS[incident.kind]}</span>${incident.state === 'resolved' ? '' : ` <span class="tag">${incident.state}</span>`}${acknowledgement(incident, data.toMs)}</td>
-<td data-label="rule">${incident.kind === 'rule' && incident.rule !== null ? `<code>${shown(incident.rule, 40)}</code>` : incidentTitle(incident)}</td>
+<td data-label="rule">${incident.kind === 'rule' && incident.rule !== null ? `<code>${shown(incident.rule, 40)}</code>` : incidentTitle(incident)}${spreadHtml(incident, data.toMs)}</td>
 <td data-label="start">${timeHtml(opened, data.toMs)}</td>
 <td data-label="end">${resolved === null ? '<em>open</em>' : timeHtml(resolved, opened)}</td>
 <td data-label="duration" class="num">${escapeHtml(formatDuration((resolved ?? data.toMs) - opened))}${resolved === null ? ' so far' : ''}</td>

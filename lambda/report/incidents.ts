@@ -8,7 +8,7 @@
  */
 import type { AlertLevel } from '../core/alerts/alert-documents.ts';
 import type { IncidentView } from '../core/incidents/incident-list.ts';
-import type { Acknowledgement, IncidentKind } from '../core/incidents/incidents.ts';
+import type { Acknowledgement, IncidentKind, IncidentSpread } from '../core/incidents/incidents.ts';
 import type { Rule, RuleOp } from '../core/rules/rule-types.ts';
 import { parseRules } from '../core/rules/rules.ts';
 import type { StoredEvent } from '../ports.ts';
@@ -25,6 +25,8 @@ export interface IncidentNetwork {
   readonly peak: number | boolean | null;
   /** When the peak was seen, ISO-8601. */
   readonly peakAt: string | null;
+  /** Its reading when it joined the incident (at `openedAt`), when known: where the attack began on it. */
+  readonly first?: number | boolean;
   /** When it joined the incident and when it left (null: still in it), ISO-8601. */
   readonly openedAt: string;
   readonly resolvedAt: string | null;
@@ -59,6 +61,10 @@ export interface ReportIncident {
   readonly path?: string;
   /** Rule incidents: the unit of that figure (docs/report.md, units), for its peaks. */
   readonly unit?: string;
+  /** Rule incidents: the threshold of a rule that triggers above a number, for the peak's multiple of it. */
+  readonly threshold?: number;
+  /** A rule's incident across networks: how it spread, the network that opened it and the last to join. */
+  readonly spread?: IncidentSpread;
 }
 
 /** The severity of each kind's opening alert (docs/alerts.md): a colour for the page. */
@@ -124,6 +130,7 @@ function shownNetworks(view: IncidentView, direction: 'max' | 'min'): IncidentNe
       network: m.network,
       peak: m.peak ?? null,
       peakAt: m.peakAt ?? null,
+      ...(m.first === undefined ? {} : { first: m.first }),
       openedAt: m.joinedAt,
       resolvedAt: m.leftAt ?? view.resolvedAt ?? null,
     }),
@@ -181,6 +188,10 @@ export function reportIncidents(
         level: KIND_LEVEL[view.kind] ?? 'error',
         ...(detail === undefined ? {} : { detail }),
         ...(rule === undefined ? {} : { op: rule.op, path: rule.path }),
+        ...(rule !== undefined && (rule.op === '>' || rule.op === '>=') && rule.threshold.kind === 'number'
+          ? { threshold: rule.threshold.value }
+          : {}),
+        ...(view.spread === undefined ? {} : { spread: view.spread }),
       };
     });
   const open = (i: ReportIncident) => Number(i.state !== 'resolved');

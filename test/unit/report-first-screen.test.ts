@@ -425,3 +425,53 @@ describe('chart choices', () => {
     expect(yRange([])).toEqual([0, 1]);
   });
 });
+
+describe("the attack's story and how fast the team answers (issue 31.4, 31.5)", () => {
+  it('shows per network the first value and the peak against the threshold, how the attack spread, and the response figures', async () => {
+    // Prepare: one rule incident acknowledged after 5 minutes and resolved after 20, one status incident open
+    const { renderReportHtml } = await import('../../lambda/report/html.ts');
+    const { readReportAssets } = await import('../../lambda/report/build.ts');
+    const data = prepareReport({
+      generatedAt: at(60),
+      table: 't',
+      since: at(0),
+      until: at(60),
+      filter: [],
+      events: [ruleEvent('network.rule_triggered', 4, 'edge-1', 4, 700_000)],
+      rules: parseRules(RULE).rules,
+      incidents: [
+        view({
+          id: `flood@${at(4)}`,
+          kind: 'rule',
+          rule: 'flood',
+          ruleText: RULE,
+          state: 'resolved',
+          openedAt: at(4),
+          resolvedAt: at(24),
+          acknowledged: { by: 'ana', at: at(9) },
+          spread: { first: { network: 'edge-1', at: at(4) }, last: { network: 'edge-7', at: at(11) } },
+          members: [{ ...member('edge-1', 4, 1_500_000, 24), first: 700_000 }],
+        }),
+        view({ id: `filter.status_changed/${at(30)}`, kind: 'status', openedAt: at(30) }),
+      ],
+      networks: [],
+    });
+
+    // Act
+    const html = renderReportHtml(data, readReportAssets());
+
+    // Assess
+    expect(data.response).toMatchObject({
+      count: 2,
+      open: 1,
+      resolved: 1,
+      timeToAcknowledge: { count: 1, medianMs: 5 * 60_000, worstMs: 5 * 60_000 },
+      timeToResolve: { count: 1, medianMs: 20 * 60_000 },
+    });
+    expect(html).toContain('<section id="response">');
+    expect(html).toMatch(/time to acknowledge<\/th><td class="num">1<\/td><td class="num">5m/);
+    const text = html.replace(/<[^>]+>/g, '');
+    expect(text).toMatch(/spread: first edge-1 at [^,]+, last to join edge-7 at/);
+    expect(text).toMatch(/first 700k pps, 1\.5M pps \(3\.0x the threshold\) at/);
+  });
+});

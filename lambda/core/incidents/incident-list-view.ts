@@ -5,7 +5,7 @@
  */
 
 import type { RuleOp } from '../rules/rule-types.ts';
-import type { IncidentKind, IncidentRow, StoryMember, TimelineEntry } from './incidents.ts';
+import type { IncidentKind, IncidentRow, IncidentSpread, StoryMember, TimelineEntry } from './incidents.ts';
 
 /**
  * An alert event as the store keeps it (a subset of `StoredEvent`, read defensively: a field the store does not
@@ -51,6 +51,8 @@ export interface IncidentEventRecord {
     readonly members: readonly StoryMember[];
     /** How many members the alert is about (more than `members` lists when past the cap). */
     readonly count?: number;
+    /** How the incident spread (an alert stored before it was carried: absent). */
+    readonly spread?: IncidentSpread;
   };
 }
 
@@ -69,8 +71,10 @@ export interface IncidentView extends IncidentRow {
   readonly ruleText?: string;
   /** The latest words about it: the status it went to, the API's last error, a blind spot's networks. */
   readonly detail?: string;
-  /** Every member: joined, left, latest value, peak (none for a status or API incident). */
+  /** Every member: joined, left, first and latest value, peak (none for a status or API incident). */
   readonly members: readonly StoryMember[];
+  /** A rule's incident across networks: the network that opened it and the last to join, with when. */
+  readonly spread?: IncidentSpread;
   /** The incident item's timeline (bounded), or its alerts' times for an incident known from events only. */
   readonly timeline: readonly IncidentTimelineEntry[];
   /** The incident's alerts as recorded: sent, or suppressed by a silence. */

@@ -32,9 +32,11 @@ function fromItem(incident: Incident, events: readonly IncidentEventRecord[]): I
     ...incidentRow(incident),
     about: incident.rule,
     ...(incident.ruleText === undefined ? {} : { ruleText: incident.ruleText }),
+    ...(incident.spread === undefined ? {} : { spread: incident.spread }),
     members: incident.members.map((m) => ({
       network: m.network,
       joinedAt: m.joinedAt,
+      ...(m.first === undefined ? {} : { first: m.first }),
       ...(m.leftAt === undefined ? {} : { leftAt: m.leftAt }),
       ...(m.value === undefined ? {} : { value: m.value }),
       ...(m.peak === undefined ? {} : { peak: m.peak }),
@@ -63,6 +65,7 @@ function fromEvents(id: string, events: readonly IncidentEventRecord[]): Inciden
     state: resolved === undefined ? 'open' : 'resolved',
     openedAt,
     ...(resolved === undefined ? {} : { resolvedAt: resolved.story?.resolvedAt ?? resolved.at }),
+    ...(resolved?.story?.spread === undefined ? {} : { spread: resolved.story.spread }),
     networks: members.map((m) => ({
       network: m.network,
       ...(m.peak === undefined ? {} : { peak: m.peak }),
