@@ -3,9 +3,9 @@
  * AWS Chatbot accepts, all of a pair or triple or none, secret names; every bad value fails synth naming its key.
  */
 import { describe, expect, it } from 'vitest';
-import { CONTEXT_KEYS, ContextError, parseMonitorContext } from '../../lib/context.ts';
+import { CONTEXT_KEYS, parseMonitorContext } from '../../lib/context.ts';
 import { CHANNEL_CONTEXT_KEYS } from '../../lib/context-channels.ts';
-import { buildMonitor } from './synth.ts';
+import { buildMonitor, contextProblems } from './synth.ts';
 
 const base = { apiUrl: 'https://api.example.com' };
 const SLACK = { slackWorkspaceId: 'T07EA123LEP', slackChannelId: 'C07EZ1ABC23' };
@@ -15,15 +15,7 @@ const TEAMS = {
   teamsChannelId: '19%3ab6ef35dc342d4b9e9fc5ee1c56e1ad1f%40thread.tacv2',
 };
 
-function problemsOf(values: Record<string, unknown>): readonly string[] {
-  try {
-    parseMonitorContext({ ...base, ...values });
-  } catch (error) {
-    if (error instanceof ContextError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ContextError');
-}
+const problemsOf = (values: Record<string, unknown>) => contextProblems({ ...base, ...values });
 
 describe('the alert channel context keys', () => {
   it('are context keys of the stack (so a near miss is caught)', () => {

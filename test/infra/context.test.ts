@@ -7,18 +7,11 @@ import {
   pollerTimeoutSeconds,
 } from '../../lib/context.ts';
 import { MAX_SCHEDULE_INPUT_CHARS, scheduleInputChars } from '../../lib/shards.ts';
+import { contextProblems } from './synth.ts';
 
 const base = { apiUrl: 'https://api.example.com' };
 
-function problemsOf(values: Record<string, unknown>): readonly string[] {
-  try {
-    parseMonitorContext(values);
-  } catch (error) {
-    if (error instanceof ContextError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ContextError');
-}
+const problemsOf = contextProblems;
 
 describe('parseMonitorContext', () => {
   it('applies the defaults of the README (Deploy) when only apiUrl is set', () => {

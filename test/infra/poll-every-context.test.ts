@@ -2,20 +2,12 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lambda/config.ts';
 import { SLOTTED_POLLER_TIMEOUT_SECONDS } from '../../lib/constructs/poller-function.ts';
-import { ContextError, parseMonitorContext } from '../../lib/context.ts';
-import { synthMonitor } from './synth.ts';
+import { parseMonitorContext } from '../../lib/context.ts';
+import { contextProblems, synthMonitor } from './synth.ts';
 
 const base = { apiUrl: 'https://api.example.com' };
 
-function problemsOf(values: Record<string, unknown>): readonly string[] {
-  try {
-    parseMonitorContext(values);
-  } catch (error) {
-    if (error instanceof ContextError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ContextError');
-}
+const problemsOf = contextProblems;
 
 describe('context pollEvery (CONTRACT §18)', () => {
   it('takes 10s to 60s dividing a minute, and is left out when unset', () => {

@@ -6,21 +6,13 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lambda/config.ts';
-import { ContextError, parseMonitorContext } from '../../lib/context.ts';
+import { parseMonitorContext } from '../../lib/context.ts';
 import { MAX_LISTS_CHARS } from '../../lib/context-values.ts';
-import { synthMonitor } from './synth.ts';
+import { contextProblems, synthMonitor } from './synth.ts';
 
 const base = { apiUrl: 'https://api.example.com', networks: 'n1,n2' };
 
-function problemsOf(values: Record<string, unknown>): readonly string[] {
-  try {
-    parseMonitorContext({ ...base, ...values });
-  } catch (error) {
-    if (error instanceof ContextError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ContextError');
-}
+const problemsOf = (values: Record<string, unknown>) => contextProblems({ ...base, ...values });
 
 describe('the rules context key', () => {
   it.each([

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { ContextError, parseMonitorContext } from '../../lib/context.ts';
 import { MonitorStack } from '../../lib/monitor-stack.ts';
 
 /** The project root. */
@@ -172,4 +173,15 @@ export function renderCfn(value: unknown): string {
   }
   if ('Fn::Sub' in object) return String(object['Fn::Sub']);
   return JSON.stringify(value);
+}
+
+/** The problems the context check finds in `values` (it must find some: a valid context fails the test). */
+export function contextProblems(values: Record<string, unknown>): readonly string[] {
+  try {
+    parseMonitorContext(values);
+  } catch (error) {
+    if (error instanceof ContextError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ContextError');
 }

@@ -1,10 +1,10 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
+import { lambdaContext } from '../fixtures/lambda-context.ts';
 
 /**
  * The deployed handler polling every 10 s (CONTRACT §18), invoked as EventBridge invokes it: once for the
@@ -12,24 +12,6 @@ import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
  * are at 40 s and 50 s of its minute: the test takes about 11 s of real time.
  */
 const KEY = 'handler-slots-key-8c1d2e';
-
-function lambdaContext(remainingMs: number, id: string): Context {
-  const deadline = Date.now() + remainingMs;
-  return {
-    functionName: 'shieldwatch-poller',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:shieldwatch-poller',
-    memoryLimitInMB: '256',
-    awsRequestId: id,
-    logGroupName: '/aws/lambda/shieldwatch-poller',
-    logStreamName: 'stream',
-    callbackWaitsForEmptyEventLoop: false,
-    getRemainingTimeInMillis: () => deadline - Date.now(),
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
-  };
-}
 
 describe('the handler at pollEvery 10s', () => {
   let api: FakeApi;

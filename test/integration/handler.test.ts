@@ -1,6 +1,5 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LiveMonitorConflict, liveGuard } from '../../cli/live-monitor.ts';
@@ -9,26 +8,9 @@ import { loadConfig } from '../../lambda/config.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 import { startDynamoProxy } from '../fixtures/fake-aws.ts';
+import { lambdaContext } from '../fixtures/lambda-context.ts';
 
 const KEY = 'handler-test-key-5f2a9c';
-
-function lambdaContext(remainingMs: number): Context {
-  const deadline = Date.now() + remainingMs;
-  return {
-    functionName: 'shieldwatch-poller',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:shieldwatch-poller',
-    memoryLimitInMB: '256',
-    awsRequestId: `req-${Math.random()}`,
-    logGroupName: '/aws/lambda/shieldwatch-poller',
-    logStreamName: 'stream',
-    callbackWaitsForEmptyEventLoop: false,
-    getRemainingTimeInMillis: () => deadline - Date.now(),
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
-  };
-}
 
 const scheduled = {
   'detail-type': 'Scheduled Event' as const,
