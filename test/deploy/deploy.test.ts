@@ -73,8 +73,18 @@ function deployContext(apiUrl: string): Record<string, string> {
     webhookUrlSecret: WEBHOOK_SECRET,
     // The hosted status page, private: bucket, distribution, key pair, publisher (test/deploy/status-page.ts).
     statusPage: 'private',
+    // A maintenance window declared in context (CONTRACT §17), 60 days ahead: it never holds during the test.
+    maintenance: JSON.stringify([MAINTENANCE_WINDOW]),
   };
 }
+
+/** The declared window: a one-off, far enough ahead that no alert of the test falls in it. */
+const MAINTENANCE_WINDOW = {
+  start: new Date(Date.now() + 60 * 86_400_000).toISOString().slice(0, 16),
+  for: '1h',
+  tz: 'UTC',
+  reason: 'deploy test window',
+};
 
 type CfnResource = { Type: string; Properties?: Record<string, unknown>; DeletionPolicy?: string };
 
@@ -610,6 +620,19 @@ describe('the CLI on the deployed stack', () => {
     expect(history.code, history.stderr).toBe(0);
     // Three cycles, then the two slots run at pollEvery=10s.
     expect((JSON.parse(history.stdout) as unknown[]).length).toBe(5);
+  }, 60_000);
+
+  it('the maintenance window declared in context reaches the deployed function, whose configuration reads it (CONTRACT §17)', async () => {
+    const variable = functionConfig.Environment?.Variables?.['SHIELDWATCH_MAINTENANCE'];
+    expect(JSON.parse(variable ?? '[]')).toEqual([MAINTENANCE_WINDOW]);
+    // The deployed environment's windows, as the deployed function's loader reads them, with their next start.
+    const listed = await cli(['silence', 'list', '--format', 'json'], {
+      ...env(),
+      SHIELDWATCH_MAINTENANCE: variable!,
+    });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('deploy test window');
+    expect(listed.stdout).toContain(`${MAINTENANCE_WINDOW.start}`);
   }, 60_000);
 
   it('silence starts, lists and ends a silence in the deployed table', async () => {
