@@ -75,7 +75,7 @@ export interface DigestSilence {
   readonly pattern: string;
   readonly reason?: string;
   readonly repeat?: string;
-  /** `context`: a window declared in the stack's context `maintenance` (SHIELDWATCH_MAINTENANCE). */
+  /** `context`: a window declared in the stack's context `maintenance` (the `maintenance` setting). */
   readonly source?: 'context';
 }
 

@@ -65,7 +65,7 @@ export interface ReportRequest {
   readonly units?: ReadonlyMap<string, FigureUnit>;
   /** When the report is made, epoch ms. */
   readonly nowMs: number;
-  /** The maintenance windows declared in configuration (`SHIELDWATCH_MAINTENANCE`). @default [] */
+  /** The maintenance windows declared in configuration (the `maintenance` setting). @default [] */
   readonly maintenance?: readonly WindowRequest[];
   /**
    * The listing and the silences already read ({@link readPresentSources}), when one publish makes several

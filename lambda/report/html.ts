@@ -126,18 +126,28 @@ const INCIDENT_KINDS: Readonly<Record<ReportIncident['kind'], string>> = {
  */
 function peakText(incident: ReportIncident, n: ReportIncident['networks'][number], dayMs: number): string {
   if (n.peak === null) return '-';
-  const shown = (v: number | boolean) =>
-    typeof v === 'number' ? withUnit(v, incident.unit ?? '') : String(v);
-  // The attack's story on the network (CONTRACT §15): where it began, the peak against the rule's threshold.
-  const first = n.first === undefined ? '' : `first ${shown(n.first)}, `;
+  const value = typeof n.peak === 'number' ? withUnit(n.peak, incident.unit ?? '') : String(n.peak);
+  if (n.peakAt === null) return value;
+  const at = utc(Date.parse(n.peakAt));
+  return `${value} at ${at.slice(0, 10) === utc(dayMs).slice(0, 10) ? at.slice(11) : at}`;
+}
+
+/**
+ * The attack's story on one network (CONTRACT §15): its peak and when, the peak as a multiple of the rule's
+ * threshold, and where it began (its value when it joined): `1.5M pps at 10:05 (3.0x the threshold), first 700k pps`.
+ */
+function storyText(incident: ReportIncident, n: ReportIncident['networks'][number], dayMs: number): string {
+  const peak = peakText(incident, n, dayMs);
+  if (n.peak === null) return peak;
   const multiple =
     typeof n.peak === 'number' && incident.threshold !== undefined && incident.threshold > 0
       ? ` (${(n.peak / incident.threshold).toFixed(1)}x the threshold)`
       : '';
-  const value = `${first}${shown(n.peak)}${multiple}`;
-  if (n.peakAt === null) return value;
-  const at = utc(Date.parse(n.peakAt));
-  return `${value} at ${at.slice(0, 10) === utc(dayMs).slice(0, 10) ? at.slice(11) : at}`;
+  const first =
+    n.first === undefined
+      ? ''
+      : `, first ${typeof n.first === 'number' ? withUnit(n.first, incident.unit ?? '') : String(n.first)}`;
+  return `${peak}${multiple}${first}`;
 }
 
 /** How a rule's incident spread: `first edge-1 at 10:00, last to join edge-9 at 10:07`, or nothing. */
@@ -146,7 +156,8 @@ function spreadHtml(incident: ReportIncident, toMs: number): string {
   if (spread === undefined) return '';
   const first = `first ${wrappable(spread.first.network, 80)} at ${timeHtml(Date.parse(spread.first.at), toMs)}`;
   const last =
-    spread.last.network === spread.first.network && spread.last.at === spread.first.at
+    // Every network joined at the opening: no last to join.
+    spread.last.network === spread.first.network || spread.last.at === spread.first.at
       ? ''
       : `, last to join ${wrappable(spread.last.network, 80)} at ${timeHtml(Date.parse(spread.last.at), toMs)}`;
   return `<div class="spread">spread: ${first}${last}</div>`;
@@ -332,7 +343,7 @@ function incidentsSection(data: ReportData): string {
 <td data-label="end">${resolved === null ? '<em>open</em>' : timeHtml(resolved, opened)}</td>
 <td data-label="duration" class="num">${escapeHtml(formatDuration((resolved ?? data.toMs) - opened))}${resolved === null ? ' so far' : ''}</td>
 <td data-label="networks"${none}>${lines((n) => wrappable(n.network, 80))}${moreNetworks(incident)}</td>
-<td data-label="peak" class="num${none === '' ? '' : ' none'}">${lines((n) => `<span class="narrow-only">${wrappable(n.network, 80)}: </span>${incident.kind === 'rule' ? escapeHtml(peakText(incident, n, data.toMs)) : '-'}`)}</td>
+<td data-label="peak" class="num${none === '' ? '' : ' none'}">${lines((n) => `<span class="narrow-only">${wrappable(n.network, 80)}: </span>${incident.kind === 'rule' ? escapeHtml(storyText(incident, n, data.toMs)) : '-'}`)}</td>
 </tr>`;
     })
     .join('\n');

@@ -47,7 +47,7 @@ export interface PublisherConfig {
   readonly expected?: string;
   readonly rules?: readonly Rule[];
   readonly figureFields?: readonly string[];
-  /** The maintenance windows declared in context (`SHIELDWATCH_MAINTENANCE`), as the stack checked them. */
+  /** The maintenance windows declared in context (the `maintenance` setting), as the stack checked them. */
   readonly maintenance?: readonly WindowRequest[];
 }
 

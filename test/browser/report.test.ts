@@ -199,7 +199,8 @@ describe('the report in headless Chromium', () => {
 
     // Assess: the sections in the order an operator reads them.
     const order = await page.evaluate(`[...document.querySelectorAll('main > section')].map((s) => s.id)`);
-    expect(order).toEqual(['now', 'incidents', 'status', 'uptime', 'networks', 'events']);
+    // How fast the team answers follows the incidents (issue 31.4).
+    expect(order).toEqual(['now', 'incidents', 'response', 'status', 'uptime', 'networks', 'events']);
     const now = await page.locator('#now').innerText();
     expect(now).toMatch(/Filter status\s+active\s+since \d\d:\d\d:\d\d \(expected\)/);
     // The demo's attack is over when the report is written: all clear since its end, its networks and peaks
@@ -211,10 +212,13 @@ describe('the report in headless Chromium', () => {
     expect(await flood.count()).toBe(1);
     const cells = await flood.locator('td').allInnerTexts();
     // Each cell's lines: the incident's networks one per line, their peaks in the same order.
-    const peak = expect.stringMatching(/^\d+(\.\d+)?[kM] pps at \d\d:\d\d:\d\d$/);
+    // Each peak with its multiple of the threshold and where the attack began (issue 31.5).
+    const peak = expect.stringMatching(
+      /^\d+(\.\d+)?[kM] pps at \d\d:\d\d:\d\d \(\d+\.\dx the threshold\), first \d+(\.\d+)?[kM] pps$/,
+    );
     expect(cells.map((c) => c.trim().split('\n'))).toEqual([
       ['traffic rule'],
-      ['flood'],
+      ['flood', expect.stringMatching(/^spread: first edge-1 at \d\d:\d\d:\d\d/)],
       [expect.stringMatching(/^\d\d:\d\d:\d\d$/)],
       [expect.stringMatching(/^\d\d:\d\d:\d\d$/)],
       [expect.stringMatching(/^\d+s$/)],
@@ -225,7 +229,7 @@ describe('the report in headless Chromium', () => {
     const nowPeaks = ['edge-1', 'edge-2'].map(
       (network) => new RegExp(`${network} peak (\\S+ pps at \\S+)`).exec(now)?.[1],
     );
-    expect(cells[6]?.trim().split('\n')).toEqual(nowPeaks);
+    expect(cells[6]?.trim().split('\n').map((line) => line.replace(/ \(.*$/, ''))).toEqual(nowPeaks);
     expect(await page.locator('table.incidents tbody tr', { hasText: 'filter status away' }).count()).toBe(1);
     // Severity colours: the attack's badge in the page's critical red, like the alert's level.
     const badge = await page.evaluate(

@@ -156,7 +156,11 @@ describe('shieldwatch report reads a long history page by page', () => {
     const queries = proxy.requests.filter((r) => r.operation === 'Query');
     const keyOf = (r: (typeof queries)[number]) =>
       (r.body['ExpressionAttributeValues'] as Record<string, { S: string }>)[':pk']!.S;
-    expect(new Set(queries.map(keyOf))).toEqual(new Set(['filter', 'event', 'network#edge-1']));
+    // Besides the snapshots and events: the one listing's state items (CONTRACT §15) and the silences (the
+    // quiet times of the present); never another network's snapshots.
+    expect(new Set(queries.map(keyOf))).toEqual(
+      new Set(['filter', 'event', 'network#edge-1', 'state', 'silence']),
+    );
     // The status band needs no body: the filter snapshots are read without theirs.
     for (const query of queries.filter((r) => keyOf(r) === 'filter')) {
       const names = Object.values((query.body['ExpressionAttributeNames'] ?? {}) as Record<string, string>);

@@ -189,7 +189,13 @@ function spreadText(story: IncidentStory, day: string | undefined): string | und
   const spread = story.spread;
   if (typeof spread !== 'object' || spread === null) return undefined;
   const first = `first ${idText(spread.first?.network)} at ${timeText(spread.first?.at, day)}`;
-  if (spread.last === undefined || spread.last.network === spread.first?.network) return first;
+  // Every network joined at the opening: no last to join.
+  if (
+    spread.last === undefined ||
+    spread.last.network === spread.first?.network ||
+    spread.last.at === spread.first?.at
+  )
+    return first;
   return `${first}, last to join ${idText(spread.last.network)} at ${timeText(spread.last.at, day)}`;
 }
 
