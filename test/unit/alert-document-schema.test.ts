@@ -89,6 +89,7 @@ const DOCUMENT_FIELDS: Record<keyof AlertDocument, true> = {
   networkCount: true,
   networksTotal: true,
   spread: true,
+  observedAt: true,
   openedAt: true,
   resolvedAt: true,
   stage: true,

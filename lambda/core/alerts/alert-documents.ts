@@ -35,6 +35,11 @@ export interface AlertDocument {
   /** The monitor's name as the subject shows it. */
   readonly monitor: string;
   readonly at: string;
+  /**
+   * When the cycle that saw what the alert is about asked the API (CONTRACT §18): the metric `TimeToAlert` runs
+   * from it to the publish. The same time as `at` for an alert made by the cycle that observed it.
+   */
+  readonly observedAt?: string;
   /** Present on alerts that open or close an incident. */
   readonly action?: AlertAction;
   /** Shared by an incident's start, its reminders and its end. */
@@ -204,6 +209,8 @@ export function queueDocument(alert: AlertRecord, texts: DocumentTexts): AlertDo
     event: text(alert.event, 100) ?? String(alert.event),
     monitor: texts.monitor,
     at: text(alert.at, 64) ?? '',
+    observedAt:
+      typeof alert.at === 'string' && Number.isFinite(Date.parse(alert.at)) ? text(alert.at, 64) : undefined,
     action,
     incident,
     level: alertLevel(alert),
