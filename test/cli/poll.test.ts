@@ -473,8 +473,9 @@ describe('poll against a store that does not answer', () => {
         // Assess
         expect(run.code, describeRun(run)).toBe(1);
         expect(run.stderr).toMatch(/did not answer/);
-        // The margin covers starting Node and the CLI on a busy machine; without the abort it took 20 s.
-        expect(run.ms).toBeLessThan(4001 + 2000);
+        // The margin covers starting Node and the CLI on a busy machine (2 s was passed by 0.2 s beside four
+        // other test runs); without the abort it took 20 s.
+        expect(run.ms).toBeLessThan(4001 + 6000);
         expect(proxy.requests.filter((r) => r.fault === 'hang').length).toBeGreaterThan(0);
       } finally {
         await proxy.close();
