@@ -229,7 +229,12 @@ describe('the report in headless Chromium', () => {
     const nowPeaks = ['edge-1', 'edge-2'].map(
       (network) => new RegExp(`${network} peak (\\S+ pps at \\S+)`).exec(now)?.[1],
     );
-    expect(cells[6]?.trim().split('\n').map((line) => line.replace(/ \(.*$/, ''))).toEqual(nowPeaks);
+    expect(
+      cells[6]
+        ?.trim()
+        .split('\n')
+        .map((line) => line.replace(/ \(.*$/, '')),
+    ).toEqual(nowPeaks);
     expect(await page.locator('table.incidents tbody tr', { hasText: 'filter status away' }).count()).toBe(1);
     // Severity colours: the attack's badge in the page's critical red, like the alert's level.
     const badge = await page.evaluate(
