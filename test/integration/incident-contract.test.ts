@@ -12,7 +12,8 @@
  * the cycle that opened the incident.
  *
  * A step that a kind lacks today is `it.fails`, with the defect named in its row of `KINDS` (`defects`), or in
- * `EVERY_KIND_DEFECTS` when every kind lacks it.
+ * `EVERY_KIND_DEFECTS` when every kind lacks it. `npm test` runs four of the kinds (`QUICK_KINDS`), `npm run
+ * test:slow` all six.
  */
 import { userInfo } from 'node:os';
 import { PassThrough } from 'node:stream';
@@ -28,6 +29,7 @@ import { type CycleLog, runCycle } from '../../lambda/cycle.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 import { type FakeSns, startFakeSns } from '../fixtures/fake-aws.ts';
+import { bySize } from '../scale.ts';
 
 const TOPIC = 'arn:aws:sns:us-east-1:123456789012:shieldwatch-alerts';
 const quiet: CycleLog = { info: () => {}, warn: () => {}, error: () => {} };
@@ -186,6 +188,19 @@ const KINDS: readonly Kind[] = [
     },
   },
 ];
+
+/**
+ * The kinds `npm test` runs: one of each judge that drives an incident (the monitor's, the blind spots', the rule
+ * incidents across networks, the per-network rule cells); `npm run test:slow` runs every kind.
+ */
+const QUICK_KINDS = [
+  'the status away from the expected one',
+  'a blind spot: a network unreachable',
+  'a rule across networks (groupBy=rule)',
+  'a rule on one network (groupBy=none)',
+];
+if (QUICK_KINDS.some((name) => !KINDS.some((k) => k.name === name)))
+  throw new Error('a quick kind is missing');
 
 /** Steps every kind lacks today, with the defect. */
 const EVERY_KIND_DEFECTS: Partial<Record<Step, string>> = {};
@@ -452,7 +467,12 @@ const harness = async (kind: Kind): Promise<Harness> => {
   return h;
 };
 
-describe.each(KINDS)('$name: one incident lifecycle', (kind) => {
+describe.each(
+  bySize(
+    KINDS.filter((k) => QUICK_KINDS.includes(k.name)),
+    KINDS,
+  ),
+)('$name: one incident lifecycle', (kind) => {
   /** `it`, or `it.fails` where the kind lacks the step today (the defect is in `KINDS`). */
   const step = (name: Step) =>
     (kind.defects?.[name] ?? EVERY_KIND_DEFECTS[name]) === undefined ? it : it.fails;
