@@ -8,6 +8,7 @@
 import { userInfo } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { requireMoto, startMoto } from '../fixtures/moto-server.ts';
+import { itFullSize } from '../scale.ts';
 import { type CliRun, cliTestTimeout, describeRun, dumpTable, runCli, startWorld } from './helpers.ts';
 
 async function exits(code: number, run: Promise<CliRun>): Promise<CliRun> {
@@ -74,7 +75,9 @@ describe('shieldwatch ack / unack', () => {
     cliTestTimeout(13),
   );
 
-  it(
+  // Full size only: the same commands as the first case, for a blind spot; in `npm test` the first case and
+  // test/integration/incident-contract.test.ts (ack and unack of a blind spot, in process) stand for it.
+  itFullSize(
     'ack a blind-spot incident (network.unreachable) by its id: published once by the next poll, the recovery still sent',
     async () => {
       // Prepare: net-1 fails its own request (404) while the API answers; one failed cycle opens the incident.

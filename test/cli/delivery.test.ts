@@ -3,6 +3,7 @@
  * same time, and an SNS that fails for a while.
  */
 import { describe, expect, it } from 'vitest';
+import { itFullSize } from '../scale.ts';
 import {
   type CliRun,
   cliTestTimeout,
@@ -120,7 +121,9 @@ describe('alert delivery across CLI processes', () => {
     cliTestTimeout(5),
   );
 
-  it(
+  // Full size only: two more SNS failures and three polls at once; in `npm test` the outage case above (HTTP 500)
+  // and the first case (polls at once) stand for it, and the in-process SNS failures of outbox-faults.test.ts.
+  itFullSize(
     'alerts refused (400 InvalidParameter) or cut off (reset) wait too; 3 polls at once after recovery send each once, in order',
     async () => {
       // Prepare
