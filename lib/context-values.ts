@@ -12,6 +12,7 @@ import {
 import { hiddenCharacterProblem } from '../lambda/core/alerts/hidden-characters.ts';
 import { parseFigureFields } from '../lambda/core/detect/figures.ts';
 import { parseStatusPath } from '../lambda/core/detect/status.ts';
+import { type DigestSchedule, parseDigestSchedule } from '../lambda/core/digest-schedule.ts';
 import { parseEscalateAfter } from '../lambda/core/incidents/escalation.ts';
 import { networkIdProblem } from '../lambda/core/network-id.ts';
 import { parsePollEvery } from '../lambda/core/poll-slots.ts';
@@ -284,4 +285,33 @@ export function parsePollEveryContext(value: unknown): Parsed<string> {
   const parsed = text === undefined ? undefined : parsePollEvery(text);
   if (parsed === undefined) return fail(`expected a duration like 10s, 30s or 60s, got ${show(value)}`);
   return parsed.ok ? ok(text!) : fail(parsed.problem);
+}
+
+/**
+ * Context `digest`, `digestAt` and `digestTz` (CONTRACT §19), checked as the digest function checks its variables
+ * (`parseDigestSchedule`): `schedule` is undefined when the digest is off (the default). A value that is not
+ * text (a number or a list in cdk.json) is refused naming its key.
+ */
+export function parseDigestContext(present: (key: 'digest' | 'digestAt' | 'digestTz') => unknown): {
+  readonly schedule: DigestSchedule | undefined;
+  readonly problems: readonly string[];
+} {
+  const problems: string[] = [];
+  const text = (key: 'digest' | 'digestAt' | 'digestTz'): string | undefined => {
+    const value = present(key);
+    if (value === undefined || typeof value === 'string') return value;
+    problems.push(`${key}: expected text, got ${show(value)}`);
+    return undefined;
+  };
+  const values = { digest: text('digest'), digestAt: text('digestAt'), digestTz: text('digestTz') };
+  if (problems.length > 0) return { schedule: undefined, problems };
+  const parsed = parseDigestSchedule(values);
+  return parsed.ok
+    ? { schedule: parsed.schedule, problems: [] }
+    : { schedule: undefined, problems: parsed.problems };
+}
+
+/** A checked digest time of day as the catalogue's `digestAt` takes it: `HH:MM`. */
+export function digestAtText(schedule: Pick<DigestSchedule, 'hour' | 'minute'>): string {
+  return `${String(schedule.hour).padStart(2, '0')}:${String(schedule.minute).padStart(2, '0')}`;
 }

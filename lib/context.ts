@@ -4,6 +4,7 @@
  * every problem, each naming its key.
  */
 
+import type { DigestSchedule } from '../lambda/core/digest-schedule.ts';
 import { nearest } from '../lambda/core/nearest.ts';
 import { POLL_EVERY_DEFAULT_MS, parsePollEvery } from '../lambda/core/poll-slots.ts';
 import { parseMaintenance } from '../lambda/core/silences/maintenance-config.ts';
@@ -24,6 +25,7 @@ import {
   optional,
   type Parsed,
   parseApiUrl,
+  parseDigestContext,
   parseEmail,
   parseEscalateAfterContext,
   parseExpectedStatus,
@@ -226,6 +228,12 @@ export interface MonitorSettings {
    * @default - unset: no page (`statusPage=off`)
    */
   readonly statusPage?: StatusPageSettings;
+  /**
+   * The digest published to the alert topic (`digest`, `digestAt`, `digestTz`; CONTRACT §19, docs/digest.md),
+   * checked as the function checks it.
+   * @default - unset: no digest (`digest=off`)
+   */
+  readonly digest?: DigestSchedule;
 }
 
 /** Invalid context: every problem, one line each, each starting with the key it concerns. */
@@ -383,6 +391,8 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
   problems.push(...channels.problems);
   const statusPage = parseStatusPageContext(present);
   problems.push(...statusPage.problems);
+  const digest = parseDigestContext(present);
+  problems.push(...digest.problems);
 
   if (problems.length > 0) throw new ContextError(problems);
   return {
@@ -413,6 +423,7 @@ export function parseMonitorContext(values: Readonly<Record<string, unknown>>): 
     ...(pollEvery === undefined ? {} : { pollEvery }),
     channels: channels.settings,
     ...(statusPage.settings === undefined ? {} : { statusPage: statusPage.settings }),
+    ...(digest.schedule === undefined ? {} : { digest: digest.schedule }),
   };
 }
 

@@ -11,6 +11,7 @@ import { AlertForwarding } from './constructs/alert-forwarding.ts';
 import { AlertTopic } from './constructs/alert-topic.ts';
 import { ApiKeySecret } from './constructs/api-key-secret.ts';
 import { ChatChannels } from './constructs/chat-channels.ts';
+import { type DigestPageLink, DigestPublisher } from './constructs/digest-publisher.ts';
 import { MonitorAlarms } from './constructs/monitor-alarms.ts';
 import { MonitorDashboard } from './constructs/monitor-dashboard.ts';
 import { PollSchedule } from './constructs/poll-schedule.ts';
@@ -180,11 +181,27 @@ export class MonitorStack extends Stack {
       description:
         'Acknowledge link of incident alerts (the signed token in each alert is its authorization)',
     });
-    if (settings.statusPage !== undefined) this.addStatusPage(settings, table, sharded);
+    const page = settings.statusPage === undefined ? undefined : this.addStatusPage(settings, table, sharded);
+    if (settings.digest !== undefined) {
+      const digest = new DigestPublisher(this, 'Digest', {
+        schedule: settings.digest,
+        table,
+        topic: alerts.topic,
+        maintenance: settings.maintenance,
+        page,
+      });
+      new CfnOutput(this, 'DigestFunctionName', {
+        value: digest.function.functionName,
+        description: `Digest function (${settings.digest.every}; its schedule runs it hourly)`,
+      });
+    }
   }
 
-  /** The hosted status page (docs/status-page.md): bucket, distribution, its publisher and schedule, outputs. */
-  private addStatusPage(settings: MonitorSettings, table: ITable, sharded: boolean): void {
+  /**
+   * The hosted status page (docs/status-page.md): bucket, distribution, its publisher and schedule, outputs.
+   * Returns how the digest links to it.
+   */
+  private addStatusPage(settings: MonitorSettings, table: ITable, sharded: boolean): DigestPageLink {
     const { mode, everyMinutes } = settings.statusPage!;
     const page = new StatusPage(this, 'StatusPage', { mode });
     new StatusPagePublisher(this, 'StatusPagePublisher', {
@@ -216,5 +233,6 @@ export class MonitorStack extends Stack {
           'Secret holding the private key of the status page links (read by shieldwatch page-link)',
       });
     }
+    return { url: page.url, mode };
   }
 }

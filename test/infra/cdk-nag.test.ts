@@ -51,6 +51,10 @@ describe.each([
   ],
   ['a private status page', { networks: 'a,b', statusPage: 'private', statusPageEvery: '10m' }],
   ['a public status page', { statusPage: 'public' }],
+  [
+    'a daily digest linking a private status page',
+    { statusPage: 'private', digest: 'daily', digestAt: '07:30', digestTz: 'Europe/Berlin' },
+  ],
 ])('cdk-nag AwsSolutions on the stack with %s', (_name, context) => {
   const stack = buildMonitor(context);
 
@@ -94,6 +98,13 @@ describe.each([
               /^AwsSolutions-IAM5\[Resource::<StatusPagePublisherFunction\w+\.Arn>:\*\]$/,
             ),
             'AwsSolutions-SMG4',
+          ]
+        : []),
+      // The digest (docs/digest.md): publishing to the encrypted topic, the schedule's invoke.
+      ...('digest' in context
+        ? [
+            'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+            expect.stringMatching(/^AwsSolutions-IAM5\[Resource::<DigestFunction\w+\.Arn>:\*\]$/),
           ]
         : []),
     ];
