@@ -65,10 +65,15 @@ export const demoCommand = defineCommand({
     // enough that the rule below sees two normal cycles after it and resolves.
     const runMs = cycles * everyMs;
     const speed = Math.max(0.05, 30_000 / Math.max(runMs, 1));
+    // The scenario's clock follows the cycles, not the wall clock: cycle i sees it at i × every, however late
+    // the cycles before it ran. On a loaded machine a quick demo's cycles run late, and on the wall clock the
+    // attack's spread to edge-2 (two cycles of the plan) could fall between two of them and never trip the rule.
+    let scenarioClockMs = io.now();
     const simulator = await startSimulator({
       shape: 'nested',
       scenario: 'demo',
       speed,
+      now: () => scenarioClockMs,
       // Latency only: the banner promises no failures, so none are injected at random (a run might show none).
       faults: { latencyMs: 20, jitterMs: 40 },
     });
@@ -120,6 +125,7 @@ export const demoCommand = defineCommand({
     try {
       const started = io.now();
       for (let i = 0; i < cycles; i++) {
+        scenarioClockMs = started + i * everyMs;
         const result = await runCycle(monitor.deps, settings, io.now() + Math.max(everyMs, 2000));
         println(io.stdout, cycleLine(result, io));
         for (const alert of sent.splice(0)) {

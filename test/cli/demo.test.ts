@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,8 @@ import { runCli } from './helpers.ts';
 
 /** A cycle's line: its time, then the filter. */
 const CYCLE_LINE = /^\d\d:\d\d:\d\d {2}filter/;
+/** Preloaded into the CLI: every cycle line holds the demo 700 ms, so its cycles run late (a loaded machine). */
+const LATE_CYCLES = new URL('../fixtures/late-cycles.mjs', import.meta.url).href;
 
 describe('the demo (npm start)', () => {
   const dirs: string[] = [];
@@ -171,4 +173,36 @@ describe('the demo (npm start)', () => {
     );
     expect(transitions.map((e) => e.to)).toEqual(['mitigating', 'active']);
   });
+
+  it('tells the same attack when its cycles run late (a loaded machine): the scenario follows the cycles, not the clock', async () => {
+    // Prepare: the quick demo of the browser test, 300 ms a cycle, each cycle held 700 ms more. The attack's
+    // spread to edge-2 lasts two cycles of the plan: on the wall clock, 600 ms, which cycles 1 s apart miss.
+    const cwd = await mkdtemp(join(tmpdir(), 'shieldwatch-demo-late-'));
+    dirs.push(cwd);
+
+    // Act
+    const run = await runCli(
+      ['demo', '--cycles', '10', '--every', '300ms'],
+      { CI: 'true', NODE_OPTIONS: `--import=${LATE_CYCLES}` },
+      { cwd, timeoutMs: 60_000 },
+    );
+
+    // Assess: the cycles did run late, and still the incident is the planned one: edge-1, then edge-2.
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.ms).toBeGreaterThan(10 * 700);
+    expect(run.stdout).toMatch(
+      /^ALERT incident\.updated: \[shieldwatch\] flood: 1 more network \(2 in all\): peak [\d.]+M on edge-2/m,
+    );
+    expect(run.stdout).toMatch(
+      /^ALERT incident\.resolved: \[shieldwatch\] RESOLVED flood on 2 networks after /m,
+    );
+    expect(run.stdout).toMatch(
+      /The attack \(shieldwatch incidents show flood@[\s\S]*networks: {2}2, worst peak/,
+    );
+    // The report's present names both networks, as `incidents` does (the browser test reads it the same way).
+    const report = await readFile(join(cwd, 'shieldwatch-report.html'), 'utf8');
+    const now = /<section id="now"[\s\S]*?<\/section>/.exec(report)?.[0] ?? '';
+    expect(now).toMatch(/edge-1(?:<\/span>)+ <span class="peak">peak /);
+    expect(now).toMatch(/edge-2(?:<\/span>)+ <span class="peak">peak /);
+  }, 90_000);
 });
