@@ -242,6 +242,29 @@ export const SETTINGS = {
     default: 'empty: none',
     scope: 'monitor',
   },
+  digest: {
+    env: 'SHIELDWATCH_DIGEST',
+    context: 'digest',
+    meaning:
+      '`off`, `daily` or `weekly` (Mondays): the deployed stack publishes the period at a glance to the alert ' +
+      'topic as `monitor.digest`, once per period (CONTRACT §19, docs/digest.md)',
+    default: 'off',
+    scope: 'monitor',
+  },
+  digestAt: {
+    env: 'SHIELDWATCH_DIGEST_AT',
+    context: 'digestAt',
+    meaning: 'when the digest is due, `HH:MM` (24-hour) in `digestTz`; the period ends then',
+    default: '08:00',
+    scope: 'monitor',
+  },
+  digestTz: {
+    env: 'SHIELDWATCH_DIGEST_TZ',
+    context: 'digestTz',
+    meaning: 'the IANA zone of `digestAt`, e.g. `Europe/Berlin` (daylight saving time followed)',
+    default: 'UTC',
+    scope: 'monitor',
+  },
   pollEvery: {
     env: 'SHIELDWATCH_POLL_EVERY',
     context: 'pollEvery',

@@ -1,12 +1,9 @@
-import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
-import { readIncidentListing } from '../../lambda/adapters/incident-listing.ts';
-import { DynamoSilenceStore } from '../../lambda/adapters/silence-store.ts';
 import { ConfigError, loadStoreConfig } from '../../lambda/config.ts';
-import { buildDigest } from '../../lambda/core/digest.ts';
 import { renderDigestHtml } from '../../lambda/core/digest-html.ts';
 import { renderDigestText } from '../../lambda/core/digest-text.ts';
 import { parseMaintenance } from '../../lambda/core/silences/maintenance-config.ts';
 import type { WindowRequest } from '../../lambda/core/silences/maintenance-window.ts';
+import { readDigest } from '../../lambda/digest/read-digest.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
 import { defineCommand } from '../args.ts';
 import { parseTimeArg, printable, printableJson, UsageError } from '../format.ts';
@@ -76,28 +73,14 @@ export const digestCommand = defineCommand({
     const config = loadStoreConfig(io.env);
     const store = await openStore(io.env, config.table, { readOnly: true });
     try {
-      const silenceStore = new DynamoSilenceStore(store.client, config.table, {
-        now: () => nowMs,
-        ...(windows === undefined ? {} : { windows }),
-      });
-      const history = new DynamoStore(store.client, config.table);
-      // The last filter snapshot before the period holds into it (its status until the period's first one).
-      const before = new Date(Date.parse(since) - 1).toISOString();
-      const [incidents, previous, snapshots, silences] = await storeCall(store, () =>
-        Promise.all([
-          readIncidentListing(store.client, config.table, { since }),
-          history.querySnapshots({ kind: 'filter' }, { until: before, limit: 1 }),
-          history.querySnapshots({ kind: 'filter' }, { since, until }),
-          silenceStore.list(),
-        ]),
+      const digest = await storeCall(store, () =>
+        readDigest(store.client, config.table, {
+          since,
+          until,
+          nowMs,
+          ...(windows === undefined ? {} : { windows }),
+        }),
       );
-      const digest = buildDigest({
-        incidents,
-        snapshots: [...previous, ...snapshots],
-        silences,
-        since,
-        until,
-      });
       const out =
         values.format === 'json'
           ? printableJson(digest, 2)

@@ -106,7 +106,8 @@ export type AlertEvent =
   | 'silence.still_holding'
   | 'maintenance.started'
   | 'maintenance.ended'
-  | 'monitor.test';
+  | 'monitor.test'
+  | 'monitor.digest';
 
 /**
  * How serious a status change is, with the expected status setting set: `high` when the status is away
@@ -129,7 +130,8 @@ export type AlertRecord =
   | IncidentAlertRecord
   | SilenceAlertRecord
   | MaintenanceAlertRecord
-  | TestAlertRecord;
+  | TestAlertRecord
+  | DigestAlertRecord;
 
 /** A record of the events `E`: the discriminant `event`, and the fields any alert may hold. */
 export type AlertRecordOf<E extends AlertEvent> = AlertFields & { readonly event: E };
@@ -174,6 +176,11 @@ export type MaintenanceAlertRecord = AlertRecordOf<EventsOf<'maintenance'>> & {
 };
 /** `monitor.test` (`alert-families/test.ts`). */
 export type TestAlertRecord = AlertRecordOf<EventsOf<'test'>>;
+/**
+ * `monitor.digest` (`alert-families/digest.ts`, CONTRACT §19): the period at a glance, as one JSON text in
+ * `digest` ({@link DigestAlertBody}); `at` is when it was made.
+ */
+export type DigestAlertRecord = AlertRecordOf<EventsOf<'digest'>>;
 
 /**
  * The fields any family's record may hold, as outbox and event items store them (the codecs in
@@ -223,6 +230,11 @@ export interface AlertFields extends Partial<Omit<RuleAlertFields, 'triggeredAt'
   readonly stage?: number;
   /** `incident.acknowledged`: who acknowledged (an IAM principal, an OS user, or `link`); the note is `detail`. */
   readonly acknowledgedBy?: string;
+  /**
+   * `monitor.digest` only: the digest, its period and the page's address as one JSON text (`digest-body.ts`):
+   * text, so that any reading it names (a peak) is stored as it is, whatever DynamoDB numbers hold.
+   */
+  readonly digest?: string;
 }
 
 /** One network named by a network health alert (docs/alerts.md, Blind spots). */

@@ -18,6 +18,8 @@ import {
   judgeHealth,
   type NetworkOutcome,
 } from '../../lambda/core/detect/network-health.ts';
+import { buildDigest } from '../../lambda/core/digest.ts';
+import { encodeDigestBody } from '../../lambda/core/digest-body.ts';
 import {
   acknowledgeHealthIncident,
   acknowledgeIncident,
@@ -36,6 +38,7 @@ import { parseRules } from '../../lambda/core/rules/rules.ts';
 import { decideNotices, INITIAL_NOTICES } from '../../lambda/core/silences/maintenance-notices.ts';
 import { dueAnnouncements, type HeldChanges } from '../../lambda/core/silences/silence.ts';
 import type { AlertEvent, AlertRecord } from '../../lambda/core/types.ts';
+import { SAMPLE_DIGEST } from '../fixtures/digest-sample.ts';
 
 const SCHEMA_PATH = new URL('../../docs/alert-document.schema.json', import.meta.url);
 const schema = JSON.parse(readFileSync(SCHEMA_PATH, 'utf8'));
@@ -57,6 +60,10 @@ function errorsOf(document: unknown): string[] {
 
 /** Every field of {@link AlertDocument}: a field added there does not compile until it is listed here. */
 const DOCUMENT_FIELDS: Record<keyof AlertDocument, true> = {
+  period: true,
+  digest: true,
+  page: true,
+  late: true,
   version: true,
   event: true,
   monitor: true,
@@ -514,6 +521,7 @@ function producedAlerts(): AlertRecord[] {
     ...monitorIncidentAlerts(),
     ...maintenanceNotices(),
     { seq: 0, event: 'monitor.test', at: minute(5), detail: 'sent by shieldwatch test-alert' },
+    ...digests(),
   ];
   return records.map((record, i) => ({ ...record, seq: record.seq ?? 100 + i }) as AlertRecord);
 }
@@ -533,6 +541,43 @@ function maintenanceNotices(): AlertRecord[] {
   if (started.stale) return [];
   const ended = decideNotices(started.state, [], minute(41));
   return [...started.alerts, ...(ended.stale ? [] : ended.alerts)];
+}
+
+/** Digests as the digest function makes them: of an empty store, and of a day with incidents, its page private and late. */
+function digests(): AlertRecord[] {
+  const period = {
+    since: minute(0),
+    until: minute(60),
+    every: 'daily' as const,
+    label: minute(60).slice(0, 10),
+  };
+  const empty = buildDigest({
+    incidents: [],
+    snapshots: [],
+    silences: [],
+    since: period.since,
+    until: period.until,
+  });
+  return [
+    {
+      seq: 1,
+      event: 'monitor.digest',
+      at: minute(61),
+      digest: encodeDigestBody({ digest: empty, period, tz: 'UTC' }),
+    },
+    {
+      seq: 2,
+      event: 'monitor.digest',
+      at: minute(61),
+      digest: encodeDigestBody({
+        digest: SAMPLE_DIGEST,
+        period,
+        tz: 'Europe/Berlin',
+        page: { url: 'https://d111111abcdef8.cloudfront.net/', mode: 'private' },
+        late: true,
+      }),
+    },
+  ];
 }
 
 const PRODUCED = producedAlerts();

@@ -21,6 +21,7 @@ import {
 import { evaluateRules } from '../../lambda/core/rules/rule-eval.ts';
 import { parseRules } from '../../lambda/core/rules/rules.ts';
 import type { AlertEvent, AlertRecord } from '../../lambda/core/types.ts';
+import { sampleDigestRecord } from '../fixtures/digest-sample.ts';
 
 const AT = '2026-11-22T10:04:12.345Z';
 const SINCE = '2026-11-22T09:00:00.000Z';
@@ -327,6 +328,7 @@ const SAMPLES: Record<AlertEvent, AlertRecord> = {
     },
   },
   'monitor.test': { seq: 0, event: 'monitor.test', at: AT, detail: 'sent by shieldwatch test-alert' },
+  'monitor.digest': { ...sampleDigestRecord(), at: AT },
 };
 
 describe('the documents of every event kind', () => {
@@ -406,6 +408,7 @@ describe('the documents of every event kind', () => {
     ['incident.acknowledged', {}, 'acknowledge', 'info'],
     ['incident.escalated', {}, 'trigger', 'critical'],
     ['monitor.test', {}, undefined, 'info'],
+    ['monitor.digest', {}, undefined, 'info'],
   ])('%s %o: action %s, level %s', (event, change, action, level) => {
     // Act
     const { queue, chat } = documents({ ...SAMPLES[event], ...change });

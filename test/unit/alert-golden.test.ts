@@ -17,6 +17,7 @@ import type { IncidentStory } from '../../lambda/core/incidents/incidents.ts';
 import { conditionOf } from '../../lambda/core/rules/rule-kinds/index.ts';
 import { parseRules } from '../../lambda/core/rules/rules.ts';
 import type { AlertRecord, RenderedAlert } from '../../lambda/core/types.ts';
+import { sampleDigestRecord } from '../fixtures/digest-sample.ts';
 
 const FIXTURE = new URL('../fixtures/alert-golden.json', import.meta.url);
 
@@ -511,6 +512,18 @@ const RECORDS: Readonly<Record<string, AlertRecord>> = {
     heldSince: EARLIER,
   },
   'test notification': { seq: 0, event: 'monitor.test', at: AT },
+  'daily digest, public page': sampleDigestRecord(),
+  'weekly digest sent late, private page': sampleDigestRecord({
+    period: {
+      since: '2026-11-16T07:00:00.000Z',
+      until: '2026-11-23T07:00:00.000Z',
+      every: 'weekly',
+      label: '2026-11-23',
+    },
+    page: { url: 'https://d111111abcdef8.cloudfront.net/', mode: 'private' },
+    late: true,
+  }),
+  'a digest whose body is damaged': { seq: 8, event: 'monitor.digest', at: AT, digest: '{"digest":' },
   'an event this version does not know': {
     seq: 31,
     event: 'future.event' as AlertRecord['event'],

@@ -5,6 +5,8 @@
  * Pure: built from the alert record and the texts already rendered for it; nothing here throws.
  */
 
+import type { Digest } from '../digest.ts';
+import type { DigestPeriod } from '../digest-schedule.ts';
 import type { AlertRecord, Severity } from '../types.ts';
 import { type AlertAction, type AlertLevel, familyOf } from './alert-families/index.ts';
 import { sinceOf } from './alert-since.ts';
@@ -87,6 +89,14 @@ export interface AlertDocument {
   readonly stage?: number;
   /** `incident.acknowledged`: who acknowledged (an IAM principal, an OS user, or `link`). */
   readonly acknowledgedBy?: string;
+  /** `monitor.digest`: the period the digest covers (CONTRACT §19). */
+  readonly period?: DigestPeriod;
+  /** `monitor.digest`: the period at a glance, as `shieldwatch digest --format json` prints it. */
+  readonly digest?: Digest;
+  /** `monitor.digest`: the hosted status page's address, when the stack has one. */
+  readonly page?: string;
+  /** `monitor.digest`: sent by a later run after the one due at the period's end was missed. */
+  readonly late?: true;
 }
 
 /** One network of a network health alert in the `sqs` document. */

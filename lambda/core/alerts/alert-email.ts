@@ -54,6 +54,11 @@ export function renderEmail(alert: AlertRecord, ctx: EmailContext): string {
   const footerText = footer.join('\n');
   // The header and footer are bounded by the caps above; the network list gets whatever room is left.
   const room = EMAIL_MAX_BYTES - Buffer.byteLength(headerText) - Buffer.byteLength(footerText) - 200;
+  if (family.networkFigures === false) {
+    return [shortenBytes(headerText, EMAIL_MAX_BYTES - Buffer.byteLength(footerText) - 200), footerText].join(
+      '\n',
+    );
+  }
   return [headerText, '', ...networkLines(ctx?.networks, room), footerText].join('\n');
 }
 
@@ -113,6 +118,19 @@ function networkBlock(entry: unknown): string[] {
     lines.push(`    ... and ${left} more figure${left === 1 ? '' : 's'}`);
   }
   return lines;
+}
+
+/** `text` cut to at most `bytes` UTF-8 bytes (at a line's end when it can), saying so. */
+function shortenBytes(text: string, bytes: number): string {
+  if (Buffer.byteLength(text) <= bytes) return text;
+  const note = '\n... (cut to keep the message within the SNS size limit)';
+  let cut = Buffer.from(text)
+    .subarray(0, Math.max(0, bytes - note.length))
+    .toString('utf8');
+  // A character cut in half decodes as U+FFFD: drop it, and the line it ends.
+  const lastBreak = cut.lastIndexOf('\n');
+  if (lastBreak > 0) cut = cut.slice(0, lastBreak);
+  return `${cut}${note}`;
 }
 
 function unknownTime(value: unknown): string {

@@ -13,7 +13,8 @@ import type { AlertEvent } from '../types.ts';
  * at a silence's end a change it held back that still holds (docs/silences.md), `health` is a blind spot of
  * one shard's networks (a network that keeps failing, a rule that reads nothing; `network-health.ts`), one
  * alert listing every network concerned in its cycle; `grouped` is an incident of one rule across networks
- * (`incidents.ts`, `incident-alert-text.ts`).
+ * (`incidents.ts`, `incident-alert-text.ts`); `digest` is the period at a glance the stack publishes once per day
+ * or week (CONTRACT §19, docs/digest.md).
  */
 export type EventFamily =
   | 'status'
@@ -24,7 +25,8 @@ export type EventFamily =
   | 'silence'
   | 'maintenance'
   | 'health'
-  | 'grouped';
+  | 'grouped'
+  | 'digest';
 
 /** The fixed texts of one event. */
 export interface EventTexts {
@@ -196,6 +198,13 @@ export const ALERT_EVENT_TEXTS = {
     sms: 'TEST notification, alert delivery works',
     intro:
       'This is a TEST notification from shieldwatch, sent to check that alerts are delivered. No action is needed.',
+  },
+  'monitor.digest': {
+    family: 'digest',
+    subject: 'digest',
+    sms: 'digest',
+    intro:
+      'The period at a glance: incidents, response times, filter status and API availability (docs/digest.md). No action is needed.',
   },
 } as const satisfies Readonly<Record<AlertEvent, EventTexts>>;
 

@@ -67,6 +67,8 @@ const NEVER_SILENCED: ReadonlySet<AlertEvent> = new Set<AlertEvent>([
   // A window's own notices tell of the silence: never held back by it or another (CONTRACT §17).
   'maintenance.started',
   'maintenance.ended',
+  // The digest tells of the period, silences included (CONTRACT §19).
+  'monitor.digest',
 ]);
 
 /** Every event a silence can suppress. */

@@ -58,6 +58,11 @@ export interface AlertFamily<R extends AlertRecord> {
   derivedIncident(alert: R, action: AlertAction | undefined): string | undefined;
   /** Fields the `sqs` document adds after the common ones. */
   documentFields(alert: R): Readonly<Record<string, unknown>>;
+  /**
+   * Whether the email ends with the latest figures of each network (`Latest network figures:`). @default true;
+   * false for an alert about a period, not a moment (the digest).
+   */
+  readonly networkFigures?: boolean;
   /** The email's first paragraph when the event's own (`alert-events.ts`) does not fit the record; optional. */
   intro?(alert: R): string | undefined;
   /**

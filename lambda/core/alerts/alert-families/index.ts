@@ -17,6 +17,7 @@ import type { AlertRecord, AlertRecordOf } from '../../types.ts';
 import { type EventFamily, type EventsOf, eventTexts } from '../alert-events.ts';
 import { isHealthIncidentAlert } from '../health-alert-text.ts';
 import { API_FAMILY } from './api.ts';
+import { DIGEST_FAMILY } from './digest.ts';
 import type { AlertFamily } from './family.ts';
 import { HEALTH_FAMILY } from './health.ts';
 import { INCIDENT_FAMILY } from './incident.ts';
@@ -39,6 +40,7 @@ export const ALERT_FAMILIES = {
   silence: silenceFamily(eventFamily),
   maintenance: MAINTENANCE_FAMILY,
   test: TEST_FAMILY,
+  digest: DIGEST_FAMILY,
 } as const satisfies { readonly [F in EventFamily]: AlertFamily<AlertRecordOf<EventsOf<F>>> };
 
 /**
