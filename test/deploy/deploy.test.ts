@@ -8,7 +8,8 @@
  * event and the role's credentials against an HTTPS API over a status change and a rule trigger: snapshots in
  * the table, one publish per alert with every protocol's text, delivered to the SQS subscriptions with the
  * README's filter policies; every AWS call it made allowed by the role's deployed policies; the CLI on the
- * deployed table; `cdk destroy` keeping the table.
+ * deployed table; the status page (status-page.ts), the acknowledge function (ack-function.ts) and the digest
+ * (digest.ts); `cdk destroy` keeping the table.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +32,7 @@ import { SLOTTED_POLLER_TIMEOUT_SECONDS } from '../../lib/constructs/poller-func
 import { synthMonitor } from '../infra/synth.ts';
 import { describeAckFunction } from './ack-function.ts';
 import { type AwsCall, authzRequests, type Deployment, startRecorder } from './aws-calls.ts';
+import { describeDigest } from './digest.ts';
 import {
   ACCOUNT,
   cdk,
@@ -75,8 +77,14 @@ function deployContext(apiUrl: string): Record<string, string> {
     statusPage: 'private',
     // A maintenance window declared in context (CONTRACT §17), 60 days ahead: it never holds during the test.
     maintenance: JSON.stringify([MAINTENANCE_WINDOW]),
+    // The digest (CONTRACT §19), daily, in a zone half an hour off UTC (test/deploy/digest.ts).
+    digest: 'daily',
+    ...DIGEST,
   };
 }
+
+/** When the deployed digest is due. */
+const DIGEST = { digestAt: '06:15', digestTz: 'Asia/Kolkata' } as const;
 
 /** The declared window: a one-off, far enough ahead that no alert of the test falls in it. */
 const MAINTENANCE_WINDOW = {
@@ -231,6 +239,7 @@ describe('the stack deployed to the emulator', () => {
         'StatusPageKeyId',
         'StatusPageKeySecret',
         'AckUrl',
+        'DigestFunctionName',
       ].sort(),
     );
     expect(outputs['TableName']).toBe(table);
@@ -675,6 +684,20 @@ describeAckFunction(
     statusLink: () => statusLink!.link,
     statusIncident: () => statusLink!.incident,
   },
+);
+
+describeDigest(
+  () => ({
+    stackName: STACK,
+    aws,
+    emulator: emulator!,
+    work,
+    template,
+    resources,
+    outputs,
+    cli: (args, extra) => cli(args, extra),
+  }),
+  DIGEST,
 );
 
 describe('cdk destroy', () => {
