@@ -8,6 +8,7 @@ import { describeShape, suggestStatusPaths } from '../../lambda/core/shape.ts';
 import type { ApiResponse } from '../../lambda/core/types.ts';
 import { SETTINGS, unknownSettings } from '../../lambda/settings.ts';
 import { defineCommand } from '../args.ts';
+import { digestLine } from '../check/digest.ts';
 import { printExpectedStatus } from '../check/expected-status.ts';
 import { printRules } from '../check/rules.ts';
 import { clip, palette, printable, renderTable, useColour } from '../format.ts';
@@ -121,6 +122,7 @@ export const checkCommand = defineCommand({
     '  - SHIELDWATCH_EXPECTED_STATUS against the status found and those the store recorded (its newest',
     '    1000 filter snapshots, when this directory or the AWS settings have a store): one that differs only',
     '    in case or spaces, or is a likely typo, is a failure; one never reported is a warning.',
+    '  - the digest settings (SHIELDWATCH_DIGEST, _AT, _TZ) when set: checked, with the next due time.',
     'Run it before deploying. The key is never printed.',
   ].join('\n'),
   options: {},
@@ -167,6 +169,10 @@ export const checkCommand = defineCommand({
       io.stdout,
       `  alerts       ${config.topicArn ?? 'terminal / log only (SHIELDWATCH_TOPIC_ARN not set)'}`,
     );
+    const digest = digestLine(io.env, io.now());
+    if (digest !== undefined) {
+      println(io.stdout, `  digest       ${digest.problem === undefined ? '' : `${fail} `}${digest.line}`);
+    }
     try {
       await keys.get();
     } catch (error) {
@@ -182,6 +188,7 @@ export const checkCommand = defineCommand({
         Promise.all(config.networks.map((id) => api.getNetworkRealtime(id, { deadlineMs }))),
       ]);
       const problems: string[] = unknown.length === 0 ? [] : ['unknown SHIELDWATCH_* variable(s)'];
+      if (digest?.problem !== undefined) problems.push(digest.problem);
 
       if (user.ok) {
         println(
