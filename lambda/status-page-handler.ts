@@ -87,6 +87,7 @@ export async function handler(): Promise<{ written: string[] }> {
     everySeconds: config.everySeconds,
     nowMs: started,
     ...(publicIdKey === undefined ? {} : { publicIdKey }),
+    ...(config.url === undefined ? {} : { url: config.url }),
     ...(config.expected === undefined ? {} : { expected: config.expected }),
     ...(config.rules === undefined ? {} : { rules: config.rules }),
     ...(config.figureFields === undefined ? {} : { figureFields: config.figureFields }),

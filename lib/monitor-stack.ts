@@ -214,6 +214,7 @@ export class MonitorStack extends Stack {
       rules: settings.rules,
       figureFields: settings.figureFields,
       maintenance: settings.maintenance,
+      url: page.url,
     });
     new CfnOutput(this, STATUS_PAGE_OUTPUTS.url, {
       value: page.url,

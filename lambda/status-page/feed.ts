@@ -201,12 +201,15 @@ export function buildFeed(input: FeedInput): Feed {
 }
 
 /**
- * The feed as Atom 1.0. Links are relative to the feed's own URL (RFC 4287 §4.2.7.1; the base is the document's
- * URI), since the publisher does not know the page's host: `self` is `feed.atom`, `alternate` the page.
+ * The feed as Atom 1.0. With `baseUrl` (the page's address, public pages) the links are absolute, since a chat's
+ * feed app shows an entry's link as it is; without it (a private page, whose links only work signed, or a page
+ * whose address the publisher was not given) they are relative to the feed's own URL (RFC 4287 §4.2.7.1; the
+ * base is the document's URI): `self` is `feed.atom`, `alternate` the page.
  */
-export function renderFeed(feed: Feed): string {
-  const link = (rel: string, href: string, type: string) =>
-    `<link rel="${rel}" href="${xmlText(href)}" type="${type}"/>`;
+export function renderFeed(feed: Feed, baseUrl?: string): string {
+  const href = (key: string) => (baseUrl === undefined ? key : `${baseUrl}${key}`);
+  const link = (rel: string, key: string, type: string) =>
+    `<link rel="${rel}" href="${xmlText(href(key))}" type="${type}"/>`;
   const entries = feed.entries.map((e) =>
     [
       '  <entry>',

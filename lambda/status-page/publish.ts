@@ -48,6 +48,8 @@ export interface PublishRequest {
    * handler). Needed by `public`, unused by `private`.
    */
   readonly publicIdKey?: string;
+  /** The page's address, `https://<distribution>/` (the public feed's links are absolute with it). */
+  readonly url?: string;
 }
 
 /** What was written. */
@@ -165,7 +167,11 @@ export async function publishStatusPage(
     ...(request.publicIdKey === undefined ? {} : { publicIdKey: request.publicIdKey }),
     ...(request.rules === undefined ? {} : { rules: request.rules }),
   });
-  await put(PAGE_KEYS.feed, renderFeed(feed), FEED_CONTENT_TYPE);
+  await put(
+    PAGE_KEYS.feed,
+    renderFeed(feed, request.mode === 'public' ? request.url : undefined),
+    FEED_CONTENT_TYPE,
+  );
   await put(
     PAGE_KEYS.index,
     request.mode === 'private'

@@ -25,6 +25,11 @@ export const PUBLISHER_ENV = {
    * deploy; the key itself is never in the environment.
    */
   idSecret: 'STATUS_PAGE_ID_SECRET',
+  /**
+   * The page's own address, `https://<distribution>/`: the public feed's links are absolute (a chat's feed app
+   * shows an entry's link as it is). Unset: the links are relative to the feed.
+   */
+  url: 'STATUS_PAGE_URL',
 } as const;
 
 /**
@@ -43,6 +48,8 @@ export interface PublisherConfig {
   readonly everySeconds: number;
   /** `public`: the secret holding the public id key ({@link PUBLISHER_ENV.idSecret}). */
   readonly idSecret?: string;
+  /** The page's address ({@link PUBLISHER_ENV.url}), when the stack gave it. */
+  readonly url?: string;
   readonly networks: readonly string[];
   readonly expected?: string;
   readonly rules?: readonly Rule[];
@@ -81,6 +88,12 @@ export function loadPublisherConfig(env: Env): PublisherConfig {
   if (mode === 'public' && idSecret === '') {
     problems.push(`${PUBLISHER_ENV.idSecret} must name the secret of the public incident ids`);
   }
+  const url = env[PUBLISHER_ENV.url]?.trim() ?? '';
+  if (url !== '' && !/^https:\/\/[A-Za-z0-9.-]+\/$/.test(url)) {
+    problems.push(
+      `${PUBLISHER_ENV.url} must be the page's https://host/ address, got ${JSON.stringify(url)}`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   const expected = env[SETTINGS.expectedStatus.env];
   // The stack checked the rules and the fields against its context; what reads cleanly is drawn.
@@ -94,6 +107,7 @@ export function loadPublisherConfig(env: Env): PublisherConfig {
     mode: mode as PageMode,
     everySeconds: every,
     ...(idSecret === '' ? {} : { idSecret }),
+    ...(url === '' ? {} : { url }),
     networks,
     ...(expected === undefined || expected === '' ? {} : { expected }),
     ...(rules.length === 0 ? {} : { rules }),

@@ -69,6 +69,8 @@ export interface StatusPagePublisherProps {
    * the page like the windows stored in the table. @default - none
    */
   readonly maintenance?: string;
+  /** The page's address, `https://<distribution>/`: the public feed's links are absolute with it. */
+  readonly url?: string;
 }
 
 /**
@@ -172,6 +174,7 @@ export class StatusPagePublisher extends Construct {
         [PUBLISHER_ENV.bucket]: props.bucket.bucketName,
         [PUBLISHER_ENV.mode]: props.mode,
         [PUBLISHER_ENV.everySeconds]: String(props.everyMinutes * 60),
+        ...(props.url === undefined ? {} : { [PUBLISHER_ENV.url]: props.url }),
         ...(this.publicIdSecret === undefined
           ? {}
           : { [PUBLISHER_ENV.idSecret]: this.publicIdSecret.secretArn }),

@@ -352,6 +352,8 @@ export function describeStatusPage(stack: () => DeployedStack): void {
       const bucket = physicalId(only('AWS::S3::Bucket'));
       expect(fn.config.Environment?.Variables?.['STATUS_PAGE_BUCKET']).toBe(bucket);
       expect(fn.config.Environment?.Variables?.['STATUS_PAGE_MODE']).toBe('private');
+      // The page's own address reaches the publisher (a public feed's links are absolute with it).
+      expect(fn.config.Environment?.Variables?.['STATUS_PAGE_URL']).toBe(s.outputs['StatusPageUrl']);
       // The event its own schedule sends.
       const scheduleId = logicalIdsOf('AWS::Scheduler::Schedule').find((sid) =>
         JSON.stringify(s.template.Resources[sid]!.Properties).includes(id),

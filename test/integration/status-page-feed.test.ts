@@ -110,23 +110,26 @@ describe('feed.atom, written by the publisher to S3 on loopback', () => {
     );
   }
 
-  function checkAtom(feed: AtomFeed) {
+  /** The feed is Atom with its links to itself and the page, under `base` (empty: relative). */
+  function checkAtom(feed: AtomFeed, base = '') {
     expect(feed['@xmlns']).toBe('http://www.w3.org/2005/Atom');
     expect(feed.id).toMatch(/^urn:shieldwatch:/);
     expect(feed.title['#text']).not.toBe('');
     expect(feed.updated).toMatch(RFC3339);
     expect(feed.author.name).toBe('shieldwatch');
     expect(feed.link.find((l) => l['@rel'] === 'self')).toMatchObject({
-      '@href': PAGE_KEYS.feed,
+      '@href': `${base}${PAGE_KEYS.feed}`,
       '@type': 'application/atom+xml',
     });
-    expect(feed.link.find((l) => l['@rel'] === 'alternate')).toMatchObject({ '@href': PAGE_KEYS.index });
+    expect(feed.link.find((l) => l['@rel'] === 'alternate')).toMatchObject({
+      '@href': `${base}${PAGE_KEYS.index}`,
+    });
     for (const entry of feed.entry ?? []) {
       expect(entry.id).toMatch(/^urn:shieldwatch:/);
       expect(entry.title['#text']).toMatch(/^(Opened|Resolved): /);
       expect(entry.updated).toMatch(RFC3339);
       expect(entry.published).toMatch(RFC3339);
-      expect(entry.link[0]).toMatchObject({ '@rel': 'alternate', '@href': PAGE_KEYS.index });
+      expect(entry.link[0]).toMatchObject({ '@rel': 'alternate', '@href': `${base}${PAGE_KEYS.index}` });
       expect(entry.summary['#text']).not.toBe('');
     }
   }
@@ -197,5 +200,30 @@ describe('feed.atom, written by the publisher to S3 on loopback', () => {
       expect(first.text).not.toContain(secret);
     }
     expect(first.text).not.toMatch(/\bpps\b|peak|acknowledged|worst/i);
+    // Without the page's address the links are relative to the feed.
+    expect(first.text).toContain('<link rel="self" href="feed.atom"');
+  }, 60_000);
+
+  it("public with the page's address: every link absolute, so a chat's feed app links to the page", async () => {
+    // Prepare
+    const bucket = 'feed-public-url';
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    const url = 'https://d111111abcdef8.cloudfront.net/';
+
+    // Act
+    await publish(bucket, { mode: 'public', publicIdKey: ID_KEY, url });
+    const { text, feed } = await readFeed(bucket);
+    await publish(bucket, { mode: 'private', url });
+    const privateFeed = await readFeed(bucket);
+
+    // Assess
+    checkAtom(feed, url);
+    const hrefs = [...text.matchAll(/<link [^>]*href="([^"]*)"/g)].map((m) => m[1]);
+    expect(hrefs.length).toBe(2 + (feed.entry ?? []).length);
+    expect(hrefs).toContain(`${url}feed.atom`);
+    for (const href of hrefs) expect([`${url}feed.atom`, `${url}index.html`]).toContain(href);
+    // Private: links only open signed, so they stay relative (the reader keeps the signed feed's query).
+    expect(privateFeed.text).toContain('<link rel="self" href="feed.atom"');
+    expect(privateFeed.text).not.toContain(url);
   }, 60_000);
 });

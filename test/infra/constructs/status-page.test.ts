@@ -294,6 +294,13 @@ describe.each(['private', 'public'] as const)('statusPage=%s', (mode) => {
           STATUS_PAGE_EVERY_SECONDS: '300',
           STATUS_PAGE_BUCKET: expect.anything(),
           ...(mode === 'public' ? { STATUS_PAGE_ID_SECRET: expect.anything() } : {}),
+          // The page's own address, from the distribution (the public feed's absolute links).
+          STATUS_PAGE_URL: {
+            'Fn::Join': [
+              '',
+              ['https://', { 'Fn::GetAtt': [expect.stringMatching(/Distribution/), 'DomainName'] }, '/'],
+            ],
+          },
         },
       },
     });
