@@ -13,6 +13,7 @@ import {
   ruleTriggersBefore,
 } from '../../lambda/core/incidents/incident-list.ts';
 import type { Incident, IncidentMember, StoryMember } from '../../lambda/core/incidents/incidents.ts';
+import { incidentTimes } from '../../lambda/core/incidents/response-times.ts';
 import type { RuleCell } from '../../lambda/core/rules/rule-types.ts';
 
 const T = (minute: number) => new Date(Date.UTC(2026, 4, 1, 10, minute)).toISOString();
@@ -279,6 +280,89 @@ describe('listIncidents: a rule incident of one network', () => {
       [id('edge-1', 2), 'resolved'],
       [id('edge-2', 5), 'open'],
     ]);
+  });
+
+  it.each<[string, RuleCell['timers'], IncidentEventRecord[], object]>([
+    [
+      'who and the note from its cell, its event read or not (the report, the page: an ack older than their window)',
+      { openedAt: T(2), stage: 1, acknowledged: { by: 'alice', at: T(5), note: 'on it' } },
+      [],
+      { by: 'alice', at: T(5), note: 'on it' },
+    ],
+    [
+      'a cell of the previous release (when only): who and the note from its incident.acknowledged event',
+      { openedAt: T(2), stage: 1, acknowledged: { by: '', at: T(5) } },
+      [
+        {
+          at: T(5),
+          event: 'incident.acknowledged',
+          seq: 99,
+          incident: id('edge-1', 2),
+          acknowledgedBy: 'ops',
+          detail: 'scrubbing',
+        } as IncidentEventRecord,
+      ],
+      { by: 'ops', at: T(5), note: 'scrubbing' },
+    ],
+    [
+      'a cell of the previous release, its event not read: acknowledged by unknown',
+      { openedAt: T(2), stage: 1, acknowledged: { by: '', at: T(5) } },
+      [],
+      { by: 'unknown', at: T(5) },
+    ],
+  ])('acknowledged: %s', (_name, timers, events, acknowledged) => {
+    // Prepare
+    const input = sources({
+      ruleItems: [item(6, { 'edge-1': openCell('edge-1', 2, { timers: timers! }) })],
+      events: [trigger('edge-1', 2, 9e5), ...events],
+    });
+
+    // Act
+    const [view] = listIncidents(input);
+
+    // Assess
+    expect(view?.state).toBe('acknowledged');
+    expect(view?.acknowledged).toEqual(acknowledged);
+  });
+
+  it('resolved, it keeps its acknowledgement and reminders in its timeline and alerts: its time to acknowledge stays known', () => {
+    // Prepare: triggered at 2, reminded at 4, acknowledged at 5 by ops, resolved at 8 (the cell closed).
+    const step = (minute: number, event: string, fields: Partial<IncidentEventRecord> = {}) => {
+      seq += 1;
+      return { at: T(minute), event, seq, incident: id('edge-1', 2), ...fields } as IncidentEventRecord;
+    };
+    const input = sources({
+      ruleItems: [item(9, { 'edge-1': { open: false, run: 0, values: [] } })],
+      events: [
+        trigger('edge-1', 2, 9e5),
+        step(4, 'incident.reminder'),
+        step(5, 'incident.acknowledged', { acknowledgedBy: 'ops', detail: 'on it' }),
+        resolve('edge-1', 8, 2, 1e3),
+      ],
+    });
+
+    // Act
+    const [view] = listIncidents(input);
+
+    // Assess
+    expect(view?.state).toBe('resolved');
+    expect(view?.timeline.map((l) => [l.at, l.what, l.by ?? '-', l.note ?? '-'])).toEqual([
+      [T(2), 'opened', '-', '-'],
+      [T(4), 'reminded', '-', '-'],
+      [T(5), 'acknowledged', 'ops', 'on it'],
+      [T(8), 'resolved', '-', '-'],
+    ]);
+    expect(view?.alerts.map((a) => a.event)).toEqual([
+      'network.rule_triggered',
+      'incident.reminder',
+      'incident.acknowledged',
+      'network.rule_resolved',
+    ]);
+    expect(incidentTimes(view!, Date.parse(T(10)))).toMatchObject({
+      acknowledgedAt: T(5),
+      timeToAcknowledgeMs: 3 * 60_000,
+      timeToResolveMs: 6 * 60_000,
+    });
   });
 });
 

@@ -41,7 +41,34 @@ export interface PerNetworkRuleSources {
 const TRIGGERED = 'network.rule_triggered';
 const RESOLVED = 'network.rule_resolved';
 
+const ACKNOWLEDGED = 'incident.acknowledged';
+
 const isRuleAlert = (e: IncidentEventRecord) => e.event === TRIGGERED || e.event === RESOLVED;
+
+/** The lifecycle's steps of an incident on one network, recorded under its id, and their timeline lines. */
+const STEPS: ReadonlyMap<string, IncidentTimelineEntry['what']> = new Map([
+  [ACKNOWLEDGED, 'acknowledged'],
+  ['incident.reminder', 'reminded'],
+  ['incident.escalated', 'escalated'],
+]);
+
+function stepLine(e: IncidentEventRecord): IncidentTimelineEntry[] {
+  const what = STEPS.get(e.event);
+  if (what === undefined) return [];
+  return [
+    {
+      at: e.at,
+      what,
+      count: 1,
+      ...(e.event === ACKNOWLEDGED && e.acknowledgedBy !== undefined ? { by: e.acknowledgedBy } : {}),
+      ...(e.event === ACKNOWLEDGED && e.detail !== undefined ? { note: e.detail } : {}),
+    },
+  ];
+}
+
+/** Oldest first; equal times keep their order. */
+const byTime = <T extends { readonly at: string }>(rows: readonly T[]): T[] =>
+  [...rows].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
 
 /** A network's time in an incident across networks, or the incident's when not every member is known. */
 interface Span {
@@ -177,8 +204,9 @@ function view(
   id: string,
   mine: readonly IncidentEventRecord[],
   now: CellIncident | undefined,
-  ack?: IncidentEventRecord,
+  steps: readonly IncidentEventRecord[] = [],
 ): IncidentView | undefined {
+  const ack = steps.findLast((e) => e.event === ACKNOWLEDGED);
   const trigger = mine.find((e) => e.event === TRIGGERED);
   const resolve = mine.findLast((e) => e.event === RESOLVED);
   const any = trigger ?? resolve;
@@ -210,12 +238,17 @@ function view(
     ...(peak === undefined ? {} : { peak: peak.value, peakAt: peak.at }),
   };
 
-  const timeline: IncidentTimelineEntry[] = mine.map((e) => ({
-    at: e.at,
-    what: e.event === TRIGGERED ? 'opened' : 'resolved',
-    count: 1,
-    ...reading(e),
-  }));
+  const timeline: IncidentTimelineEntry[] = byTime([
+    ...mine.map(
+      (e): IncidentTimelineEntry => ({
+        at: e.at,
+        what: e.event === TRIGGERED ? 'opened' : 'resolved',
+        count: 1,
+        ...reading(e),
+      }),
+    ),
+    ...steps.flatMap(stepLine),
+  ]);
   if (trigger === undefined) {
     timeline.unshift({
       at: openedAt,
@@ -256,7 +289,7 @@ function view(
     networks: [{ network, ...(peak === undefined ? {} : { peak: peak.value, peakAt: peak.at }) }],
     members: [member],
     timeline,
-    alerts: alertsOf(id, mine),
+    alerts: alertsOf(id, byTime([...mine, ...steps])),
   };
 }
 
@@ -275,9 +308,15 @@ export function perNetworkRuleIncidents(sources: PerNetworkRuleSources): Inciden
   for (const e of sources.events) if (isRuleAlert(e) && e.incident !== undefined) listed.add(e.incident);
   const covers = groupedCovers(sources);
   const views: IncidentView[] = [];
+  // Its acknowledgements, reminders and escalations: they stay in its timeline once it resolved, as every
+  // kind's do, so its time to acknowledge is known after its end too.
+  const stepsOf = new Map<string, IncidentEventRecord[]>();
+  for (const e of sources.events) {
+    if (e.incident !== undefined && listed.has(e.incident) && STEPS.has(e.event))
+      push(stepsOf, e.incident, e);
+  }
   for (const id of listed) {
-    const ack = sources.events.findLast((e) => e.event === 'incident.acknowledged' && e.incident === id);
-    const v = view(id, byId.get(id) ?? [], cells.get(id), ack);
+    const v = view(id, byId.get(id) ?? [], cells.get(id), stepsOf.get(id));
     if (v === undefined) continue;
     const network = v.networks[0]!.network;
     const cover = covers.get(v.rule!);
