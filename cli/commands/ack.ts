@@ -154,7 +154,8 @@ export const ackCommand = defineCommand({
       const ack = result.view.acknowledged;
       println(
         io.stdout,
-        // A rule's incident on one network keeps when it was acknowledged, not who (docs/acknowledge.md).
+        // A rule's incident on one network acknowledged before who was kept, or past its item's budget for them,
+        // keeps when only (docs/acknowledge.md).
         `incident ${printable(id)} was already acknowledged${ack === undefined ? '' : `${ack.by === '' ? '' : ` by ${printable(ack.by)}`} at ${ack.at}`}; nothing changed`,
       );
     } else {

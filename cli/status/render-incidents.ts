@@ -104,7 +104,11 @@ export function renderIncidents(report: StatusReport, colour: Colours): string[]
       const rows = perNetwork.map((incident) => [
         clip(printable(incident.rule), 40),
         clip(printable(incident.network), 40),
-        `${colour.red('OPEN')}${incident.held ? ' (alert held)' : ''}`,
+        `${
+          incident.acknowledged !== null
+            ? colour.yellow(`ACKNOWLEDGED by ${clip(printable(incident.acknowledged.by), 40)}`)
+            : colour.red('OPEN')
+        }${incident.held ? ' (alert held)' : ''}`,
         since(incident.since, incident.forMs),
         incident.value === null
           ? '- (no readable value stored)'

@@ -7,7 +7,7 @@
 import type { IncidentKind, MonitorState } from '../../lambda/core/detect/decide.ts';
 import type { HealthState } from '../../lambda/core/detect/network-health.ts';
 import { isIncidentTransition } from '../../lambda/core/incidents/incident-membership.ts';
-import type { IncidentScopeState } from '../../lambda/core/incidents/incidents.ts';
+import type { Acknowledgement, IncidentScopeState } from '../../lambda/core/incidents/incidents.ts';
 import { parseRules, readRules } from '../../lambda/core/rules/rules.ts';
 import type { FailureKind, Snapshot } from '../../lambda/core/types.ts';
 import type { VersionedState } from '../../lambda/ports.ts';
@@ -169,7 +169,7 @@ interface OpenCell {
   readonly network: string;
   readonly since?: string;
   readonly incident?: string;
-  readonly acknowledgedAt?: string;
+  readonly acknowledged?: Acknowledgement;
   readonly held: boolean;
   readonly item: string;
 }
@@ -200,7 +200,7 @@ function openRuleCells(items: readonly RuleItemView[]): OpenCell[] {
                 item: key,
                 ...(cell.timers?.acknowledged === undefined
                   ? {}
-                  : { acknowledgedAt: cell.timers.acknowledged.at }),
+                  : { acknowledged: cell.timers.acknowledged }),
               }
             : undefined,
         });
@@ -251,8 +251,18 @@ export function ruleIncidents(input: {
       valueAt: read?.at ?? null,
       held: cell.held,
       item: cell.item,
-      state: cell.acknowledgedAt === undefined ? ('open' as const) : ('acknowledged' as const),
-      acknowledgedAt: cell.acknowledgedAt ?? null,
+      state: cell.acknowledged === undefined ? ('open' as const) : ('acknowledged' as const),
+      acknowledgedAt: cell.acknowledged?.at ?? null,
+      // Who and the note as the cell keeps them; one that keeps when only (written before who was kept, or
+      // past its item's budget: rule-incidents.ts keptCellAck) names nobody: `incidents` reads its event.
+      acknowledged:
+        cell.acknowledged === undefined
+          ? null
+          : {
+              by: cell.acknowledged.by === '' ? 'unknown' : cell.acknowledged.by,
+              at: cell.acknowledged.at,
+              ...(cell.acknowledged.note === undefined ? {} : { note: cell.acknowledged.note }),
+            },
     };
   });
 }

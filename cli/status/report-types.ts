@@ -79,9 +79,14 @@ export interface StatusReport {
     readonly held: boolean;
     /** The rule item it lives in (`rules#<shard>[#<chunk>]`). */
     readonly item: string;
-    /** Acknowledged (`groupBy=none`: the cell keeps when, not who: `incidents show` names who). */
     readonly state: 'open' | 'acknowledged';
+    /** When it was acknowledged: `acknowledged.at` (kept for the readers of an earlier release). */
     readonly acknowledgedAt: string | null;
+    /**
+     * Who acknowledged, when, and the note, as its cell keeps them (`by` `unknown` for a cell that keeps when
+     * only: written before who was kept, or past its item's budget; `incidents` then names who from its event).
+     */
+    readonly acknowledged: { readonly by: string; readonly at: string; readonly note?: string } | null;
   }>;
   /**
    * Open incidents across networks (`SHIELDWATCH_GROUP_BY=rule`, CONTRACT §13), from the incident items: one

@@ -5,6 +5,8 @@
  */
 
 import { ESCALATE_MAX_STAGES, FIRST_STAGE, type IncidentTimers } from '../core/incidents/escalation.ts';
+import { ACK_BY_MAX_CHARS, ACK_NOTE_MAX_CHARS, cleanAckText } from '../core/incidents/lifecycle.ts';
+import { CELL_ACK_BUDGET_BYTES, cellAckBytes } from '../core/incidents/rule-incidents.ts';
 import { own } from '../core/own-record.ts';
 import { ruleIncidentId } from '../core/rules/rule-eval.ts';
 import { conditionOf, ruleKind } from '../core/rules/rule-kinds/index.ts';
@@ -15,7 +17,8 @@ import type { RuleScopeState } from '../ports.ts';
 /**
  * Worst-case bytes of one rule item's state text: the item also holds its outbox (see {@link ALERT_BUDGET_BYTES}).
  * 108 KB since cells keep their incident's timers (37 bytes a cell at the worst), so that a shard of 150
- * networks with three rules, one a baseline, is still one item (docs/design/rule-state.md).
+ * networks with three rules, one a baseline, is still one item (docs/design/rule-state.md). Who acknowledged
+ * the cells' incidents and the notes take at most {@link CELL_ACK_BUDGET_BYTES} more.
  */
 export const STATE_BUDGET_BYTES = 108_000;
 /** Worst-case bytes of the alerts one commit appends to a rule item, and of those kept in it between spills. */
@@ -92,8 +95,9 @@ function decodeOffset(since: number, text: string | undefined): string | undefin
 /**
  * An open incident's timers as one short text (`rule-incidents.ts`): its stage, then its last reminder, its
  * acknowledgement's time and when it opened (only when a clock ahead made that differ from `triggeredAt`), as
- * offsets from `triggeredAt`; empty ones at the end are left out. Who acknowledged and the note are not kept
- * here (a cell's worst case stays small): the `incident.acknowledged` alert and its event item carry them.
+ * offsets from `triggeredAt`; empty ones at the end are left out. Who acknowledged and the note are not in
+ * this text (its worst case stays small): they follow it in slots of their own ({@link encodeCell}), within
+ * the item's {@link CELL_ACK_BUDGET_BYTES}.
  */
 function encodeTimers(triggeredAt: string, timers: IncidentTimers): string {
   const since = Date.parse(triggeredAt);
@@ -109,7 +113,16 @@ function encodeTimers(triggeredAt: string, timers: IncidentTimers): string {
     .replace(/\.+$/, '');
 }
 
-function decodeTimers(triggeredAt: string, text: string): IncidentTimers | undefined {
+/**
+ * `text` and its acknowledgement's who and note: `by` and `note` are the cell's slots after the timers (absent
+ * in an item written before they were kept: the acknowledgement then keeps when only, `by` empty).
+ */
+function decodeTimers(
+  triggeredAt: string,
+  text: string,
+  by: unknown,
+  note: unknown,
+): IncidentTimers | undefined {
   const since = Date.parse(triggeredAt);
   if (!Number.isFinite(since)) return undefined;
   const [stageText, remind, ack, opened] = text.split('.');
@@ -117,15 +130,25 @@ function decodeTimers(triggeredAt: string, text: string): IncidentTimers | undef
   if (!Number.isSafeInteger(stage) || stage < FIRST_STAGE) return undefined;
   const lastRemindAt = decodeOffset(since, remind);
   const ackAt = decodeOffset(since, ack);
+  // Cleaned again as kept (a damaged item's text stays bounded and printable).
+  const who = typeof by === 'string' ? cleanAckText(by, ACK_BY_MAX_CHARS) : '';
+  const said = who !== '' && typeof note === 'string' ? cleanAckText(note, ACK_NOTE_MAX_CHARS) : '';
   return {
     openedAt: decodeOffset(since, opened) ?? triggeredAt,
     stage,
     ...(lastRemindAt === undefined ? {} : { lastRemindAt }),
-    ...(ackAt === undefined ? {} : { acknowledged: { by: '', at: ackAt } }),
+    ...(ackAt === undefined
+      ? {}
+      : { acknowledged: { by: who, at: ackAt, ...(said === '' ? {} : { note: said }) } }),
   };
 }
 
-function encodeCell(rule: string, network: string, cell: RuleCell): StoredCell {
+/** What is left of an item's {@link CELL_ACK_BUDGET_BYTES} as its cells are encoded, in order. */
+interface AckRoom {
+  left: number;
+}
+
+function encodeCell(rule: string, network: string, cell: RuleCell, room: AckRoom): StoredCell {
   const held = cell.held;
   const stored: (number | string)[] = [
     cell.open ? 1 : 0,
@@ -149,6 +172,15 @@ function encodeCell(rule: string, network: string, cell: RuleCell): StoredCell {
     // A cell holds no transition and timers at once (the timers are an open incident's, once its trigger went
     // out), so its timers take the slot a held transition's time would.
     stored.push(encodeTimers(cell.triggeredAt, cell.timers));
+    // Who acknowledged and the note, while the item's budget has room (the acknowledgement keeps within it:
+    // `incident-ack.ts` cellHold; cells moved in from another item may not): past it, when only.
+    const ack = cell.timers.acknowledged;
+    const bytes = cellAckBytes(ack);
+    if (ack !== undefined && bytes > 0 && bytes <= room.left) {
+      room.left -= bytes;
+      stored.push(ack.by);
+      if (ack.note !== undefined) stored.push(ack.note);
+    }
   }
   while (stored.length > 3 && stored[stored.length - 1] === 0) stored.pop();
   return stored;
@@ -156,6 +188,8 @@ function encodeCell(rule: string, network: string, cell: RuleCell): StoredCell {
 
 function decodeCell(rule: string, network: string, stored: unknown): RuleCell | undefined {
   if (!Array.isArray(stored)) return undefined;
+  // A cell with timers (never a held transition) has who acknowledged and the note where a held one has its
+  // baseline and stage.
   const [open, run, values, window, since, incident, heldAt, baseline, heldStage] = stored as unknown[];
   const heldEvent =
     run === HELD_TRIGGER
@@ -188,7 +222,7 @@ function decodeCell(rule: string, network: string, stored: unknown): RuleCell | 
       cell.held = held;
     }
   } else if (cell.open && cell.triggeredAt !== undefined && typeof heldAt === 'string') {
-    const timers = decodeTimers(cell.triggeredAt, heldAt);
+    const timers = decodeTimers(cell.triggeredAt, heldAt, baseline, heldStage);
     if (timers !== undefined) cell.timers = timers;
   }
   if ((cell.open || cell.held !== undefined) && cell.triggeredAt !== undefined) {
@@ -212,12 +246,13 @@ export function encodeRuleScope(scope: RuleScopeState): string {
   ];
   // Maps, not objects: a network id may be `__proto__`.
   const networks = new Map<string, (StoredCell | 0)[]>();
+  const room: AckRoom = { left: CELL_ACK_BUDGET_BYTES };
   names.forEach((rule, index) => {
     for (const [network, cell] of Object.entries(own(scope.rules.cells, rule) ?? {})) {
       const row = networks.get(network) ?? [];
       networks.set(network, row);
       while (row.length < index) row.push(0);
-      row[index] = encodeCell(rule, network, cell);
+      row[index] = encodeCell(rule, network, cell, room);
     }
   });
   // A moved row: when its cells were judged last, where they went, their generation there, then (while the
@@ -230,7 +265,7 @@ export function encodeRuleScope(scope: RuleScopeState): string {
         const cell = own(record.cells, rule);
         if (cell === undefined) return;
         while (row.length < index + 3) row.push(0);
-        row[index + 3] = encodeCell(rule, network, cell);
+        row[index + 3] = encodeCell(rule, network, cell, room);
       });
       if (row.length === 3) row.push(0);
     }
@@ -329,7 +364,10 @@ export function networkStateBytes(rules: readonly Rule[], network: string): numb
   return bytes;
 }
 
-/** Worst-case bytes of the state text of a rule item holding these networks. */
+/**
+ * Worst-case bytes of the state text of a rule item holding these networks, besides who acknowledged its
+ * incidents and the notes (at most {@link CELL_ACK_BUDGET_BYTES} more, whatever the networks).
+ */
 export function ruleStateBytes(rules: readonly Rule[], networks: readonly string[]): number {
   let bytes = STATE_OVERHEAD + rules.reduce((sum, rule) => sum + jsonBytes(rule.name) + 1, 0);
   for (const network of networks) bytes += networkStateBytes(rules, network);

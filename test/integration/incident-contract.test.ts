@@ -179,13 +179,6 @@ const KINDS: readonly Kind[] = [
     listed: 'rule',
     id: /^flood\/a1\/\d{4}-/,
     pattern: 'network.*',
-    defects: {
-      'same row':
-        '`incidents --format json` lists it acknowledged, by whom (from its incident.acknowledged event), and ' +
-        '`status --format json` says `state: "acknowledged"` and when, but not who: the cell keeps when it was ' +
-        'acknowledged, not who (docs/acknowledge.md), and `status` reads no events (issue 31: one listing for ' +
-        'every view)',
-    },
   },
 ];
 

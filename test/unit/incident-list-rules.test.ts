@@ -282,6 +282,49 @@ describe('listIncidents: a rule incident of one network', () => {
     ]);
   });
 
+  it.each<[string, RuleCell['timers'], IncidentEventRecord[], object]>([
+    [
+      'who and the note from its cell, its event read or not (the report, the page: an ack older than their window)',
+      { openedAt: T(2), stage: 1, acknowledged: { by: 'alice', at: T(5), note: 'on it' } },
+      [],
+      { by: 'alice', at: T(5), note: 'on it' },
+    ],
+    [
+      'a cell of the previous release (when only): who and the note from its incident.acknowledged event',
+      { openedAt: T(2), stage: 1, acknowledged: { by: '', at: T(5) } },
+      [
+        {
+          at: T(5),
+          event: 'incident.acknowledged',
+          seq: 99,
+          incident: id('edge-1', 2),
+          acknowledgedBy: 'ops',
+          detail: 'scrubbing',
+        } as IncidentEventRecord,
+      ],
+      { by: 'ops', at: T(5), note: 'scrubbing' },
+    ],
+    [
+      'a cell of the previous release, its event not read: acknowledged by unknown',
+      { openedAt: T(2), stage: 1, acknowledged: { by: '', at: T(5) } },
+      [],
+      { by: 'unknown', at: T(5) },
+    ],
+  ])('acknowledged: %s', (_name, timers, events, acknowledged) => {
+    // Prepare
+    const input = sources({
+      ruleItems: [item(6, { 'edge-1': openCell('edge-1', 2, { timers: timers! }) })],
+      events: [trigger('edge-1', 2, 9e5), ...events],
+    });
+
+    // Act
+    const [view] = listIncidents(input);
+
+    // Assess
+    expect(view?.state).toBe('acknowledged');
+    expect(view?.acknowledged).toEqual(acknowledged);
+  });
+
   it('resolved, it keeps its acknowledgement and reminders in its timeline and alerts: its time to acknowledge stays known', () => {
     // Prepare: triggered at 2, reminded at 4, acknowledged at 5 by ops, resolved at 8 (the cell closed).
     const step = (minute: number, event: string, fields: Partial<IncidentEventRecord> = {}) => {

@@ -2,7 +2,8 @@
  * A rule's incident on one network (`groupBy=none`; CONTRACT §13-14, docs/acknowledge.md): its timers live with
  * its rule cell and are followed by the one `followTimers` (reminders, escalation once per stage, neither while
  * acknowledged, the pull-back of times a clock ahead wrote); acknowledged and withdrawn in the rule item; kept by
- * the rule item codec, which still reads a cell written without timers (opened at its trigger, stage 1).
+ * the rule item codec, which still reads a cell written without timers (opened at its trigger, stage 1) and
+ * one acknowledged by the previous release, which kept when, not who or the note.
  */
 import { describe, expect, it } from 'vitest';
 import { decodeRuleScope, encodeRuleScope, ruleStateBytes } from '../../lambda/adapters/rule-items.ts';
@@ -11,10 +12,12 @@ import {
   unacknowledgeRuleIncident,
 } from '../../lambda/core/incidents/incident-ack.ts';
 import {
+  CELL_ACK_BUDGET_BYTES,
   cellTimers,
   followRuleIncidents,
   type RuleIncidentSettings,
   ruleIncidentOf,
+  ruleStateAckBytes,
 } from '../../lambda/core/incidents/rule-incidents.ts';
 import { evaluateRules } from '../../lambda/core/rules/rule-eval.ts';
 import type { RuleCell, RuleState } from '../../lambda/core/rules/rule-types.ts';
@@ -198,7 +201,7 @@ describe('the timers of a rule incident on one network', () => {
 });
 
 describe('acknowledging a rule incident on one network', () => {
-  it('acknowledges once, queues incident.acknowledged with who and the note, and keeps when', () => {
+  it('acknowledges once, queues incident.acknowledged with who and the note, and keeps them in the cell', () => {
     // Prepare
     const scope = { rules: stateOf(openCell({ timers: { openedAt: minute(0), stage: 2 } })), nextSeq: 7 };
 
@@ -224,8 +227,77 @@ describe('acknowledging a rule incident on one network', () => {
       view: { id: ID, rule: 'flood', stage: 2, acknowledged: { by: 'alice', at: minute(5) } },
     });
     expect(stored.nextSeq).toBe(8);
-    // Who and the note travel with the alert; the cell keeps when.
-    expect(again).toMatchObject({ outcome: 'already', view: { acknowledged: { by: '', at: minute(5) } } });
+    // The cell keeps who, when and the note, as the alert says them (CONTRACT §15, one view).
+    expect(stored.rules.cells['flood']!['edge-1']!.timers?.acknowledged).toEqual({
+      by: 'alice',
+      at: minute(5),
+      note: 'on it',
+    });
+    expect(again).toMatchObject({
+      outcome: 'already',
+      view: { acknowledged: { by: 'alice', at: minute(5), note: 'on it' } },
+    });
+  });
+
+  it('keeps who and the note cleaned and bounded, as every kind does, and forgets them when withdrawn', () => {
+    // Prepare
+    const scope = { rules: stateOf(openCell()), nextSeq: 1 };
+    const by = `ops\u0000${'b'.repeat(400)}`;
+
+    // Act
+    const acked = acknowledgeRuleIncident(scope, ID, { by, at: minute(5), note: `x\n${'n'.repeat(600)}` });
+    const stored = acked.outcome === 'acknowledged' ? decodeRuleScope(encodeRuleScope(acked.state)) : scope;
+    const withdrawn = unacknowledgeRuleIncident(stored, ID);
+
+    // Assess
+    const kept = stored.rules.cells['flood']!['edge-1']!.timers?.acknowledged;
+    expect(kept?.by).toBe(`ops ${'b'.repeat(296)}`);
+    expect(kept?.note).toBe(`x ${'n'.repeat(498)}`);
+    expect(withdrawn.outcome).toBe('unacknowledged');
+    if (withdrawn.outcome !== 'unacknowledged') return;
+    const after = decodeRuleScope(encodeRuleScope(withdrawn.state)).rules.cells['flood']!['edge-1']!;
+    expect(after.timers?.acknowledged).toBeUndefined();
+  });
+
+  it("past the item's budget for who and the notes, a cell keeps when only; the alert still says who", () => {
+    // Prepare: 62 cells acknowledged by alice with a note of 500 characters, 511 bytes each, fill the budget.
+    const networks = Array.from({ length: 63 }, (_, i) => `edge-${i}`);
+    const cells = Object.fromEntries(
+      networks.map((network) => [network, openCell({ incident: `flood/${network}/${minute(0)}` })]),
+    );
+    let scope = { rules: { lastAt: minute(0), cells: { flood: cells } } as RuleState, nextSeq: 1 };
+    for (const network of networks.slice(0, 62)) {
+      const acked = acknowledgeRuleIncident(scope, `flood/${network}/${minute(0)}`, {
+        by: 'alice',
+        at: minute(1),
+        note: 'n'.repeat(500),
+      });
+      if (acked.outcome === 'acknowledged') scope = acked.state;
+    }
+    expect(ruleStateAckBytes(scope.rules)).toBe(62 * 511);
+    expect(62 * 511 + 511).toBeGreaterThan(CELL_ACK_BUDGET_BYTES);
+
+    // Act
+    const last = acknowledgeRuleIncident(scope, `flood/edge-62/${minute(0)}`, {
+      by: 'bob',
+      at: minute(2),
+      note: 'n'.repeat(500),
+    });
+
+    // Assess
+    expect(last).toMatchObject({ outcome: 'acknowledged', alert: { acknowledgedBy: 'bob' } });
+    if (last.outcome !== 'acknowledged') return;
+    const text = encodeRuleScope(last.state);
+    const back = decodeRuleScope(text).rules.cells['flood']!;
+    expect(back['edge-61']!.timers?.acknowledged).toEqual({
+      by: 'alice',
+      at: minute(1),
+      note: 'n'.repeat(500),
+    });
+    expect(back['edge-62']!.timers?.acknowledged).toEqual({ by: '', at: minute(2) });
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(
+      ruleStateBytes([flood!], networks) + CELL_ACK_BUDGET_BYTES,
+    );
   });
 
   it.each<[string, string, RuleState]>([
@@ -277,6 +349,20 @@ describe('rule incident ids', () => {
 
 describe('the rule item codec keeps the timers', () => {
   it.each<[string, RuleCell]>([
+    [
+      'acknowledged: who and the note',
+      openCell({
+        timers: {
+          openedAt: minute(0),
+          stage: 2,
+          acknowledged: { by: 'alice', at: minute(4), note: 'on it' },
+        },
+      }),
+    ],
+    [
+      'acknowledged: who, no note',
+      openCell({ timers: { openedAt: minute(0), stage: 1, acknowledged: { by: 'bob', at: minute(4) } } }),
+    ],
     ['none (the current release)', openCell()],
     [
       'a stage and a reminder',
@@ -302,7 +388,40 @@ describe('the rule item codec keeps the timers', () => {
 
     // Assess
     expect(decodeRuleScope(text)).toEqual(scope);
-    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(ruleStateBytes([flood!], ['edge-1']));
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(
+      ruleStateBytes([flood!], ['edge-1']) + ruleStateAckBytes(scope.rules),
+    );
+  });
+
+  it('reads an acknowledged cell as the previous release wrote it: when, not who (the views take who from its event)', () => {
+    // Prepare: stage 2, acknowledged 4 minutes after the trigger (offset "5bgo" ms in base 36), no who slot.
+    const text = JSON.stringify({
+      s: 4,
+      at: minute(5),
+      r: ['flood'],
+      n: { 'edge-1': [[1, 0, '', 0, minute(0), 0, `2..${(4 * 60_000).toString(36)}`]] },
+    });
+
+    // Act
+    const cell = decodeRuleScope(text).rules.cells['flood']!['edge-1']!;
+
+    // Assess
+    expect(cell.timers).toEqual({ openedAt: minute(0), stage: 2, acknowledged: { by: '', at: minute(4) } });
+    // The previous release reads this release's cell alike: its slots after the timers are a held one's only.
+    const now = encodeRuleScope({
+      rules: stateOf(openCell({ timers: { ...cell.timers!, acknowledged: { by: 'alice', at: minute(4) } } })),
+      nextSeq: 4,
+    });
+    expect(JSON.parse(now).n['edge-1'][0]).toEqual([
+      1,
+      0,
+      '',
+      0,
+      minute(0),
+      0,
+      `2..${(4 * 60_000).toString(36)}`,
+      'alice',
+    ]);
   });
 
   it('reads a cell as the current release writes it: no timers, opened at its trigger, stage 1', () => {

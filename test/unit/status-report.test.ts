@@ -91,6 +91,7 @@ describe('statusReport', () => {
         item: 'rules#0',
         state: 'open',
         acknowledgedAt: null,
+        acknowledged: null,
       },
       expect.objectContaining({ network: 'c', value: 72_000, held: true, item: 'rules#1' }),
     ]);

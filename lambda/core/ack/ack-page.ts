@@ -112,7 +112,8 @@ function acknowledgedLine(incident: AckIncidentView): string {
   const ack = incident.acknowledged;
   if (ack === undefined) return '';
   return (
-    // A rule's incident on one network keeps when it was acknowledged, not who (docs/acknowledge.md).
+    // A rule's incident on one network acknowledged before who was kept, or past its item's budget for them,
+    // keeps when only (docs/acknowledge.md).
     `<p id="acknowledged">Acknowledged${ack.by === '' ? '' : ` by <code>${escapeHtml(ack.by)}</code>`} at ${escapeHtml(ack.at)}` +
     (ack.note === undefined ? '' : `: ${escapeHtml(ack.note)}`) +
     '.</p>'

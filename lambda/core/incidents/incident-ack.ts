@@ -40,7 +40,15 @@ import {
   type OpenMonitorIncident,
   ownTimers,
 } from './monitor-incidents.ts';
-import { cellTimers, ruleIncidentAlert, ruleIncidentOf, withTimers } from './rule-incidents.ts';
+import {
+  cellAckBytes,
+  cellTimers,
+  keptCellAck,
+  ruleIncidentAlert,
+  ruleIncidentOf,
+  ruleStateAckBytes,
+  withTimers,
+} from './rule-incidents.ts';
 
 /** A rule item's state as the acknowledgement reads and writes it (`ports.ts` RuleScopeState, kept pure here). */
 interface RuleScopeState {
@@ -385,8 +393,9 @@ function withRuleCell(scope: RuleScopeState, open: OpenRuleCell, cell: RuleCell)
 
 /**
  * A rule's incident on one network (`<rule>/<network>/<triggeredAt>`) where the rule item that holds its cell
- * keeps it, while open. The item keeps when it was acknowledged, not who or the note (`rule-items.ts`): the
- * alert, and its event item, carry those; nor `ackRev`.
+ * keeps it, while open. The cell keeps the acknowledgement (who, when, the note, as every kind's hold does)
+ * while its item's budget for them has room (`rule-incidents.ts` {@link keptCellAck}; past it, when only: the
+ * alert and its event item carry who and the note); not `ackRev`.
  */
 export function cellHold(scope: RuleScopeState, id: string): HeldIncident<RuleScopeState> | undefined {
   const open = openRuleCell(scope, id);
@@ -405,7 +414,10 @@ export function cellHold(scope: RuleScopeState, id: string): HeldIncident<RuleSc
       ...(next.acknowledged === undefined ? {} : { acknowledged: next.acknowledged }),
     }),
     put(next) {
-      const { ackRev: _notKept, ...kept } = next;
+      const { ackRev: _notKept, acknowledged, ...rest } = next;
+      const others = ruleStateAckBytes(scope.rules) - cellAckBytes(open.cell.timers?.acknowledged);
+      const kept: IncidentTimers =
+        acknowledged === undefined ? rest : { ...rest, acknowledged: keptCellAck(acknowledged, others) };
       return withRuleCell(scope, open, withTimers(open.cell, kept));
     },
   };

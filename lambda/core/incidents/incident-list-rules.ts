@@ -266,16 +266,20 @@ function view(
     });
   }
   const ruleText = mine.find((e) => e.ruleText !== undefined)?.ruleText;
-  // Acknowledged: the cell keeps when; who and the note are its `incident.acknowledged` event's.
-  const ackAt = open ? now?.cell.timers?.acknowledged?.at : undefined;
+  // Acknowledged: the cell keeps who, when and the note, as `status` reads them; a cell that keeps when only
+  // (written before who was kept, or past its item's budget: rule-incidents.ts keptCellAck) takes who and the
+  // note from its `incident.acknowledged` event.
+  const kept = open ? now?.cell.timers?.acknowledged : undefined;
   const acknowledged =
-    ackAt === undefined
+    kept === undefined
       ? undefined
-      : {
-          by: ack?.acknowledgedBy ?? (now?.cell.timers?.acknowledged?.by || 'unknown'),
-          at: ackAt,
-          ...(ack?.detail === undefined ? {} : { note: ack.detail }),
-        };
+      : kept.by !== ''
+        ? kept
+        : {
+            by: ack?.acknowledgedBy ?? 'unknown',
+            at: kept.at,
+            ...(ack?.detail === undefined ? {} : { note: ack.detail }),
+          };
   return {
     id,
     kind: 'rule',

@@ -15,6 +15,7 @@ import type { Rule, RuleCell, RuleNetworkObservation, RuleState } from '../rules
 import type { AlertRecord, AlertRecordOf } from '../types.ts';
 import { type EscalationSchedule, FIRST_STAGE, type IncidentTimers } from './escalation.ts';
 import { parseIncidentId } from './incident-kinds.ts';
+import type { Acknowledgement } from './incidents.ts';
 import { type FollowedIncident, followIncidents } from './lifecycle.ts';
 
 /** The `incident.*` events a per-network rule incident publishes besides its trigger and resolve. */
@@ -56,6 +57,49 @@ export function cellTimers(cell: RuleCell): IncidentTimers | undefined {
   if (!cell.open || cell.held !== undefined || cell.triggeredAt === undefined || cell.incident === undefined)
     return undefined;
   return cell.timers ?? { openedAt: cell.triggeredAt, stage: FIRST_STAGE };
+}
+
+/**
+ * Most bytes the cells of one rule item spend on who acknowledged their incidents and the notes (as JSON text
+ * in UTF-8, quotes and the comma before each included): beside the worst case of the cells' own state (every
+ * acknowledgement is bounded, `lifecycle.ts` {@link acknowledgementOf}, but one item may hold hundreds). Past
+ * it, a cell acknowledged keeps when, not who or the note, and the views take those from its
+ * `incident.acknowledged` event (docs/design/rule-state.md, Size).
+ */
+export const CELL_ACK_BUDGET_BYTES = 32_000;
+
+const utf8 = new TextEncoder();
+const jsonTextBytes = (text: string): number => utf8.encode(JSON.stringify(text)).length;
+
+/** Bytes one cell's acknowledgement (who and the note) takes in its rule item; 0 for one that keeps only when. */
+export function cellAckBytes(acknowledged: Acknowledgement | undefined): number {
+  if (acknowledged === undefined || acknowledged.by === '') return 0;
+  return (
+    1 +
+    jsonTextBytes(acknowledged.by) +
+    (acknowledged.note === undefined ? 0 : 1 + jsonTextBytes(acknowledged.note))
+  );
+}
+
+/** Bytes every cell of `rules` (moved ones included) spends on who acknowledged and the notes. */
+export function ruleStateAckBytes(rules: RuleState): number {
+  let bytes = 0;
+  const add = (cells: Readonly<Record<string, RuleCell>> | undefined) => {
+    for (const cell of Object.values(cells ?? {})) bytes += cellAckBytes(cell.timers?.acknowledged);
+  };
+  for (const row of Object.values(rules.cells)) add(row);
+  for (const record of Object.values(rules.moved ?? {})) add(record.cells);
+  return bytes;
+}
+
+/**
+ * The acknowledgement a cell keeps: who and the note while the item's budget has room for them beside the
+ * `otherBytes` its other cells spend ({@link CELL_ACK_BUDGET_BYTES}), otherwise when only (`by` empty).
+ */
+export function keptCellAck(acknowledged: Acknowledgement, otherBytes: number): Acknowledgement {
+  return otherBytes + cellAckBytes(acknowledged) <= CELL_ACK_BUDGET_BYTES
+    ? acknowledged
+    : { by: '', at: acknowledged.at };
 }
 
 /** The cell with `timers`, or without any when they are what a cell without them means. */
