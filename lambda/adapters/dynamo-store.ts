@@ -220,9 +220,9 @@ export class DynamoSnapshotStore extends TableRole implements SnapshotStore {
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
         ExpressionAttributeValues: {
           ':pk': pk,
-          ':lo': query.since ?? '0',
+          ':lo': query.since === undefined ? '0' : keyTime(query.since),
           // '~' sorts after every character of an ISO timestamp and '#', so `until` is inclusive.
-          ':hi': `${query.until ?? '9999'}~`,
+          ':hi': `${query.until === undefined ? '9999' : keyTime(query.until)}~`,
         },
         ScanIndexForward: !newestFirst,
         ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
@@ -236,6 +236,19 @@ export class DynamoSnapshotStore extends TableRole implements SnapshotStore {
     } while (startKey !== undefined && (query.limit === undefined || items.length < query.limit));
     return newestFirst ? items.reverse() : items;
   }
+}
+
+/**
+ * A time bound as the sort keys write times (`toISOString`: UTC, milliseconds), so that it compares as the time
+ * it is: `2026-11-30T00:00:00Z` (the digest's period, without milliseconds) sorts after
+ * `2026-11-30T00:00:00.000Z#...` as a string ('Z' after '.'), and a lower bound so written left out what was
+ * written at that very time. A date-time with an offset compares as its UTC time. Anything else (a date alone,
+ * a prefix) is kept as is.
+ */
+export function keyTime(bound: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(bound)) return bound;
+  const ms = Date.parse(bound);
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : bound;
 }
 
 /** The monitor state item (`state/monitor`) and its outbox: the status judge's state. */
