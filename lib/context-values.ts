@@ -12,7 +12,7 @@ import {
 import { hiddenCharacterProblem } from '../lambda/core/alerts/hidden-characters.ts';
 import { parseFigureFields } from '../lambda/core/detect/figures.ts';
 import { parseStatusPath } from '../lambda/core/detect/status.ts';
-import { type DigestSchedule, parseDigestSchedule } from '../lambda/core/digest-schedule.ts';
+import { type DigestSchedule, parseDigestSchedule } from '../lambda/core/digest/digest-schedule.ts';
 import { parseEscalateAfter } from '../lambda/core/incidents/escalation.ts';
 import { networkIdProblem } from '../lambda/core/network-id.ts';
 import { parsePollEvery } from '../lambda/core/poll-slots.ts';

@@ -4,7 +4,7 @@
  * every problem, each naming its key.
  */
 
-import type { DigestSchedule } from '../lambda/core/digest-schedule.ts';
+import type { DigestSchedule } from '../lambda/core/digest/digest-schedule.ts';
 import { nearest } from '../lambda/core/nearest.ts';
 import { POLL_EVERY_DEFAULT_MS, parsePollEvery } from '../lambda/core/poll-slots.ts';
 import { parseMaintenance } from '../lambda/core/silences/maintenance-config.ts';

@@ -2,7 +2,7 @@
  * `check`'s digest line (CONTRACT §19, docs/digest.md): the digest settings as the deployed digest function
  * reads them, checked the same way (`parseDigestSchedule`), with the next due time; nothing when they are unset.
  */
-import { nextDue, parseDigestSchedule } from '../../lambda/core/digest-schedule.ts';
+import { nextDue, parseDigestSchedule } from '../../lambda/core/digest/digest-schedule.ts';
 import { SETTINGS } from '../../lambda/settings.ts';
 import { printable } from '../format.ts';
 

@@ -1,6 +1,6 @@
 import { ConfigError, loadStoreConfig } from '../../lambda/config.ts';
-import { renderDigestHtml } from '../../lambda/core/digest-html.ts';
-import { renderDigestText } from '../../lambda/core/digest-text.ts';
+import { renderDigestHtml } from '../../lambda/core/digest/digest-html.ts';
+import { renderDigestText } from '../../lambda/core/digest/digest-text.ts';
 import { parseMaintenance } from '../../lambda/core/silences/maintenance-config.ts';
 import type { WindowRequest } from '../../lambda/core/silences/maintenance-window.ts';
 import { readDigest } from '../../lambda/digest/read-digest.ts';

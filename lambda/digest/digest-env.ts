@@ -4,7 +4,7 @@
  * which is not an operator's setting (the context key `statusPage` is), so it is not under the settings' prefix.
  */
 import { ConfigError, loadAlertConfig, loadStoreConfig } from '../config.ts';
-import { type DigestSchedule, parseDigestSchedule } from '../core/digest-schedule.ts';
+import { type DigestSchedule, parseDigestSchedule } from '../core/digest/digest-schedule.ts';
 import { parseMaintenance } from '../core/silences/maintenance-config.ts';
 import type { WindowRequest } from '../core/silences/maintenance-window.ts';
 import { SETTINGS } from '../settings.ts';

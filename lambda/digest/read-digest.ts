@@ -7,7 +7,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoStore } from '../adapters/dynamo-store.ts';
 import { readIncidentListing } from '../adapters/incident-listing.ts';
 import { DynamoSilenceStore } from '../adapters/silence-store.ts';
-import { buildDigest, type Digest } from '../core/digest.ts';
+import { buildDigest, type Digest } from '../core/digest/digest.ts';
 import type { WindowRequest } from '../core/silences/maintenance-window.ts';
 
 /** The period and what else the reading needs. */

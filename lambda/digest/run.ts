@@ -13,8 +13,8 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { commitJudged } from '../commit.ts';
-import { encodeDigestBody } from '../core/digest-body.ts';
-import { decideDigest, latestDuePeriod, nextDue } from '../core/digest-schedule.ts';
+import { encodeDigestBody } from '../core/digest/digest-body.ts';
+import { decideDigest, latestDuePeriod, nextDue } from '../core/digest/digest-schedule.ts';
 import { cycleBudget } from '../core/time-budget.ts';
 import type { AlertRecord } from '../core/types.ts';
 import { drainOutbox, type OutboxDeps, type PublishedAlerts } from '../outbox.ts';

@@ -10,7 +10,7 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { KEY } from '../../lambda/adapters/table-schema.ts';
-import type { DigestSchedule } from '../../lambda/core/digest-schedule.ts';
+import type { DigestSchedule } from '../../lambda/core/digest/digest-schedule.ts';
 import { DIGEST_ENV } from '../../lambda/digest/digest-env.ts';
 import { settingsEnvironment } from '../../lambda/settings.ts';
 import type { StatusPageMode } from '../context-status-page.ts';

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Digest } from '../../lambda/core/digest.ts';
+import type { Digest } from '../../lambda/core/digest/digest.ts';
 import {
   type CliRun,
   cliTestTimeout,

@@ -11,7 +11,7 @@
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetTopicAttributesCommand } from '@aws-sdk/client-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { latestDuePeriod, parseDigestSchedule } from '../../lambda/core/digest-schedule.ts';
+import { latestDuePeriod, parseDigestSchedule } from '../../lambda/core/digest/digest-schedule.ts';
 import { DIGEST_ENV } from '../../lambda/digest/digest-env.ts';
 import { DIGEST_SCOPE } from '../../lambda/digest/digest-item.ts';
 import { SETTINGS } from '../../lambda/settings.ts';

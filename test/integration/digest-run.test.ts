@@ -9,7 +9,7 @@ import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoStore } from '../../lambda/adapters/dynamo-store.ts';
 import { SnsAlertPublisher } from '../../lambda/adapters/sns-publisher.ts';
-import { parseDigestSchedule } from '../../lambda/core/digest-schedule.ts';
+import { parseDigestSchedule } from '../../lambda/core/digest/digest-schedule.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';
 import { DIGEST_SCOPE } from '../../lambda/digest/digest-item.ts';
 import { runDigest } from '../../lambda/digest/run.ts';

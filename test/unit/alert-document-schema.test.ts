@@ -18,8 +18,8 @@ import {
   judgeHealth,
   type NetworkOutcome,
 } from '../../lambda/core/detect/network-health.ts';
-import { buildDigest } from '../../lambda/core/digest.ts';
-import { encodeDigestBody } from '../../lambda/core/digest-body.ts';
+import { buildDigest } from '../../lambda/core/digest/digest.ts';
+import { encodeDigestBody } from '../../lambda/core/digest/digest-body.ts';
 import {
   acknowledgeHealthIncident,
   acknowledgeIncident,

@@ -6,7 +6,7 @@ import {
   latestDuePeriod,
   nextDue,
   parseDigestSchedule,
-} from '../../lambda/core/digest-schedule.ts';
+} from '../../lambda/core/digest/digest-schedule.ts';
 
 function schedule(digest: string, digestAt: string, digestTz: string): DigestSchedule {
   const parsed = parseDigestSchedule({ digest, digestAt, digestTz });

@@ -4,9 +4,9 @@
  * the silences of the period; then the text and the HTML rendering of the same digest.
  */
 import { describe, expect, it } from 'vitest';
-import { buildDigest, type DigestInput } from '../../lambda/core/digest.ts';
-import { renderDigestHtml } from '../../lambda/core/digest-html.ts';
-import { renderDigestText } from '../../lambda/core/digest-text.ts';
+import { buildDigest, type DigestInput } from '../../lambda/core/digest/digest.ts';
+import { renderDigestHtml } from '../../lambda/core/digest/digest-html.ts';
+import { renderDigestText } from '../../lambda/core/digest/digest-text.ts';
 import type { IncidentView } from '../../lambda/core/incidents/incident-list-view.ts';
 import type { Silence } from '../../lambda/core/silences/silence-window.ts';
 import type { Snapshot } from '../../lambda/core/types.ts';

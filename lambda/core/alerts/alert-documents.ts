@@ -5,8 +5,8 @@
  * Pure: built from the alert record and the texts already rendered for it; nothing here throws.
  */
 
-import type { Digest } from '../digest.ts';
-import type { DigestPeriod } from '../digest-schedule.ts';
+import type { Digest } from '../digest/digest.ts';
+import type { DigestPeriod } from '../digest/digest-schedule.ts';
 import type { AlertRecord, Severity } from '../types.ts';
 import { type AlertAction, type AlertLevel, familyOf } from './alert-families/index.ts';
 import { sinceOf } from './alert-since.ts';

@@ -4,8 +4,8 @@
  * `action`), is never silenced, and its email is the digest's text (`digest-text.ts`, what `shieldwatch digest`
  * prints) with the hosted page's address; its SMS one line of counts; its `sqs` document the digest object.
  */
-import { type DigestAlertBody, decodeDigestBody, localPeriod } from '../../digest-body.ts';
-import { digestPercent, digestSpread, renderDigestText } from '../../digest-text.ts';
+import { type DigestAlertBody, decodeDigestBody, localPeriod } from '../../digest/digest-body.ts';
+import { digestPercent, digestSpread, renderDigestText } from '../../digest/digest-text.ts';
 import type { DigestAlertRecord } from '../../types.ts';
 import { type AlertFamily, NOTHING, plainSubject, type TextField } from './family.ts';
 

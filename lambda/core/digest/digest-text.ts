@@ -3,11 +3,11 @@
  * email. Pure; hidden characters of stored texts (rule names, networks, reasons, statuses) are shown as
  * `<U+XXXX>` so that no stored value can reorder or hide a line.
  */
-import { formatDuration } from './alerts/alert-time.ts';
-import { escapeHidden } from './alerts/visible-text.ts';
-import { displayStatus } from './detect/status.ts';
+import { formatDuration } from '../alerts/alert-time.ts';
+import { escapeHidden } from '../alerts/visible-text.ts';
+import { displayStatus } from '../detect/status.ts';
+import { UNREADABLE_STATUS } from '../uptime.ts';
 import type { Digest, DigestSpread } from './digest.ts';
-import { UNREADABLE_STATUS } from './uptime.ts';
 
 /** A share as a percentage: two decimals, one at the ends (`100.0%`, `0.0%`). */
 export function digestPercent(share: number | null): string {

@@ -2,7 +2,7 @@
  * The digest as one small self-contained HTML page (CONTRACT §19): inline style, no script, no request to any
  * host or file; every stored text escaped. Pure; the same {@link Digest} as the text and the JSON.
  */
-import { formatDuration } from './alerts/alert-time.ts';
+import { formatDuration } from '../alerts/alert-time.ts';
 import type { Digest } from './digest.ts';
 import { digestPercent, digestSpread, digestStatus } from './digest-text.ts';
 

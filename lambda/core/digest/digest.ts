@@ -14,12 +14,12 @@
  * - Silences and windows: every silence or window occurrence that overlaps the period.
  */
 
-import type { IncidentKind } from './incidents/incident-kinds.ts';
-import type { IncidentView } from './incidents/incident-list-view.ts';
-import { responseStats } from './incidents/response-times.ts';
-import type { Silence } from './silences/silence-window.ts';
-import type { Snapshot } from './types.ts';
-import { computeUptime } from './uptime.ts';
+import type { IncidentKind } from '../incidents/incident-kinds.ts';
+import type { IncidentView } from '../incidents/incident-list-view.ts';
+import { responseStats } from '../incidents/response-times.ts';
+import type { Silence } from '../silences/silence-window.ts';
+import type { Snapshot } from '../types.ts';
+import { computeUptime } from '../uptime.ts';
 
 /** How many networks the digest names per rule. */
 export const DIGEST_WORST_NETWORKS = 5;
