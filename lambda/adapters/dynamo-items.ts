@@ -85,7 +85,7 @@ const RULE_VALUES = 'ruleValues';
 
 /**
  * An alert as stored (an outbox entry, a spilled item, an event item): a rule alert's value, threshold,
- * baseline, values and parsed condition (whose threshold is a number too) as one JSON text in
+ * baseline, values, parsed condition (whose threshold is a number too) and a resolve's peak as one JSON text in
  * {@link RULE_VALUES}, its family's time under `since` (`alert-since.ts`), every other field as it is.
  */
 export function storedAlert<T extends AlertRecord>(alert: T): Record<string, unknown> {
@@ -95,10 +95,11 @@ export function storedAlert<T extends AlertRecord>(alert: T): Record<string, unk
     return { ...storedAlert(others as AlertRecord), [STORY]: JSON.stringify(story) };
   }
   if (alert.rule === undefined) return toStoredSince(alert);
-  const { value, threshold, baseline, values, condition, ...rest } = alert;
+  const { value, threshold, baseline, values, condition, peak, peakAt, ...rest } = alert;
   return toStoredSince({
     ...rest,
-    [RULE_VALUES]: JSON.stringify({ value, threshold, baseline, values, condition }),
+    // A resolve's peak is a reading too, and its time rides with it (a release without it ignores both).
+    [RULE_VALUES]: JSON.stringify({ value, threshold, baseline, values, condition, peak, peakAt }),
   });
 }
 
@@ -128,11 +129,18 @@ function fromAlertNumbers(item: Record<string, unknown>): Record<string, unknown
   const { [RULE_VALUES]: text, ...rest } = item;
   if (typeof text !== 'string') return rest;
   try {
-    const { value, threshold, baseline, values, condition } = JSON.parse(text) as Record<string, unknown>;
+    const { value, threshold, baseline, values, condition, peak, peakAt } = JSON.parse(text) as Record<
+      string,
+      unknown
+    >;
     const scalar = (v: unknown) => (typeof v === 'number' || typeof v === 'boolean' ? v : undefined);
+    const peakValue = scalar(peak);
     return dropUndefined({
       ...rest,
       value: scalar(value),
+      // A resolve's peak and when (docs/rules.md), only together.
+      peak: typeof peakAt === 'string' ? peakValue : undefined,
+      peakAt: peakValue !== undefined ? str(peakAt) : undefined,
       threshold: scalar(threshold),
       baseline: num(baseline),
       values: Array.isArray(values) ? values.filter((v) => scalar(v) !== undefined) : undefined,

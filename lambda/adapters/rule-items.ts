@@ -11,16 +11,24 @@ import { own } from '../core/own-record.ts';
 import { ruleIncidentId } from '../core/rules/rule-eval.ts';
 import { conditionOf, ruleKind } from '../core/rules/rule-kinds/index.ts';
 import { decodeValues, encodeValues, NUMBER_CHARS } from '../core/rules/rule-kinds/value-text.ts';
-import type { HeldTransition, MovedCells, Rule, RuleCell, RuleState } from '../core/rules/rule-types.ts';
+import type {
+  HeldTransition,
+  MovedCells,
+  Rule,
+  RuleCell,
+  RulePeak,
+  RuleState,
+} from '../core/rules/rule-types.ts';
 import type { RuleScopeState } from '../ports.ts';
 
 /**
  * Worst-case bytes of one rule item's state text: the item also holds its outbox (see {@link ALERT_BUDGET_BYTES}).
- * 108 KB since cells keep their incident's timers (37 bytes a cell at the worst), so that a shard of 150
- * networks with three rules, one a baseline, is still one item (docs/design/rule-state.md). Who acknowledged
- * the cells' incidents and the notes take at most {@link CELL_ACK_BUDGET_BYTES} more.
+ * 108 KB since cells keep their incident's timers (37 bytes a cell at the worst), 120 KB since they keep its
+ * peak (28 more), so that a shard of 150 networks with three rules, one a baseline, is still one item
+ * (docs/design/rule-state.md). Who acknowledged the cells' incidents and the notes take at most
+ * {@link CELL_ACK_BUDGET_BYTES} more.
  */
-export const STATE_BUDGET_BYTES = 108_000;
+export const STATE_BUDGET_BYTES = 120_000;
 /** Worst-case bytes of the alerts one commit appends to a rule item, and of those kept in it between spills. */
 export const ALERT_BUDGET_BYTES = 100_000;
 /** Most alerts one commit appends (a DynamoDB expression holds at most 4 KB; each alert takes ~25 characters). */
@@ -44,6 +52,12 @@ const HELD_STAGE_CHARS = 5;
  */
 const OFFSET_DIGITS = 8;
 const TIMERS_CHARS = 2 + 3 + 2 + 3 * (2 + OFFSET_DIGITS);
+/**
+ * An open incident's peak (`,"<value>.<at>"`: its value as {@link encodeValues} text, then when as an offset from
+ * `triggeredAt`, left out when 0), in the slot after who acknowledged and the note, which a cell without them
+ * fills with 0 (`,0,0`) so that the previous release reads its slots as before.
+ */
+const PEAK_CHARS = 4 + 2 + NUMBER_CHARS + 1 + (1 + OFFSET_DIGITS) + 1;
 /** The run slot of a cell holding a transition back (rule-limit.ts): its event. */
 const HELD_TRIGGER = -1;
 const HELD_RESOLVE = -2;
@@ -53,6 +67,8 @@ const STATE_OVERHEAD = 80;
 const ALERT_OVERHEAD = 1200;
 /** Most bytes of a number as JSON text (`-1.2345678901234567e-308`) and its comma. */
 const JSON_NUMBER_BYTES = 25;
+/** A resolve's peak in its numbers' JSON text: `"peak":` and a number, `"peakAt":"<24>",`. */
+const PEAK_ALERT_BYTES = 7 + JSON_NUMBER_BYTES + 36;
 
 /** The empty state of a rule item. */
 export const INITIAL_RULE_SCOPE: RuleScopeState = { rules: { cells: {} }, nextSeq: 1 };
@@ -143,6 +159,23 @@ function decodeTimers(
   };
 }
 
+/** A peak as one text: its value ({@link encodeValues}), then `.` and when, as an offset from `triggeredAt` unless 0. */
+function encodePeak(triggeredAt: string, peak: RulePeak): string {
+  const at = peak.at === triggeredAt ? '' : encodeOffset(Date.parse(triggeredAt), peak.at);
+  return `${encodeValues([peak.value])}${at === '' ? '' : `.${at}`}`;
+}
+
+/** The peak of {@link encodePeak}'s text, or undefined when absent or damaged. */
+function decodePeak(triggeredAt: string, text: unknown): RulePeak | undefined {
+  if (typeof text !== 'string') return undefined;
+  const [valueText, offset] = text.split('.');
+  const values = decodeValues(valueText);
+  const since = Date.parse(triggeredAt);
+  if (values.length !== 1 || !Number.isFinite(since)) return undefined;
+  const at = offset === undefined ? triggeredAt : decodeOffset(since, offset);
+  return at === undefined ? undefined : { value: values[0]!, at };
+}
+
 /** What is left of an item's {@link CELL_ACK_BUDGET_BYTES} as its cells are encoded, in order. */
 interface AckRoom {
   left: number;
@@ -182,15 +215,24 @@ function encodeCell(rule: string, network: string, cell: RuleCell, room: AckRoom
       if (ack.note !== undefined) stored.push(ack.note);
     }
   }
+  // The peak of an open incident (or of one whose resolve is held) follows, in slot 9: the slots before it are
+  // 0 where the cell has nothing (the previous release reads them as absent and leaves slot 9 alone).
+  if (cell.peak !== undefined && cell.triggeredAt !== undefined && (cell.open || held !== undefined)) {
+    while (stored.length < PEAK_SLOT) stored.push(0);
+    stored.push(encodePeak(cell.triggeredAt, cell.peak));
+  }
   while (stored.length > 3 && stored[stored.length - 1] === 0) stored.pop();
   return stored;
 }
+
+/** The slot of a cell's peak: after the held transition's (or the timers' and acknowledgement's) three. */
+const PEAK_SLOT = 9;
 
 function decodeCell(rule: string, network: string, stored: unknown): RuleCell | undefined {
   if (!Array.isArray(stored)) return undefined;
   // A cell with timers (never a held transition) has who acknowledged and the note where a held one has its
   // baseline and stage.
-  const [open, run, values, window, since, incident, heldAt, baseline, heldStage] = stored as unknown[];
+  const [open, run, values, window, since, incident, heldAt, baseline, heldStage, peak] = stored as unknown[];
   const heldEvent =
     run === HELD_TRIGGER
       ? 'network.rule_triggered'
@@ -227,6 +269,9 @@ function decodeCell(rule: string, network: string, stored: unknown): RuleCell | 
   }
   if ((cell.open || cell.held !== undefined) && cell.triggeredAt !== undefined) {
     cell.incident = typeof incident === 'string' ? incident : ruleIncidentId(rule, network, cell.triggeredAt);
+    // Absent in an item of the previous release, or damaged: the cell keeps no peak until its next reading.
+    const kept = decodePeak(cell.triggeredAt, peak);
+    if (kept !== undefined) cell.peak = kept;
   }
   return cell;
 }
@@ -359,7 +404,7 @@ export function networkStateBytes(rules: readonly Rule[], network: string): numb
     const values = rule.forCycles + kind.memoryValues;
     // A cell holds a transition back or an open incident's timers, never both.
     const held = HELD_CHARS + (kind.hasReference ? NUMBER_CHARS + 3 : 0) + HELD_STAGE_CHARS;
-    bytes += CELL_OVERHEAD + Math.max(held, TIMERS_CHARS) + values * NUMBER_CHARS;
+    bytes += CELL_OVERHEAD + Math.max(held, TIMERS_CHARS) + PEAK_CHARS + values * NUMBER_CHARS;
   }
   return bytes;
 }
@@ -385,6 +430,8 @@ export function ruleAlertBytes(rules: readonly Rule[], networks: readonly string
         2 * (Buffer.byteLength(rule.name) + longestId) +
         Buffer.byteLength(rule.text) +
         (rule.forCycles + 4) * JSON_NUMBER_BYTES +
+        // A resolve's peak and when (`"peak":<number>,"peakAt":"<24>"` in its numbers' JSON text).
+        PEAK_ALERT_BYTES +
         // The parsed condition travels with the alert (`"condition":{…}` in its numbers' JSON text).
         jsonBytes('condition') +
         Buffer.byteLength(JSON.stringify(conditionOf(rule)), 'utf8') +

@@ -549,11 +549,10 @@ describe('the digest of a week made by real cycles', () => {
     expect(networks.find((n) => n.network === 'a2')?.incident).toBe(`flood/a2/${iso(t(5, 8))}`);
   });
 
-  it.fails(
+  it(
     "the worst networks exactly: a rule's incident on one network (groupBy=none) has its highest value as its peak " +
-      '(DEFECT: its peak is the worst of its network.rule_* events only, the trigger and the resolve: nothing ' +
-      'keeps the values of the cycles between them, so a2 on day 5 peaks at 800k at 08:00 in the listing and ' +
-      'the digest, not 850k at 08:10; the rule cell would have to keep its peak, rule-eval.ts)',
+      '(its rule cell keeps the peak while open and its resolve carries it: a2 on day 5 peaks at 850k at 08:10, ' +
+      'not at its trigger, 800k at 08:00)',
     () => {
       expect(digest.worstNetworks).toEqual(expectedWorst());
     },

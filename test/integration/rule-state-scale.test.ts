@@ -50,10 +50,11 @@ const ITEM_LIMIT = 400 * 1024;
 /** The longest JSON text of a double, as a reading could be. */
 const WORST = -1.2345678901234567e-308;
 const AT = '2026-03-01T10:00:00.000Z';
+const PEAK_AT = '1950-01-01T00:00:00.000Z';
 
 const rules: Rule[] = parseRules(RULES_TEXT).rules;
 
-/** Every cell open with a full run of values (and a full window for the baseline). */
+/** Every cell open with a full run of values (and a full window for the baseline) and its peak. */
 function worstState(networks: readonly string[]): RuleScopeState {
   const cells: Record<string, Record<string, RuleCell>> = {};
   for (const rule of rules) {
@@ -69,6 +70,8 @@ function worstState(networks: readonly string[]): RuleScopeState {
           : {}),
         triggeredAt: AT,
         incident: `${rule.name}/${network}/${AT}`,
+        // Its peak at the longest: the longest double, read long before its trigger (the longest offset).
+        peak: { value, at: PEAK_AT },
       };
     }
     cells[rule.name] = row;
@@ -92,6 +95,8 @@ function worstAlert(seq: number, network: string): AlertRecord {
     values: Array.from({ length: rule.forCycles }, () => WORST),
     incident: `${rule.name}/${network}/${AT}`,
     since: AT,
+    peak: WORST,
+    peakAt: AT,
     severity: 'resolved',
     ...{ claimedBy: '00000000-0000-0000-0000-000000000000', claimUntil: Date.now(), failures: 99 },
     ...{ lastError: 'x'.repeat(500) },

@@ -397,10 +397,16 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
   });
 
   describe('configuration edits across rule items (issue 19.1)', () => {
-    /** One rule that trips at once and 19 slow ones: five networks take two items, four take one. */
+    /**
+     * One rule that trips at once and 19 slow ones (five of them baselines, whose windows count in the worst
+     * case): five networks take two items, four take one.
+     */
     const TWENTY = [
       'hot: traffic.in.pps > 50k',
-      ...Array.from({ length: 19 }, (_, i) => `slow${i}: traffic.out.pps > 1 for 100`),
+      ...Array.from(
+        { length: 19 },
+        (_, i) => `slow${i}: traffic.out.pps > ${i < 5 ? '3x baseline' : '1'} for 100`,
+      ),
     ].join('; ');
     const FIVE = 'net-1,net-2,net-3,net-4,net-5';
     const FOUR = 'net-2,net-3,net-4,net-5';
@@ -561,7 +567,10 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
     const networks = 'net-1,net-2,net-3,net-4,net-5';
     const rulesText = [
       'hot: traffic.in.pps > 50k',
-      ...Array.from({ length: 19 }, (_, i) => `slow${i}: traffic.out.pps > 1 for 100`),
+      ...Array.from(
+        { length: 19 },
+        (_, i) => `slow${i}: traffic.out.pps > ${i < 5 ? '3x baseline' : '1'} for 100`,
+      ),
     ].join('; ');
     const m = monitor(rulesText, () => now, networks);
     await cycle(m);

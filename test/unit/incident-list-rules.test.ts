@@ -238,6 +238,80 @@ describe('listIncidents: a rule incident of one network', () => {
       }),
       expected: { networks: [{ network: 'edge-1', peak: 9e5, peakAt: T(2) }] },
     },
+    {
+      name: 'open, its cell keeping a peak past the trigger: the cell peak and when',
+      input: sources({
+        ruleItems: [item(12, { 'edge-1': openCell('edge-1', 2, { peak: { value: 8.5e5, at: T(10) } }) })],
+        events: [trigger('edge-1', 2, 8e5)],
+      }),
+      expected: {
+        state: 'open',
+        networks: [{ network: 'edge-1', peak: 8.5e5, peakAt: T(10) }],
+        members: [{ network: 'edge-1', value: 8e5, peak: 8.5e5, peakAt: T(10) }],
+      },
+    },
+    {
+      name: 'open, its cell of the previous release (no peak): the trigger stays its peak',
+      input: sources({
+        ruleItems: [item(12, { 'edge-1': openCell('edge-1', 2) })],
+        events: [trigger('edge-1', 2, 8e5)],
+      }),
+      expected: { networks: [{ network: 'edge-1', peak: 8e5, peakAt: T(2) }] },
+    },
+    {
+      name: 'a cell kept no peak before an upgrade, its reading since is lower: the trigger stays its peak',
+      input: sources({
+        ruleItems: [item(12, { 'edge-1': openCell('edge-1', 2, { peak: { value: 6e5, at: T(11) } }) })],
+        events: [trigger('edge-1', 2, 8e5)],
+      }),
+      expected: { networks: [{ network: 'edge-1', peak: 8e5, peakAt: T(2) }] },
+    },
+    {
+      name: 'resolved, its resolve carrying the peak: that peak and when, its resolve value the latest',
+      input: sources({
+        events: [trigger('edge-1', 2, 8e5), resolve('edge-1', 20, 2, 1e3, { peak: 8.5e5, peakAt: T(10) })],
+      }),
+      expected: {
+        state: 'resolved',
+        networks: [{ network: 'edge-1', peak: 8.5e5, peakAt: T(10) }],
+        members: [{ network: 'edge-1', value: 1e3, peak: 8.5e5, peakAt: T(10) }],
+      },
+    },
+    {
+      name: 'only its resolve in range, carrying the peak: that peak',
+      input: sources({ events: [resolve('edge-1', 20, 2, 1e3, { peak: 8.5e5, peakAt: T(10) })] }),
+      expected: { networks: [{ network: 'edge-1', peak: 8.5e5, peakAt: T(10) }] },
+    },
+    {
+      name: 'a rule for "<": the lower of the trigger and the kept peak',
+      input: sources({
+        events: [
+          trigger('edge-1', 2, 10, { condition: { op: '<' }, threshold: 50 }),
+          resolve('edge-1', 8, 2, 90, { condition: { op: '<' }, threshold: 50, peak: 4, peakAt: T(5) }),
+        ],
+      }),
+      expected: { networks: [{ network: 'edge-1', peak: 4, peakAt: T(5) }] },
+    },
+    {
+      name: 'its resolve held back by the alert cap, the cell keeping the peak: that peak',
+      input: sources({
+        ruleItems: [
+          item(9, {
+            'edge-1': {
+              open: false,
+              run: 0,
+              values: [],
+              triggeredAt: T(2),
+              incident: id('edge-1', 2),
+              peak: { value: 9.5e5, at: T(5) },
+              held: { event: 'network.rule_resolved', at: T(8), values: [1e3] },
+            },
+          }),
+        ],
+        events: [trigger('edge-1', 2, 9e5)],
+      }),
+      expected: { state: 'resolved', networks: [{ network: 'edge-1', peak: 9.5e5, peakAt: T(5) }] },
+    },
   ])('$name', ({ input, expected, noEnd }) => {
     // Act
     const views = listIncidents(input);

@@ -216,6 +216,8 @@ describe('evaluateRules: what an alert carries', () => {
         values: [20, 30],
         incident: `r/n1/${at(2)}`,
         triggeredAt: at(2),
+        peak: 170,
+        peakAt: at(2),
       },
     ]);
   });
@@ -223,6 +225,90 @@ describe('evaluateRules: what an alert carries', () => {
   it('a later incident of the same cell has a new incident id', () => {
     const { all } = replay('r: pps > 100', ['n1'], [{ n1: 150 }, { n1: 50 }, { n1: 150 }]);
     expect(all.map((a) => a.incident)).toEqual([`r/n1/${at(0)}`, `r/n1/${at(0)}`, `r/n1/${at(2)}`]);
+  });
+});
+
+describe('evaluateRules: the peak of an open incident', () => {
+  /** The cell's peak after each cycle, `-` when it keeps none, and the resolves' peaks. */
+  function peaks(text: string, cycles: readonly Cycle[]) {
+    const rules = rulesOf(text);
+    let state: RuleState | undefined;
+    const kept: string[] = [];
+    const resolved: Array<Pick<RuleAlert, 'peak' | 'peakAt'>> = [];
+    for (const [i, cycle] of cycles.entries()) {
+      const result = evaluateRules({
+        rules,
+        networks: ['n1'],
+        state,
+        at: at(i),
+        observations: observations(['r'], cycle, i),
+      });
+      state = result.state;
+      const peak = state.cells['r']?.['n1']?.peak;
+      kept.push(peak === undefined ? '-' : `${String(peak.value)}@${peak.at === at(i) ? 'now' : peak.at}`);
+      for (const a of result.alerts)
+        if (a.event === 'network.rule_resolved') resolved.push({ peak: a.peak, peakAt: a.peakAt });
+    }
+    return { kept, resolved };
+  }
+
+  it.each<[string, string, Cycle[], string[], Array<Pick<RuleAlert, 'peak' | 'peakAt'>>]>([
+    [
+      '`>`: the trigger, then each reading above it; lower ones and no evidence leave it',
+      'r: pps > 100',
+      [{ n1: 50 }, { n1: 800 }, { n1: 850 }, { n1: 820 }, { n1: 'x' }, { n1: 900 }, { n1: 30 }],
+      ['-', '800@now', '850@now', `850@${at(2)}`, `850@${at(2)}`, '900@now', '-'],
+      [{ peak: 900, peakAt: at(5) }],
+    ],
+    [
+      '`<`: the lowest, as an incident across networks judges it (incidents.ts worse)',
+      'r: pps < 100',
+      [{ n1: 90 }, { n1: 40 }, { n1: 60 }, { n1: 150 }],
+      ['90@now', '40@now', `40@${at(1)}`, '-'],
+      [{ peak: 40, peakAt: at(1) }],
+    ],
+    [
+      '`>` for 2: a reading towards the resolve that is not one yet leaves it; the resolving one is not a peak',
+      'r: pps > 100 for 2',
+      [{ n1: 150 }, { n1: 170 }, { n1: 20 }, { n1: 180 }, { n1: 20 }, { n1: 10 }],
+      ['-', '170@now', `170@${at(1)}`, '180@now', `180@${at(3)}`, '-'],
+      [{ peak: 180, peakAt: at(3) }],
+    ],
+    [
+      "a boolean: the trigger's value stays the peak",
+      'r: flag == true',
+      [{ n1: true }, { n1: true }, { n1: false }],
+      [`true@now`, `true@${at(0)}`, '-'],
+      [{ peak: true, peakAt: at(0) }],
+    ],
+  ])('%s', (_name, text, cycles, kept, resolved) => {
+    // Act
+    const result = peaks(text, cycles);
+
+    // Assess
+    expect(result.kept).toEqual(kept);
+    expect(result.resolved).toEqual(resolved);
+  });
+
+  it('a cell written before the peak was kept takes its next reading as its peak', () => {
+    // Prepare: an open cell as the previous release kept it, without a peak.
+    const [rule] = rulesOf('r: pps > 100');
+    const state: RuleState = {
+      lastAt: at(0),
+      cells: { r: { n1: { open: true, run: 0, values: [], triggeredAt: at(0), incident: `r/n1/${at(0)}` } } },
+    };
+
+    // Act
+    const next = evaluateRules({
+      rules: [rule!],
+      networks: ['n1'],
+      state,
+      at: at(1),
+      observations: observations(['r'], { n1: 500 }, 1),
+    });
+
+    // Assess
+    expect(next.state.cells['r']!['n1']!.peak).toEqual({ value: 500, at: at(1) });
   });
 });
 

@@ -11,7 +11,7 @@ import {
 } from '../../lambda/adapters/rule-items.ts';
 import { evaluateRules } from '../../lambda/core/rules/rule-eval.ts';
 import { limitRuleAlerts } from '../../lambda/core/rules/rule-limit.ts';
-import type { RuleState } from '../../lambda/core/rules/rule-types.ts';
+import type { RuleCell, RuleState } from '../../lambda/core/rules/rule-types.ts';
 import { parseRules } from '../../lambda/core/rules/rules.ts';
 
 const rules = (text: string) => parseRules(text).rules;
@@ -113,9 +113,10 @@ describe('rule items of a shard', () => {
 
   it.each([
     ['no rules', '', 100, []],
-    // Each cell's worst case counts its incident's timers (rule-incidents.ts): 346 such networks fit one item.
-    ['threshold rules, 340 networks: one item', 'a: x > 1; b: y > 2; c: z == true', 340, [340]],
-    ['threshold rules, 400 networks: two', 'a: x > 1; b: y > 2; c: z == true', 400, [346, 54]],
+    // Each cell's worst case counts its incident's timers (rule-incidents.ts) and its peak: 303 such networks
+    // fit one item.
+    ['threshold rules, 300 networks: one item', 'a: x > 1; b: y > 2; c: z == true', 300, [300]],
+    ['threshold rules, 400 networks: two', 'a: x > 1; b: y > 2; c: z == true', 400, [303, 97]],
     [
       'with a baseline, 150 networks: one item',
       'a: x > 1 for 3; b: y == true for 3; c: x > 3x baseline for 3',
@@ -126,7 +127,7 @@ describe('rule items of a shard', () => {
       'with a baseline, 500 networks: four',
       'a: x > 1 for 3; b: y == true for 3; c: x > 3x baseline for 3',
       500,
-      [152, 152, 152, 44],
+      [151, 151, 151, 47],
     ],
   ])('%s', (_name, text, count, sizes: number[]) => {
     const rs = rules(text);
@@ -218,6 +219,142 @@ describe('limitRuleAlerts', () => {
     const text = encodeRuleScope({ rules: first.state, nextSeq: 2 });
     expect(decodeRuleScope(text).rules).toEqual(first.state);
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(ruleStateBytes([flood!], networks));
+  });
+});
+
+describe('rule item state text: the peak of an open incident', () => {
+  const [flood] = rules('flood: pps > 10');
+  const since = '2026-01-01T00:00:00.000Z';
+  const later = '2026-01-01T00:10:00.000Z';
+  const open = (extra: Partial<RuleCell> = {}): RuleCell => ({
+    open: true,
+    run: 0,
+    values: [],
+    triggeredAt: since,
+    incident: `flood/n1/${since}`,
+    ...extra,
+  });
+  const scopeOf = (cell: RuleCell) => ({
+    rules: { lastAt: later, cells: { flood: { n1: cell } } },
+    nextSeq: 3,
+  });
+  const rowOf = (text: string): unknown[] => JSON.parse(text).n['n1'][0];
+
+  it.each([
+    ['at its trigger', open({ peak: { value: 800_000, at: since } })],
+    ['later, any finite double', open({ peak: { value: -1.2345678901234567e-308, at: later } })],
+    [
+      'long after (the offset at its longest)',
+      open({ peak: { value: 1e300, at: '2100-01-01T00:00:00.000Z' } }),
+    ],
+    ['a boolean', open({ peak: { value: true, at: since } })],
+    [
+      'with timers and who acknowledged, no note',
+      open({
+        peak: { value: 850_000, at: later },
+        timers: { openedAt: since, stage: 2, acknowledged: { by: 'alice', at: later } },
+      }),
+    ],
+    [
+      'with timers and no acknowledgement',
+      open({
+        peak: { value: 850_000, at: later },
+        timers: { openedAt: since, stage: 2, lastRemindAt: later },
+      }),
+    ],
+    [
+      'on a closed cell whose resolve the cap holds back',
+      {
+        open: false,
+        run: 0,
+        values: [],
+        triggeredAt: since,
+        incident: `flood/n1/${since}`,
+        peak: { value: 850_000, at: later },
+        held: { event: 'network.rule_resolved', at: later, values: [1] },
+      } satisfies RuleCell,
+    ],
+  ])('round-trips: %s, within the worst case', (_name, cell) => {
+    // Act
+    const text = encodeRuleScope(scopeOf(cell));
+
+    // Assess
+    expect(decodeRuleScope(text)).toEqual(scopeOf(cell));
+    // Beside who acknowledged (`,"alice"`), which the item's CELL_ACK_BUDGET_BYTES bounds.
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(ruleStateBytes([flood!], ['n1']) + 8);
+  });
+
+  it('an item of the previous release, without it, reads as before: no peak', () => {
+    // Prepare: an open cell with timers and who acknowledged, as the previous release wrote it.
+    const text = JSON.stringify({
+      s: 3,
+      at: later,
+      r: ['flood'],
+      n: { n1: [[1, 0, '', 0, since, 0, `2..${(10 * 60_000).toString(36)}`, 'alice']] },
+    });
+
+    // Act
+    const cell = decodeRuleScope(text).rules.cells['flood']!['n1']!;
+
+    // Assess
+    expect(cell).toEqual(
+      open({ timers: { openedAt: since, stage: 2, acknowledged: { by: 'alice', at: later } } }),
+    );
+    expect(cell.peak).toBeUndefined();
+  });
+
+  it('the previous release reads this one alike: the peak is in a slot after every slot it reads', () => {
+    // Prepare
+    const timers = { openedAt: since, stage: 2, acknowledged: { by: 'alice', at: later } };
+    const peak = { value: 850_000, at: later };
+
+    // Act
+    const withPeak = rowOf(encodeRuleScope(scopeOf(open({ timers, peak }))));
+    const without = rowOf(encodeRuleScope(scopeOf(open({ timers }))));
+    const bare = rowOf(encodeRuleScope(scopeOf(open({ peak }))));
+
+    // Assess: slots 0-8 are the cell without its peak (0 where absent, as the previous release reads an absent
+    // slot), the peak in slot 9: its value as a value list, then when as an offset from the trigger.
+    expect(withPeak.slice(0, 9)).toEqual([...without, 0]);
+    expect(withPeak[9]).toBe(`${encodeValues([850_000])}.${(10 * 60_000).toString(36)}`);
+    expect(bare).toEqual([1, 0, '', 0, since, 0, 0, 0, 0, withPeak[9]]);
+  });
+
+  it('a damaged peak is left out; the cell keeps the rest', () => {
+    const text = JSON.stringify({
+      s: 3,
+      at: later,
+      r: ['flood'],
+      n: { n1: [[1, 0, '', 0, since, 0, 0, 0, 0, '???.zz']] },
+    });
+    expect(decodeRuleScope(text).rules.cells['flood']!['n1']).toEqual(open());
+  });
+
+  it("a resolve the cap holds back keeps the incident's peak, and its alert carries it", () => {
+    // Prepare: open since the first cycle with peak 50 at the second; the third resolves it under a cap of 0.
+    const at = (i: number) => `2026-01-01T00:0${i}:00.000Z`;
+    const cycle = (state: RuleState | undefined, i: number, value: number) =>
+      evaluateRules({
+        rules: [flood!],
+        networks: ['n1'],
+        state,
+        at: at(i),
+        observations: [{ networkId: 'n1', at: at(i), readings: { flood: { kind: 'value', value } } }],
+      });
+    const opened = cycle(cycle(undefined, 0, 20).state, 1, 50).state;
+
+    // Act
+    const held = limitRuleAlerts([flood!], cycle(opened, 2, 1), 0);
+    const stored = decodeRuleScope(encodeRuleScope({ rules: held.state, nextSeq: 2 })).rules;
+    const sent = limitRuleAlerts([flood!], cycle(stored, 3, 1), 10);
+
+    // Assess
+    expect(held.state.cells['flood']!['n1']).toMatchObject({ open: false, peak: { value: 50, at: at(1) } });
+    expect(stored).toEqual(held.state);
+    expect(sent.alerts).toMatchObject([
+      { event: 'network.rule_resolved', at: at(2), peak: 50, peakAt: at(1) },
+    ]);
+    expect(sent.state.cells['flood']!['n1']).toEqual({ open: false, run: 0, values: [] });
   });
 });
 

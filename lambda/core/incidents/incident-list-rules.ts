@@ -220,15 +220,22 @@ function view(
   // A resolve the alert cap holds back is not stored yet: the cell says when it happened.
   const resolvedAt = open ? undefined : (resolve?.at ?? (held?.event === RESOLVED ? held.at : undefined));
 
-  // The peak: the worst of the stored readings of a trigger known (its own, or the one the cap holds back).
+  // The peak: the worst of the stored readings of a trigger known (its own, or the one the cap holds back), and
+  // of the peaks kept between them: the cell's while open (or while the cap holds its resolve back), the
+  // resolve's once it went out. A cell or resolve of the previous release keeps none: its trigger's stands.
   const readings: Array<{ value: number | boolean; at: string }> = [];
   if (held?.event === TRIGGERED && heldValue !== undefined) readings.push({ value: heldValue, at: held.at });
   for (const e of mine) if (e.value !== undefined) readings.push({ value: e.value, at: e.at });
+  const peaks: Array<{ value: number | boolean; at: string }> = [];
+  if (now?.cell.peak !== undefined) peaks.push(now.cell.peak);
+  for (const e of mine) {
+    if (e.event === RESOLVED && e.peak !== undefined && e.peakAt !== undefined)
+      peaks.push({ value: e.peak, at: e.peakAt });
+  }
   const op = opOf(mine);
   let peak: { value: number | boolean; at: string } | undefined;
-  if (trigger !== undefined || held?.event === TRIGGERED) {
-    for (const r of readings) if (worse(op, r.value, peak?.value)) peak = r;
-  }
+  const candidates = trigger !== undefined || held?.event === TRIGGERED ? [...readings, ...peaks] : peaks;
+  for (const r of candidates) if (worse(op, r.value, peak?.value)) peak = r;
   const latest = readings.at(-1);
   const member: StoryMember = {
     network,

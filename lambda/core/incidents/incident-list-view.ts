@@ -23,6 +23,12 @@ export interface IncidentEventRecord {
   readonly value?: number | boolean;
   readonly threshold?: number | boolean;
   readonly triggeredAt?: string;
+  /**
+   * A rule's resolve: its incident's peak on the network and when (absent on a record stored before it was
+   * carried, and on a resolve whose cell kept no peak).
+   */
+  readonly peak?: number | boolean;
+  readonly peakAt?: string;
   /** A rule alert: its rule's operator (absent on a record stored before it was carried). */
   readonly condition?: { readonly op: RuleOp };
   /** Status changes: the status it went to (and came from). */

@@ -5,6 +5,7 @@
  */
 
 import { cycleOrder } from '../clock.ts';
+import { worse } from '../incidents/incidents.ts';
 import { own } from '../own-record.ts';
 import { ruleKind } from './rule-kinds/index.ts';
 import type {
@@ -12,6 +13,7 @@ import type {
   RuleAlert,
   RuleCell,
   RuleNetworkObservation,
+  RulePeak,
   RuleReading,
   RuleState,
 } from './rule-types.ts';
@@ -140,15 +142,24 @@ function applyReading(
   if (compared === undefined) return { cell: withWindow(cell) };
 
   const isEvidence = holds(rule.op, value, compared.threshold) !== cell.open;
+  // While open, a reading past the peak is the new peak (as a member of an incident across networks keeps it).
+  const peaked = (open: RuleCell): RuleCell =>
+    worse(rule.op, value, open.peak?.value) ? { ...open, peak: { value, at } } : open;
   if (!isEvidence) {
-    return { cell: withWindow({ ...cell, run: 0, values: [] }) };
+    const next = { ...cell, run: 0, values: [] };
+    return { cell: withWindow(cell.open ? peaked(next) : next) };
   }
   const values = [...cell.values, value].slice(-rule.forCycles);
   const run = cell.run + 1;
-  if (run < rule.forCycles) return { cell: withWindow({ ...cell, run, values }) };
+  if (run < rule.forCycles) {
+    const next = { ...cell, run, values };
+    return { cell: withWindow(cell.open ? peaked(next) : next) };
+  }
 
   const incident = (cell.open ? cell.incident : undefined) ?? ruleIncidentId(rule.name, network, at);
   const triggeredAt = (cell.open ? cell.triggeredAt : undefined) ?? at;
+  // The resolving reading fails the condition: the peak is the one the open cell kept.
+  const peak: RulePeak | undefined = cell.open ? cell.peak : { value, at };
   const alert: RuleAlert = {
     event: cell.open ? 'network.rule_resolved' : 'network.rule_triggered',
     at,
@@ -163,9 +174,11 @@ function applyReading(
     triggeredAt,
     // The resolve of an incident that escalated carries the stage it reached (docs/acknowledge.md).
     ...(cell.open && cell.timers !== undefined ? { stage: cell.timers.stage } : {}),
+    // The resolve carries the incident's peak on the network (docs/rules.md).
+    ...(cell.open && peak !== undefined ? { peak: peak.value, peakAt: peak.at } : {}),
   };
   const next: RuleCell = cell.open
     ? { open: false, run: 0, values: [] }
-    : { open: true, run: 0, values: [], triggeredAt, incident };
+    : { open: true, run: 0, values: [], triggeredAt, incident, ...(peak === undefined ? {} : { peak }) };
   return { cell: withWindow(next), alert };
 }

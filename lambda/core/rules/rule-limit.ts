@@ -92,9 +92,15 @@ function holding(cell: RuleCell, alert: RuleAlert): RuleCell {
     ...(alert.baseline === undefined ? {} : { baseline: alert.baseline }),
     ...(alert.stage === undefined ? {} : { stage: alert.stage }),
   };
-  // A resolved cell is closed: it keeps the incident's start and id until its resolve goes out.
+  // A resolved cell is closed: it keeps the incident's start, id and peak until its resolve goes out.
   return alert.event === 'network.rule_resolved'
-    ? { ...cell, triggeredAt: alert.triggeredAt ?? alert.at, incident: alert.incident, held }
+    ? {
+        ...cell,
+        triggeredAt: alert.triggeredAt ?? alert.at,
+        incident: alert.incident,
+        ...(alert.peak === undefined ? {} : { peak: { value: alert.peak, at: alert.peakAt ?? alert.at } }),
+        held,
+      }
     : { ...cell, held };
 }
 
@@ -102,7 +108,7 @@ function holding(cell: RuleCell, alert: RuleAlert): RuleCell {
 function released(cell: RuleCell): RuleCell {
   const { held: _held, ...rest } = cell;
   if (rest.open) return rest;
-  const { triggeredAt: _triggeredAt, incident: _incident, ...closed } = rest;
+  const { triggeredAt: _triggeredAt, incident: _incident, peak: _peak, ...closed } = rest;
   return closed;
 }
 
@@ -125,5 +131,8 @@ function heldAlert(rule: Rule, network: string, cell: RuleCell, held: HeldTransi
     incident: cell.incident ?? ruleIncidentId(rule.name, network, triggeredAt),
     triggeredAt,
     ...(held.stage === undefined ? {} : { stage: held.stage }),
+    ...(held.event === 'network.rule_resolved' && cell.peak !== undefined
+      ? { peak: cell.peak.value, peakAt: cell.peak.at }
+      : {}),
   };
 }

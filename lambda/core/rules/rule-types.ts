@@ -76,6 +76,19 @@ export interface RuleCell {
    * `triggeredAt`, stage 1.
    */
   readonly timers?: IncidentTimers;
+  /**
+   * The open incident's peak on this network and when it was read (CONTRACT §13: the most extreme reading
+   * while open, as a member of an incident across networks keeps it, `worse` in `incidents.ts`): the trigger's
+   * value, then each reading past it. Kept by a closed cell whose resolve the alert cap holds back, for that
+   * alert. Absent in a cell written before it was kept: the first reading after sets it.
+   */
+  readonly peak?: RulePeak;
+}
+
+/** An incident's most extreme reading on one network and when it was read (ISO-8601). */
+export interface RulePeak {
+  readonly value: number | boolean;
+  readonly at: string;
 }
 
 /** A transition held back by the alert cap: what its alert needs beyond the cell and the rule. */
@@ -145,6 +158,12 @@ export interface RuleAlertFields {
   readonly incident: string;
   /** When the incident was triggered, ISO-8601 (on a resolve: how long it lasted is `at` minus this). */
   readonly triggeredAt?: string;
+  /**
+   * A resolve: the incident's peak on the network (its most extreme reading while open) and when, ISO-8601.
+   * Absent on a trigger, and on a resolve whose cell kept no peak or stored before it was carried.
+   */
+  readonly peak?: number | boolean;
+  readonly peakAt?: string;
 }
 
 /** The events of a rule alert. */
