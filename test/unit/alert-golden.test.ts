@@ -187,6 +187,8 @@ const RECORDS: Readonly<Record<string, AlertRecord>> = {
     values: [45000, 42000, 40000],
     incident: `pps/edge-1/${EARLIER}`,
     triggeredAt: EARLIER,
+    peak: 125000,
+    peakAt: '2026-11-21T08:10:00.000Z',
   },
   'rule triggered, baseline': {
     seq: 15,

@@ -153,6 +153,31 @@ describe('rule alerts: email and attributes', () => {
     );
     expect(email).toContain(`Triggered:              ${SINCE}`);
     expect(email).toContain('Lasted:                 13m');
+    // A resolve stored before it carried its peak has no peak line.
+    expect(email).not.toContain('Peak:');
+  });
+
+  it("a resolve with its incident's peak on the network: the peak, when and its multiple of the threshold", () => {
+    // Act
+    const { email } = renderAlert(resolved({ peak: 125000, peakAt: '2026-11-22T09:55:00.000Z' }), CTX);
+    const below = renderAlert(
+      resolved({
+        rule: 'low',
+        ruleText: 'low: traffic.in_pps < 100',
+        threshold: 100,
+        value: 150,
+        values: [150],
+        peak: 2,
+        peakAt: '2026-11-22T09:55:00.000Z',
+      }),
+      CTX,
+    );
+
+    // Assess
+    expect(email).toContain(
+      'Peak:                   125000 at 2026-11-22T09:55:00.000Z (2.5x the threshold)',
+    );
+    expect(below.email).toContain('Peak:                   2 at 2026-11-22T09:55:00.000Z\n');
   });
 
   it('a baseline rule: the threshold as factor x baseline, and the baseline itself', () => {

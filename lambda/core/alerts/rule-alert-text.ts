@@ -15,6 +15,7 @@ import type { AlertRecord, AlertRecordOf, RuleAlertRecord, Severity } from '../t
 import { ALERT_EVENT_TEXTS } from './alert-events.ts';
 import { SMS_MAX_CHARS, SUBJECT_MAX_CHARS } from './alert-limits.ts';
 import { formatDuration, momentOf } from './alert-time.ts';
+import { thresholdMultiple } from './incident-alert-text.ts';
 import { incidentLines, incidentTag } from './monitor-incident-text.ts';
 import { escapeHidden, foldVisible, shorten } from './visible-text.ts';
 
@@ -248,6 +249,10 @@ export function ruleEmailLines(
   const triggered = momentOf(triggeredAtOf(alert));
   if (triggered !== undefined) lines.push(field('Triggered', `${triggered.iso} (${triggered.human})`));
   if (resolved) lines.push(field('Lasted', durationOf(alert) ?? 'unknown'));
+  // The incident's peak on the network, as an incident across networks gives each of its networks'.
+  const peakAt = resolved ? momentOf(alert.peakAt) : undefined;
+  if (peakAt !== undefined && (typeof alert.peak === 'number' || typeof alert.peak === 'boolean'))
+    lines.push(field('Peak', `${exact(alert.peak)} at ${peakAt.iso}${thresholdMultiple(alert.peak, shape)}`));
   if (typeof alert.incident === 'string' && alert.incident !== '')
     lines.push(field('Incident', emailText(alert.incident)));
   return lines;
