@@ -518,7 +518,7 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
   it('more networks than the cap (1,000 in test:slow) attacked for 2 cycles on one item: every trigger and every resolve is sent once, in the fewest cycles the cap allows (issue 19.2)', {
     timeout: 180_000,
   }, async () => {
-    // Prepare: one rule, one item (its cap: 72 alerts a commit); 150 networks in `npm test`, 1,000 in test:slow.
+    // Prepare: one rule, one item (its cap: 65 alerts a commit); 150 networks in `npm test`, 1,000 in test:slow.
     const ids = Array.from({ length: bySize(150, 1000) }, (_, i) => `n${i + 1}`);
     const text = 'flood: traffic.in.pps > 50k';
     const m = monitor(text, () => now, ids.join(','), { SHIELDWATCH_CONCURRENCY: '64' });

@@ -68,7 +68,9 @@ export function ruleNetworks(rule: Rule, networks: readonly string[]): readonly 
  * a network not observed is no evidence: its cell is left as it is. The rule's kind (`rule-kinds/`) says
  * what a reading is compared with and what the cell remembers: a baseline rule compares with factor x the
  * median of its window before the reading, learns (no evidence either way) until the window holds
- * BASELINE_MIN_VALUES values, and freezes the window while open. Cells of rules or networks no longer
+ * BASELINE_MIN_VALUES values, and freezes the window while open. An open cell keeps its incident's peak (the
+ * trigger's value, then each reading past it, by `worse` as an incident across networks judges its members'),
+ * which its resolve carries. Cells of rules or networks no longer
  * configured are dropped. A cycle not newer than `state.lastAt` is stale and changes nothing, unless that
  * time came from a clock ahead (`decideByMs`; docs/design/cycle.md, Clocks): then it is disregarded and the cycle applies.
  */
