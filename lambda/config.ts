@@ -110,6 +110,22 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Reads one part of a configuration, its problems collected in `problems` instead of thrown, so that a loader
+ * made of several parts reports every problem at once: undefined when that part had problems.
+ */
+export function collectingProblems(problems: string[]): <T>(read: () => T) => T | undefined {
+  return (read) => {
+    try {
+      return read();
+    } catch (error) {
+      if (error instanceof ConfigError) problems.push(...error.problems);
+      else throw error;
+      return undefined;
+    }
+  };
+}
+
 type Env = Readonly<Record<string, string | undefined>>;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);

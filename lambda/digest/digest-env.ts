@@ -3,7 +3,7 @@
  * `topicArn`, `monitorName`, `digest`, `digestAt`, `digestTz`, `maintenance`) and the stack's wiring below,
  * which is not an operator's setting (the context key `statusPage` is), so it is not under the settings' prefix.
  */
-import { ConfigError, loadAlertConfig, loadStoreConfig } from '../config.ts';
+import { ConfigError, collectingProblems, loadAlertConfig, loadStoreConfig } from '../config.ts';
 import { type DigestSchedule, parseDigestSchedule } from '../core/digest/digest-schedule.ts';
 import { parseMaintenance } from '../core/silences/maintenance-config.ts';
 import type { WindowRequest } from '../core/silences/maintenance-window.ts';
@@ -34,15 +34,7 @@ export interface DigestConfig {
 /** Reads the digest function's environment; every problem at once in one {@link ConfigError}. */
 export function loadDigestConfig(env: Env): DigestConfig {
   const problems: string[] = [];
-  const attempt = <T>(read: () => T): T | undefined => {
-    try {
-      return read();
-    } catch (error) {
-      if (error instanceof ConfigError) problems.push(...error.problems);
-      else throw error;
-      return undefined;
-    }
-  };
+  const attempt = collectingProblems(problems);
   const store = attempt(() => loadStoreConfig(env));
   const alerts = attempt(() => loadAlertConfig(env));
   if (alerts !== undefined && alerts.topicArn === undefined) {

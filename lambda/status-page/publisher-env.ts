@@ -3,7 +3,7 @@
  * (`table`, `networks`, `expectedStatus`, `rules`, `figureFields`), and the stack's wiring below. The wiring is not an operator's setting (the
  * context keys `statusPage` and `statusPageEvery` are), so it is not under the settings' prefix.
  */
-import { ConfigError, loadNetworksConfig, loadStoreConfig } from '../config.ts';
+import { ConfigError, collectingProblems, loadNetworksConfig, loadStoreConfig } from '../config.ts';
 import { parseFigureFields } from '../core/detect/figures.ts';
 import type { Rule } from '../core/rules/rule-types.ts';
 import { parseRules } from '../core/rules/rules.ts';
@@ -61,15 +61,7 @@ export interface PublisherConfig {
 /** Reads the publisher's environment; every problem at once in one {@link ConfigError}. */
 export function loadPublisherConfig(env: Env): PublisherConfig {
   const problems: string[] = [];
-  const attempt = <T>(read: () => T): T | undefined => {
-    try {
-      return read();
-    } catch (error) {
-      if (error instanceof ConfigError) problems.push(...error.problems);
-      else throw error;
-      return undefined;
-    }
-  };
+  const attempt = collectingProblems(problems);
   const store = attempt(() => loadStoreConfig(env));
   const networks = attempt(() => loadNetworksConfig(env)) ?? [];
   const bucket = env[PUBLISHER_ENV.bucket]?.trim() ?? '';

@@ -1,12 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import { Aws, Duration, Stack, TimeZone, Validations } from 'aws-cdk-lib';
+import { Duration, TimeZone, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
-import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import { type Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { KEY } from '../../lambda/adapters/table-schema.ts';
@@ -15,7 +13,12 @@ import { DIGEST_ENV } from '../../lambda/digest/digest-env.ts';
 import { settingsEnvironment } from '../../lambda/settings.ts';
 import type { StatusPageMode } from '../context-status-page.ts';
 import { digestAtText } from '../context-values.ts';
-import { bundledFunction, functionLogsAndRole, powertoolsEnvironment } from './function-defaults.ts';
+import {
+  bundledFunction,
+  functionLogsAndRole,
+  powertoolsEnvironment,
+  scheduledInvoke,
+} from './function-defaults.ts';
 import { PUBLISHER_LEADING_KEYS } from './status-page-publisher.ts';
 
 /** The digest function's Lambda entry: its own bundle, nothing of it in the poller's. */
@@ -151,26 +154,15 @@ export class DigestPublisher extends Construct {
         'WithoutPlaintext variant, on the topic key alone (CDK grantPublish).',
     });
 
-    const invokeRole = new Role(this, 'ScheduleRole', {
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
+    this.schedule = scheduledInvoke(this, this.function, {
+      expression: ScheduleExpression.cron({
+        minute: String(props.schedule.minute),
+        timeZone: TimeZone.of(tz),
       }),
-      description: 'shieldwatch digest schedule: invokes the digest function',
-    });
-    this.schedule = new Schedule(this, 'Schedule', {
-      schedule: ScheduleExpression.cron({ minute: String(props.schedule.minute), timeZone: TimeZone.of(tz) }),
-      target: new LambdaInvoke(this.function, {
-        role: invokeRole,
-        retryAttempts: 2,
-        maxEventAge: Duration.hours(1),
-      }),
+      roleDescription: 'shieldwatch digest schedule: invokes the digest function',
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(1),
       description: `shieldwatch: the ${every} digest, due at ${at} ${tz}; hourly so a missed run is made good`,
-    });
-    Validations.of(invokeRole).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.function.node.defaultChild as CfnFunction)}.Arn>:*]`,
-      reason:
-        'CDK grantInvoke adds the function ARN with :* so that versions and aliases of this one function ' +
-        'can be invoked; no other function matches.',
     });
   }
 }

@@ -2,15 +2,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import { type Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ARCHIVE_PK, MEMBERS_PK } from '../../lambda/adapters/incident-members.ts';
@@ -20,7 +18,12 @@ import { settingsEnvironment } from '../../lambda/settings.ts';
 import { PAGE_KEYS, PAGE_WINDOWS } from '../../lambda/status-page/pages.ts';
 import { BUNDLED_ASSETS_FILE, PUBLISHER_ENV } from '../../lambda/status-page/publisher-env.ts';
 import type { StatusPageMode } from '../context-status-page.ts';
-import { bundledFunction, functionLogsAndRole, powertoolsEnvironment } from './function-defaults.ts';
+import {
+  bundledFunction,
+  functionLogsAndRole,
+  powertoolsEnvironment,
+  scheduledInvoke,
+} from './function-defaults.ts';
 
 /** The publisher's Lambda entry: its own bundle, nothing of it in the poller's. */
 export const PUBLISHER_ENTRY = fileURLToPath(new URL('../../lambda/status-page-handler.ts', import.meta.url));
@@ -182,26 +185,12 @@ export class StatusPagePublisher extends Construct {
       },
     });
 
-    const invokeRole = new Role(this, 'ScheduleRole', {
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
-      }),
-      description: 'shieldwatch status page schedule: invokes the publisher',
-    });
-    this.schedule = new Schedule(this, 'Schedule', {
-      schedule: ScheduleExpression.rate(Duration.minutes(props.everyMinutes)),
-      target: new LambdaInvoke(this.function, {
-        role: invokeRole,
-        retryAttempts: 0,
-        maxEventAge: Duration.minutes(Math.max(1, props.everyMinutes)),
-      }),
+    this.schedule = scheduledInvoke(this, this.function, {
+      expression: ScheduleExpression.rate(Duration.minutes(props.everyMinutes)),
+      roleDescription: 'shieldwatch status page schedule: invokes the publisher',
+      retryAttempts: 0,
+      maxEventAge: Duration.minutes(Math.max(1, props.everyMinutes)),
       description: `shieldwatch: rewrites the status page every ${props.everyMinutes} min`,
-    });
-    Validations.of(invokeRole).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.function.node.defaultChild as CfnFunction)}.Arn>:*]`,
-      reason:
-        'CDK grantInvoke adds the function ARN with :* so that versions and aliases of this one function ' +
-        'can be invoked; no other function matches.',
     });
   }
 }
