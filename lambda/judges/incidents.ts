@@ -246,7 +246,28 @@ export function rulesAndIncidentsJudge(
               ? outcome.reason.uncertain
               : mayHaveLanded(outcome.reason)),
         );
-      return withIncidents(verdict, runs, failures, deps, uncertain);
+      // The per-network incidents the cells hold open that are no member of their rule's incident (one a cycle
+      // of `none` opened) remind and escalate on their own, as the drain will publish them: decided from the
+      // items as this cycle left them. Not when that is uncertain, nor for a rule whose working set this cycle
+      // did not read while its incident has a share here: they are due again next cycle.
+      const followed =
+        uncertain || verdict.followCells === undefined
+          ? verdict
+          : await verdict.followCells((rule, network, cell) => {
+              const left = decided.get(rule);
+              if (left !== undefined && left.members === undefined && hasShare(left.state, shard))
+                return false;
+              return !isIncidentTransition(
+                left?.state,
+                {
+                  network,
+                  ...(cell.incident === undefined ? {} : { incident: cell.incident }),
+                  ...(cell.triggeredAt === undefined ? {} : { triggeredAt: cell.triggeredAt }),
+                },
+                left?.members,
+              );
+            });
+      return withIncidents(followed, runs, failures, deps, uncertain);
     },
   };
 }

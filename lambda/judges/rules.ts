@@ -144,7 +144,8 @@ export async function applyRules(
     readonly claim: { readonly claimant: string; readonly untilMs: number };
     /**
      * The timers of the incidents the cells have open (`groupBy=none`: each network's incident is its own):
-     * reminders and escalations are queued with the transitions. Undefined: not followed here.
+     * reminders and escalations are queued with the transitions. Undefined: not followed here (`groupBy=rule`:
+     * {@link followOpenCells}, once the incidents judge has said which cells are members).
      */
     readonly follow?: RuleIncidentSettings;
   },
@@ -356,6 +357,89 @@ async function commitScope(
 }
 
 /**
+ * With `groupBy=rule`, the reminders and escalations of the per-network incidents the cells hold open (one a
+ * cycle of `none` opened), once the incidents judge has decided which cells are members of their rule's
+ * incident (that incident follows those): `follows` says which cells are followed here. Only an item this cycle
+ * judged last is followed (a newer cycle follows it itself), with one more conditional write when a follow-up
+ * is due, its alerts in that same write (read again and followed again when another cycle wrote first: the
+ * timers it wrote make a duplicate cycle find nothing due), within what is left of the item's alert cap. An
+ * item whose write fails keeps its run as it was and is reported in `failures`; its follow-ups are due again.
+ */
+export async function followOpenCells(
+  runs: readonly RuleScopeRun[],
+  input: {
+    readonly rules: readonly Rule[];
+    readonly at: string;
+    readonly observations: readonly RuleNetworkObservation[];
+    readonly claim: { readonly claimant: string; readonly untilMs: number };
+    readonly follow: RuleIncidentSettings;
+  },
+  follows: (rule: string, network: string, cell: RuleCell) => boolean,
+): Promise<RuleItemsResult> {
+  const failures: Array<{ key: string; error: StoreError }> = [];
+  const followed = await Promise.all(
+    runs.map(async (run): Promise<RuleScopeRun> => {
+      const written = run.state !== undefined && run.state !== run.loaded.state;
+      if (run.stale || run.leftover === true || !written || input.rules.length === 0) return run;
+      const first: VersionedState<RuleScopeState> = {
+        ...run.loaded,
+        state: run.state!,
+        version: run.loaded.version + 1,
+      };
+      try {
+        const done = await commitJudged(
+          run.scope.store,
+          `the rule state (${run.scope.key})`,
+          first,
+          input.claim,
+          (loaded): Judgement<RuleScopeState> => {
+            const mine = loaded.version === 0 ? undefined : loaded.state.rules;
+            if (mine === undefined || mine.lastAt !== input.at) return { stale: true };
+            const result = followRuleIncidents({
+              rules: input.rules,
+              state: mine,
+              at: input.at,
+              observations: input.observations,
+              settings: input.follow,
+              room: Math.max(0, run.scope.maxAlerts - run.queued.length),
+              follows,
+            });
+            if (result.alerts.length === 0) return { stale: true };
+            const nextSeq = loaded.state.nextSeq;
+            const queued = result.alerts.map((alert, i) => ({ ...alert, seq: nextSeq + i }) as AlertRecord);
+            return {
+              stale: false,
+              state: { ...loaded.state, rules: result.state, nextSeq: nextSeq + queued.length },
+              alerts: queued,
+            };
+          },
+        );
+        if (done.stale) return run;
+        // Read again: the outbox as read holds this cycle's earlier alerts, claimed by it (merged by number).
+        return {
+          ...run,
+          loaded: done.loaded === first ? run.loaded : done.loaded,
+          queued: [...run.queued, ...done.queued],
+          state: done.state,
+        };
+      } catch (error) {
+        failures.push({
+          key: run.scope.key,
+          error:
+            error instanceof StoreError
+              ? error
+              : new StoreError(`cannot write the rule state (${run.scope.key}): ${describeError(error)}`, {
+                  cause: error,
+                }),
+        });
+        return run;
+      }
+    }),
+  );
+  return { runs: followed, failures };
+}
+
+/**
  * Sends each rule item's outbox after the monitor's, item by item, each in sequence order (an item's
  * alerts are ordered among themselves; items are independent), the items an edit left behind included.
  * Sending stops when too little time is left. A left-behind item whose outbox is then empty and whose cells
@@ -445,7 +529,9 @@ export interface RulesSettings {
   readonly ruleShard?: number;
   /**
    * The `groupBy` setting: at `none` each network's rule incident is its own, and its reminders and escalations
-   * are the rule items' (`rule-incidents.ts`); at `rule` the incident across networks has them. @default 'rule'
+   * are the rule items' (`rule-incidents.ts`), queued with the transitions; at `rule` the incident across
+   * networks has its members', and a per-network incident left open by `none` is followed once the incidents
+   * judge has said which cells are members ({@link RulesVerdict.followCells}). @default 'rule'
    */
   readonly groupBy?: 'rule' | 'none';
   /** The `remindEvery` setting: reminders of open incidents; unset: none. */
@@ -460,6 +546,14 @@ export interface RulesVerdict extends Verdict {
   readonly runs: readonly RuleScopeRun[];
   /** The cycle's readings per network. */
   readonly observations: readonly RuleNetworkObservation[];
+  /**
+   * With `groupBy=rule`: the verdict with the open cells `follows` accepts followed ({@link followOpenCells}),
+   * their reminders and escalations queued and sent with the items' outboxes. Absent with `groupBy=none`
+   * (every open cell was followed with the transitions) and once followed.
+   */
+  readonly followCells?: (
+    follows: (rule: string, network: string, cell: RuleCell) => boolean,
+  ) => Promise<RulesVerdict>;
 }
 
 /** The rules judge, whose verdict says what it judged. */
@@ -486,14 +580,13 @@ export function rulesJudge(
   // Readings are taken only when some item judges a network of this cycle; only they outlive the body.
   const rules = (shard?.planned.length ?? 0) === 0 ? [] : (settings.rules ?? []);
   const readings: Array<Record<string, RuleReading> | undefined> = [];
-  // With `groupBy=none` each network's incident is its own: its cell keeps its timers (rule-incidents.ts).
-  const follow: RuleIncidentSettings | undefined =
-    (settings.groupBy ?? 'rule') === 'none'
-      ? {
-          ...(settings.remindEveryMs === undefined ? {} : { remindEveryMs: settings.remindEveryMs }),
-          ...(settings.escalateAfterMs === undefined ? {} : { escalateAfterMs: settings.escalateAfterMs }),
-        }
-      : undefined;
+  // Each network's incident on its own keeps its timers in its cell (rule-incidents.ts): with `groupBy=none`
+  // followed with the transitions, with `rule` once the incidents judge has said which cells are members.
+  const timers: RuleIncidentSettings = {
+    ...(settings.remindEveryMs === undefined ? {} : { remindEveryMs: settings.remindEveryMs }),
+    ...(settings.escalateAfterMs === undefined ? {} : { escalateAfterMs: settings.escalateAfterMs }),
+  };
+  const follow = (settings.groupBy ?? 'rule') === 'none' ? timers : undefined;
   return {
     ...(rules.length === 0
       ? {}
@@ -522,8 +615,10 @@ export function rulesJudge(
       } catch (error) {
         result = { runs: [], failures: [{ key: 'rules', error: error as StoreError }] };
       }
-      const { runs, failures } = result;
-      return {
+      const verdictOf = (
+        { runs, failures }: RuleItemsResult,
+        followCells?: RulesVerdict['followCells'],
+      ): RulesVerdict => ({
         queued: runs.flatMap((run) => run.queued),
         stale: runs.some((run) => run.stale),
         written: runs
@@ -533,7 +628,17 @@ export function rulesJudge(
         send: (options) => drainRuleScopes(deps, runs, options, shard),
         runs,
         observations,
-      };
+        ...(followCells === undefined ? {} : { followCells }),
+      });
+      if (follow !== undefined) return verdictOf(result);
+      return verdictOf(result, async (follows) => {
+        const followed = await followOpenCells(
+          result.runs,
+          { rules, at: evidence.at, observations, claim: evidence.claim, follow: timers },
+          follows,
+        );
+        return verdictOf({ runs: followed.runs, failures: [...result.failures, ...followed.failures] });
+      });
     },
   };
 }

@@ -272,6 +272,59 @@ describe('switching groupBy while incidents are open (dynalite, loopback API)', 
     await expectExactlyOnce(rule);
   });
 
+  it('none -> rule with a per-network incident open: it still reminds and escalates, once per due time (also with duplicated cycles), then resolves', async () => {
+    // Prepare: a1 triggered and published per network under none.
+    const timers = { SHIELDWATCH_REMIND_EVERY: '2m', SHIELDWATCH_ESCALATE_AFTER: '3m' };
+    const none = monitor('none', timers);
+    await cycle(none);
+    pps['a1'] = 600_000;
+    await run(1, none);
+    const trigger = sent()[0]!;
+    const from = now;
+
+    // Act: the switch, every cycle run twice at once; a2 triggers and groups; five minutes; both resolve.
+    const rule = monitor('rule', timers);
+    pps['a2'] = 700_000;
+    await run(5, rule, rule);
+    pps['a1'] = 100;
+    pps['a2'] = 100;
+    await run(1, rule, rule);
+
+    // Assess: a1's incident (its cell's id) reminds at 2 and 4 minutes, escalates at 3, once each, then resolves.
+    const a1 = accepted
+      .map((input) => {
+        const attributes = input.MessageAttributes ?? {};
+        const sqs = JSON.parse(JSON.parse(input.Message!).sqs) as { incident: string; at: string };
+        return {
+          line: `${(Date.parse(sqs.at) - from) / 60_000} ${attributes['event']?.StringValue}@${attributes['stage']?.StringValue}`,
+          incident: sqs.incident,
+        };
+      })
+      .filter((alert) => alert.incident === trigger.incident)
+      .map((alert) => alert.line);
+    expect(trigger).toMatchObject({ event: 'network.rule_triggered', network: 'a1' });
+    expect(a1).toEqual([
+      '0 network.rule_triggered@1',
+      '2 incident.reminder@1',
+      '3 incident.escalated@2',
+      '4 incident.reminder@2',
+      '6 network.rule_resolved@2',
+    ]);
+    // a2 joined the rule's incident: its cell neither reminds nor escalates on its own (not even recorded).
+    const followUps = (await rule.store.queryEvents({}))
+      .filter((e) => e.event.startsWith('incident.') && e.network !== undefined)
+      .map((e) => `${e.event} ${e.network}`);
+    expect(followUps.filter((line) => line.endsWith(' a2'))).toEqual([]);
+    expect(lines().filter((line) => line.includes('a2'))).toEqual([
+      'incident.opened [a2]',
+      'incident.reminder [a2]',
+      'incident.escalated [a2]',
+      'incident.reminder [a2]',
+      'incident.resolved [a2]',
+    ]);
+    await expectExactlyOnce(rule);
+  });
+
   it('cycles of rule and none at once (rule -> none): exactly once, and the incident resolves under none', async () => {
     // Prepare: a1 and a3 grouped under rule.
     const rule = monitor('rule');

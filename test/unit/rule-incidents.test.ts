@@ -160,6 +160,36 @@ describe('the timers of a rule incident on one network', () => {
     expect(next.alerts.map((a) => [a.event, a.at])).toEqual([['incident.reminder', minute(11)]]);
   });
 
+  it('follows only the cells `follows` accepts (groupBy=rule: the rule incident follows its members); the others keep their timers', () => {
+    // Prepare: edge-1 and edge-2 open since minute 0.
+    const state: RuleState = {
+      lastAt: minute(0),
+      cells: {
+        flood: { 'edge-1': openCell(), 'edge-2': openCell({ incident: `flood/edge-2/${minute(0)}` }) },
+      },
+    };
+    const asked: string[] = [];
+
+    // Act
+    const followed = followRuleIncidents({
+      rules: [flood!],
+      state,
+      at: minute(10),
+      settings: { remindEveryMs: 600_000 },
+      room: 5,
+      follows: (rule, network, cell) => {
+        asked.push(`${rule} ${network} ${cell.incident}`);
+        return network === 'edge-2';
+      },
+    });
+
+    // Assess
+    expect(asked).toEqual([`flood edge-1 ${ID}`, `flood edge-2 flood/edge-2/${minute(0)}`]);
+    expect(followed.alerts.map((a) => [a.event, a.network])).toEqual([['incident.reminder', 'edge-2']]);
+    expect(followed.state.cells['flood']!['edge-1']).toBe(state.cells['flood']!['edge-1']);
+    expect(followed.state.cells['flood']!['edge-2']!.timers?.lastRemindAt).toBe(minute(10));
+  });
+
   it.each<[string, RuleCell]>([
     ['a closed cell', { open: false, run: 0, values: [] }],
     [

@@ -170,6 +170,8 @@ export function followRuleIncidents(input: {
   readonly observations?: readonly RuleNetworkObservation[];
   readonly settings: RuleIncidentSettings;
   readonly room: number;
+  /** Which open cells are followed here (absent: every one). */
+  readonly follows?: (rule: string, network: string, cell: RuleCell) => boolean;
 }): RuleIncidentsFollowed {
   const { rules, state, at, settings } = input;
   const readings = new Map((input.observations ?? []).map((o) => [o.networkId, o.readings]));
@@ -180,6 +182,7 @@ export function followRuleIncidents(input: {
     for (const [network, cell] of Object.entries(own(state.cells, rule.name) ?? {})) {
       const timers = cellTimers(cell);
       if (timers === undefined || cell.incident === undefined) continue;
+      if (input.follows !== undefined && !input.follows(rule.name, network, cell)) continue;
       const reading = own(readings.get(network), rule.name);
       const value = reading?.kind === 'value' ? reading.value : undefined;
       open.push({
