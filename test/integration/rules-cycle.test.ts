@@ -515,11 +515,13 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
     });
   });
 
-  it('more networks than the cap (1,000 in test:slow) attacked for 2 cycles on one item: every trigger and every resolve is sent once, in the fewest cycles the cap allows (issue 19.2)', {
+  it('more networks than the cap (800 in test:slow) attacked for 2 cycles on one item: every trigger and every resolve is sent once, in the fewest cycles the cap allows (issue 19.2)', {
     timeout: 180_000,
   }, async () => {
-    // Prepare: one rule, one item (its cap: 65 alerts a commit); 150 networks in `npm test`, 1,000 in test:slow.
-    const ids = Array.from({ length: bySize(150, 1000) }, (_, i) => `n${i + 1}`);
+    // Prepare: one rule, one item (its cap: 65 alerts a commit); 150 networks in `npm test`, 800 in test:slow:
+    // about as many as one item of one rule holds since its cells keep their incident's peak (900 take two items;
+    // incidents-cycle attacks 1,000 networks across items).
+    const ids = Array.from({ length: bySize(150, 800) }, (_, i) => `n${i + 1}`);
     const text = 'flood: traffic.in.pps > 50k';
     const m = monitor(text, () => now, ids.join(','), { SHIELDWATCH_CONCURRENCY: '64' });
     const scopes = m.store.ruleScopes(0, m.settings.rules ?? [], ids);
@@ -544,7 +546,7 @@ describe('traffic rules in the poll cycle (dynalite, loopback API)', () => {
       if (cycles >= 2 && result.queued.length === 0 && result.pending === 0) break;
     }
 
-    // Assess: a trigger and a resolve per network, each once, paired by incident; `cap` a cycle (1,000: 28 cycles).
+    // Assess: a trigger and a resolve per network, each once, paired by incident; `cap` a cycle.
     const sent = ruleIncidents();
     expect(new Set(sent).size).toBe(sent.length);
     const triggers = sent.filter((line) => line.startsWith('network.rule_triggered'));
