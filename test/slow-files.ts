@@ -9,6 +9,7 @@ export const SLOW_FILES: readonly string[] = [
   'test/cli/report-reading.test.ts',
   'test/integration/ack-in-silence.test.ts',
   'test/integration/cycle-memory.test.ts',
+  'test/integration/digest-week.test.ts',
   'test/integration/incident-contract.test.ts',
   'test/integration/incidents-cycle.test.ts',
   'test/integration/rules-cycle.test.ts',

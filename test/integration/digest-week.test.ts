@@ -8,7 +8,9 @@
  * the product's own functions.
  *
  * The stack's weekly `monitor.digest` (lambda/digest/run.ts, Mondays 00:00 UTC) of the same week must carry
- * the same figures. Runs in about 25-40 s (1020 cycles).
+ * the same figures. Runs in about 25-40 s (1020 cycles): in `npm run test:slow` only (test/slow-files.ts; CI runs
+ * it). Its quick counterparts in `npm test`: test/integration/digest-run.test.ts (the stack's run on a day of
+ * snapshots, exactly once), test/cli/digest.test.ts (the CLI against `incidents`), test/unit/digest.test.ts.
  *
  * How the expected figures follow from what was served (the definitions of docs/digest.md and the contract):
  * - the status away from the expected one opens at the first cycle that reads it and resolves at the first
@@ -41,6 +43,7 @@ import { runDigest } from '../../lambda/digest/run.ts';
 import { type LocalDynamo, startDynamo } from '../fixtures/dynalite.ts';
 import { type FakeApi, startFakeApi } from '../fixtures/fake-api.ts';
 import { type FakeSns, startFakeSns } from '../fixtures/fake-aws.ts';
+import { FULL_SIZE } from '../scale.ts';
 
 const TOPIC = 'arn:aws:sns:us-east-1:123456789012:shieldwatch-alerts';
 const quiet: CycleLog = { info: () => {}, warn: () => {}, error: () => {} };
@@ -144,7 +147,7 @@ afterAll(() => {
   vi.unstubAllEnvs();
 });
 
-describe('the digest of a week made by real cycles', () => {
+describe.runIf(FULL_SIZE)('the digest of a week made by real cycles', () => {
   let api: FakeApi;
   let dynamo: LocalDynamo;
   let fakeSns: FakeSns;
