@@ -848,6 +848,8 @@ describe('the examples of docs/channels.md are what the code sends', () => {
       values: [42000, 40000],
       incident: 'pps/edge-2/2026-11-22T10:09:00.000Z',
       triggeredAt: '2026-11-22T10:09:00.000Z',
+      peak: 910000,
+      peakAt: '2026-11-22T10:14:00.000Z',
     },
     { networks: [], monitorName: 'edge-eu' },
   );

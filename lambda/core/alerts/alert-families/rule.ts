@@ -7,9 +7,11 @@
 
 import type { RuleIncidentEvent } from '../../incidents/rule-incidents.ts';
 import type { AlertRecordOf, RuleAlertRecord } from '../../types.ts';
+import { momentOf } from '../alert-time.ts';
 import { incidentDocumentFields, incidentIntro } from '../monitor-incident-text.ts';
 import { isRuleFollowUp, ruleEmailLines, ruleSeverity, ruleSms, ruleSubject } from '../rule-alert-text.ts';
 import { ruleHeldText } from '../silence-alert-text.ts';
+import { shorten } from '../visible-text.ts';
 import {
   type AlertFamily,
   detailLines,
@@ -66,8 +68,9 @@ export const RULE_FAMILY: AlertFamily<RuleAlertRecord | AlertRecordOf<RuleIncide
     isRuleFollowUp(alert)
       ? incidentIntro(alert, 'A traffic rule still holds on the network below', 'its resolve')
       : undefined,
-  // Its stage (a follow-up's, a resolve's once the incident escalated) and who acknowledged, as the monitor's.
-  documentFields: incidentDocumentFields,
+  // Its stage (a follow-up's, a resolve's once the incident escalated) and who acknowledged, as the monitor's; a
+  // resolve that carries its peak gives it as an incident across networks gives its members' (`peaks`).
+  documentFields: (alert) => ({ ...incidentDocumentFields(alert), ...resolvePeaks(alert) }),
   // A rule triggering and resolving both change what holds; an escalation raises the stage; a reminder or an
   // acknowledgement change nothing that could still hold.
   heldKey: (alert) =>
@@ -76,3 +79,33 @@ export const RULE_FAMILY: AlertFamily<RuleAlertRecord | AlertRecordOf<RuleIncide
       : ownIncident(alert),
   heldText: ruleHeldText,
 };
+
+/**
+ * `network.rule_resolved` with its incident's peak: `peaks` of one entry, the shape an incident across networks
+ * gives each member (`incident-alert-text.ts`), so a receiver reads a peak one way whatever `groupBy` says.
+ */
+function resolvePeaks(
+  alert: RuleAlertRecord | AlertRecordOf<RuleIncidentEvent>,
+): Readonly<Record<string, unknown>> {
+  if (alert.event !== 'network.rule_resolved') return {};
+  const peak = alert.peak;
+  if (!(typeof peak === 'boolean' || (typeof peak === 'number' && Number.isFinite(peak)))) return {};
+  if (typeof alert.network !== 'string') return {};
+  const network = shorten(alert.network, 1024);
+  const time = (value: unknown) =>
+    typeof value === 'string' && momentOf(value) !== undefined ? value : undefined;
+  const peakAt = time(alert.peakAt);
+  const joinedAt = time(alert.triggeredAt);
+  const leftAt = time(alert.at);
+  return {
+    peaks: [
+      {
+        network,
+        peak,
+        ...(peakAt === undefined ? {} : { peakAt }),
+        ...(joinedAt === undefined ? {} : { joinedAt }),
+        ...(leftAt === undefined ? {} : { leftAt }),
+      },
+    ],
+  };
+}
