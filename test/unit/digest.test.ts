@@ -172,6 +172,25 @@ describe('buildDigest', () => {
     expect(digest.incidents.byRule).toEqual([{ rule: 'flood', kind: 'rule', opened: 2, resolved: 2 }]);
   });
 
+  it('a period that ended before now (a late digest): an incident resolved since counts as open at its end', () => {
+    // Prepare: opened in the period, resolved an hour after it; one resolved without a recorded end is not open.
+    const later = view({
+      id: 'flood@L',
+      kind: 'rule',
+      rule: 'flood',
+      state: 'resolved',
+      openedAt: '2026-03-01T23:00:00.000Z',
+      resolvedAt: '2026-03-02T01:00:00.000Z',
+    });
+    const noEnd = view({ id: 'api@N', kind: 'api', state: 'resolved', openedAt: '2026-03-01T22:00:00.000Z' });
+
+    // Act
+    const late = buildDigest({ ...INPUT, incidents: [later, noEnd] });
+
+    // Assess
+    expect(late.incidents).toMatchObject({ opened: 2, resolved: 0, openAtEnd: 1 });
+  });
+
   it("names each rule's worst networks by their highest peak in the period, no older peak", () => {
     expect(digest.worstNetworks).toEqual([
       {

@@ -227,7 +227,11 @@ export function buildDigest(input: DigestInput): Digest {
   };
   const opened = input.incidents.filter((v) => inPeriod(v.openedAt));
   const resolved = input.incidents.filter((v) => v.state === 'resolved' && inPeriod(v.resolvedAt));
-  const openAtEnd = input.incidents.filter((v) => v.state !== 'resolved' && ms(v.openedAt) <= untilMs);
+  // Open at the period's end: opened by then and not resolved by then (a digest sent late, of a period that ended
+  // before now, counts an incident resolved since as open at its end, as it was).
+  const openAtEnd = input.incidents.filter(
+    (v) => ms(v.openedAt) <= untilMs && (v.state !== 'resolved' || ms(v.resolvedAt) > untilMs),
+  );
   const ofPeriod = input.incidents.filter(
     (v) => opened.includes(v) || resolved.includes(v) || openAtEnd.includes(v),
   );
