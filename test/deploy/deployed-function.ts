@@ -3,8 +3,8 @@
  * the CDK CLI uploaded (its SHA-256 checked against `CodeSha256`), unzipped and run in a Node process by
  * `run-deployed-function.mjs` with its deployed environment, its role's credentials and the variables the
  * Lambda runtime sets, every AWS call going through a recorder; and those calls checked against the role's
- * deployed policies. (The status page's and the acknowledge function's tests have their own copies of these
- * steps, written before this module.)
+ * deployed policies. Shared by the status page's and the digest's tests (the acknowledge function's has its own
+ * copy, written before this module).
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';

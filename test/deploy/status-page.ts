@@ -8,17 +8,16 @@
  *
  * Registered by deploy.test.ts (one deployment for the whole file), before `cdk destroy`.
  */
-import { createHash, createPublicKey, createVerify } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { createPublicKey, createVerify } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { StackResourceSummary } from '@aws-sdk/client-cloudformation';
 import { DescribeSecretCommand, GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AwsCall, authzRequests, type Deployment, type Recorder, startRecorder } from './aws-calls.ts';
-import { ACCOUNT, type Emulator, PROJECT_ROOT, REGION, type Run, run } from './emulator.ts';
-import { type AuthzRequest, evaluate, type PolicyDocument } from './iam-policy.ts';
+import { type AwsCall, type Deployment, type Recorder, startRecorder } from './aws-calls.ts';
+import { deniedCalls, invokeFunction, type ReadyFunction, readyFunction } from './deployed-function.ts';
+import { ACCOUNT, type Emulator, REGION, type Run } from './emulator.ts';
+import { type AuthzRequest, evaluate } from './iam-policy.ts';
 import type { services } from './services.ts';
 
 type CfnResource = { Type: string; Properties?: Record<string, unknown> };
@@ -51,22 +50,6 @@ function xml(text: string, name: string): string | undefined {
 /** A PEM public key in one canonical form (SPKI), so that line endings do not matter. */
 function spki(pem: string): string {
   return createPublicKey(pem).export({ type: 'spki', format: 'pem' }).toString();
-}
-
-/** A deployed function made ready to run: its asset unzipped, its configuration. */
-interface ReadyFunction {
-  readonly name: string;
-  readonly codeDir: string;
-  readonly config: {
-    FunctionArn?: string;
-    Role?: string;
-    Handler?: string;
-    Runtime?: string;
-    Timeout?: number;
-    MemorySize?: number;
-    CodeSha256?: string;
-    Environment?: { Variables?: Record<string, string> };
-  };
 }
 
 /** Registers the status page tests on the deployment `stack()` gives once deploy.test.ts has deployed. */
@@ -116,79 +99,15 @@ export function describeStatusPage(stack: () => DeployedStack): void {
       return ids[0]!;
     };
 
-    const readied = new Map<string, ReadyFunction>();
-    /** The deployed function's code: the asset the CDK CLI uploaded, checked against its CodeSha256. */
-    async function ready(logicalId: string): Promise<ReadyFunction> {
-      const known = readied.get(logicalId);
-      if (known !== undefined) return known;
-      const name = physicalId(logicalId);
-      const got = await s.aws.lambda.getFunction(name);
-      const code = s.template.Resources[logicalId]!.Properties!['Code'] as { S3Key: string };
-      const zip = await s.aws.s3.getObject(`cdk-hnb659fds-assets-${ACCOUNT}-${REGION}`, code.S3Key);
-      expect(createHash('sha256').update(zip).digest('base64')).toBe(got.Configuration.CodeSha256);
-      const codeDir = join(s.work, `code-${logicalId}`);
-      mkdirSync(codeDir);
-      writeFileSync(`${codeDir}.zip`, zip);
-      const unzip = await run('unzip', ['-q', `${codeDir}.zip`, '-d', codeDir], {
-        env: { PATH: process.env['PATH'] },
-      });
-      expect(unzip.code, unzip.stderr).toBe(0);
-      const fn = { name, codeDir, config: got.Configuration };
-      readied.set(logicalId, fn);
-      return fn;
-    }
-
+    const readied = new Map<string, Promise<ReadyFunction>>();
+    /** The deployed function's code, readied once (`deployed-function.ts`). */
+    const ready = (logicalId: string): Promise<ReadyFunction> => {
+      const known = readied.get(logicalId) ?? readyFunction(s, logicalId);
+      readied.set(logicalId, known);
+      return known;
+    };
     /** Runs a ready function once with `event`, its deployed environment and its role, through the recorder. */
-    async function invoke(
-      fn: ReadyFunction,
-      event: unknown,
-      logGroup: string,
-    ): Promise<{ result: unknown; calls: AwsCall[] }> {
-      const credentials = await s.aws.sts.assumeRole(fn.config.Role!);
-      const eventFile = join(s.work, `event-${fn.name}.json`);
-      writeFileSync(eventFile, JSON.stringify(event));
-      const before = recorder.calls.length;
-      const result = await run(
-        process.execPath,
-        [
-          join(PROJECT_ROOT, 'test/deploy/run-deployed-function.mjs'),
-          fn.codeDir,
-          eventFile,
-          fn.config.Handler ?? 'index.handler',
-          String(fn.config.Timeout ?? 60),
-        ],
-        {
-          env: {
-            PATH: process.env['PATH']!,
-            ...fn.config.Environment?.Variables,
-            AWS_REGION: REGION,
-            AWS_DEFAULT_REGION: REGION,
-            AWS_LAMBDA_FUNCTION_NAME: fn.name,
-            AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-            AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.config.MemorySize),
-            AWS_LAMBDA_LOG_GROUP_NAME: logGroup,
-            AWS_LAMBDA_LOG_STREAM_NAME: 'deploy-test',
-            AWS_EXECUTION_ENV: `AWS_Lambda_${fn.config.Runtime}`,
-            LAMBDA_TASK_ROOT: fn.codeDir,
-            TZ: ':UTC',
-            AWS_ACCESS_KEY_ID: credentials.AccessKeyId,
-            AWS_SECRET_ACCESS_KEY: credentials.SecretAccessKey,
-            AWS_SESSION_TOKEN: credentials.SessionToken,
-            // Not in a real Lambda: every AWS call goes through the recorder to the emulator.
-            AWS_ENDPOINT_URL: recorder.url,
-            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-            SHIELDWATCH_DEPLOY_TEST_FUNCTION_ARN: fn.config.FunctionArn!,
-          },
-          cwd: fn.codeDir,
-          timeoutMs: 60_000,
-        },
-      );
-      const last = result.stdout.trim().split('\n').at(-1) ?? '';
-      if (!last.startsWith('RESULT ')) {
-        throw new Error(`the deployed function ${fn.name} failed:\n${result.stdout}\n${result.stderr}`);
-      }
-      return { result: JSON.parse(last.slice('RESULT '.length)), calls: recorder.calls.slice(before) };
-    }
+    const invoke = (fn: ReadyFunction, event: unknown) => invokeFunction(s, recorder, fn, event);
 
     /** The custom resource's event, as CloudFormation sends it, answered to the loopback responder. */
     const keyEvent = (type: 'Create' | 'Update') => {
@@ -206,37 +125,6 @@ export function describeStatusPage(stack: () => DeployedStack): void {
         ResourceProperties: { ServiceToken: token, SecretId: s.outputs['StatusPageKeySecret'] },
       };
     };
-
-    /** Every request the calls make, with the Lambda service's log writes, that the role's policies deny. */
-    async function deniedCalls(
-      roleArn: string,
-      calls: AwsCall[],
-      logGroup: string,
-      deployment: Deployment,
-    ): Promise<{ policies: PolicyDocument[]; denied: string[] }> {
-      const policies = await s.aws.iam.rolePolicies(roleArn);
-      const logStream = `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${logGroup}:log-stream:2026/01/01/[$LATEST]0123`;
-      const requests = [
-        ...calls.flatMap((call) =>
-          authzRequests(call, deployment).map((request) => ({
-            call: `${call.service}:${call.operation}`,
-            request,
-          })),
-        ),
-        ...['logs:CreateLogStream', 'logs:PutLogEvents'].map((action) => ({
-          call: `lambda runtime ${action}`,
-          request: { action, resource: logStream, context: {} },
-        })),
-      ];
-      const denied = requests
-        .map(({ call, request }) => ({ call, request, decision: evaluate(policies, request) }))
-        .filter((d) => !d.decision.allowed)
-        .map(
-          (d) =>
-            `${d.call} -> ${d.request.action} on ${d.request.resource} ${JSON.stringify(d.request.context)}: ${d.decision.reason}`,
-        );
-      return { policies, denied };
-    }
 
     beforeAll(async () => {
       s = stack();
@@ -328,11 +216,8 @@ export function describeStatusPage(stack: () => DeployedStack): void {
       // answers with its public half only.
       const fn = await ready(keyFunctionId());
       expect(JSON.stringify(fn.config.Environment ?? {})).not.toContain('PRIVATE KEY');
-      const logGroup = (
-        s.template.Resources[keyFunctionId()]!.Properties!['LoggingConfig'] as { LogGroup: { Ref: string } }
-      ).LogGroup.Ref;
       answers.length = 0;
-      const updated = await invoke(fn, keyEvent('Update'), physicalId(logGroup));
+      const updated = await invoke(fn, keyEvent('Update'));
       keyCalls.push(...updated.calls);
       expect(answers).toHaveLength(1);
       expect(answers[0]).not.toContain('PRIVATE KEY');
@@ -361,11 +246,7 @@ export function describeStatusPage(stack: () => DeployedStack): void {
       const schedule = await s.aws.scheduler.getSchedule(physicalId(scheduleId));
       expect(schedule.Target.Arn).toBe(fn.config.FunctionArn);
       const event = schedule.Target.Input === undefined ? {} : JSON.parse(schedule.Target.Input);
-      const logGroup = (
-        s.template.Resources[id]!.Properties!['LoggingConfig'] as { LogGroup: { Ref: string } }
-      ).LogGroup.Ref;
-
-      const published = await invoke(fn, event, physicalId(logGroup));
+      const published = await invoke(fn, event);
       publisherCalls = published.calls;
 
       expect((published.result as { written: string[] }).written.sort()).toEqual([...PAGE_OBJECTS].sort());
@@ -412,11 +293,7 @@ export function describeStatusPage(stack: () => DeployedStack): void {
     it("made only AWS calls that the publisher's deployed role allows: Query on the snapshots, events, state, members and silences, PutObject on the five objects", async () => {
       const table = s.outputs['TableName']!;
       const bucket = physicalId(only('AWS::S3::Bucket'));
-      const id = publisherId();
-      const role = (await s.aws.lambda.getFunction(physicalId(id))).Configuration.Role!;
-      const logGroup = (
-        s.template.Resources[id]!.Properties!['LoggingConfig'] as { LogGroup: { Ref: string } }
-      ).LogGroup.Ref;
+      const fn = await ready(publisherId());
       const deployment: Deployment = {
         account: ACCOUNT,
         region: REGION,
@@ -430,7 +307,7 @@ export function describeStatusPage(stack: () => DeployedStack): void {
       expect(publisherCalls.every((c) => c.status === 200)).toBe(true);
       const puts = publisherCalls.filter((c) => c.operation === 'PutObject').map((c) => c.params['Key']);
       expect([...puts].sort()).toEqual([...PAGE_OBJECTS].sort());
-      const { policies, denied } = await deniedCalls(role, publisherCalls, physicalId(logGroup), deployment);
+      const { policies, denied } = await deniedCalls(s, fn, publisherCalls, deployment);
       expect(denied).toEqual([]);
       // It read the listing of incidents (the state items) and the silences, never an outbox.
       const partitions = new Set(
@@ -488,12 +365,8 @@ export function describeStatusPage(stack: () => DeployedStack): void {
     it("the key function made only calls its deployed role allows; a Create writes a new pair's private half", async () => {
       const id = keyFunctionId();
       const fn = await ready(id);
-      const logGroup = physicalId(
-        (s.template.Resources[id]!.Properties!['LoggingConfig'] as { LogGroup: { Ref: string } }).LogGroup
-          .Ref,
-      );
       answers.length = 0;
-      const created = await invoke(fn, keyEvent('Create'), logGroup);
+      const created = await invoke(fn, keyEvent('Create'));
       keyCalls.push(...created.calls);
       const answer = JSON.parse(answers[0]!) as { Status: string; Data: { PublicKeyPem: string } };
       expect(answer.Status).toBe('SUCCESS');
@@ -507,7 +380,7 @@ export function describeStatusPage(stack: () => DeployedStack): void {
       expect(new Set(keyCalls.map((c) => `${c.service}:${c.operation}`))).toEqual(
         new Set(['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue']),
       );
-      const { policies, denied } = await deniedCalls(fn.config.Role!, keyCalls, logGroup, {
+      const { policies, denied } = await deniedCalls(s, fn, keyCalls, {
         account: ACCOUNT,
         region: REGION,
         partitionKeys: {},
